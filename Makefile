@@ -1,0 +1,67 @@
+# athene: POSIX make. `make` builds the library and tool, `make test` runs
+# every test, `make asan` runs the C tests and examples under ASan+UBSan.
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+WARN     = -std=c11 -Wall -Wextra -Werror -Wno-unused-parameter
+CPPFLAGS = -Iinclude -Isrc -D_POSIX_C_SOURCE=200809L
+LDLIBS   = -lm -lpthread
+B        = build
+PY       = .venv/bin/python
+
+LIBSRC = src/util.c src/dtype.c src/lex.c src/parse.c src/check.c src/sym.c \
+         src/lower.c src/interp.c src/npy.c src/api.c
+HDRS   = include/athene.h src/internal.h src/ops.h
+
+all: $(B)/athene $(B)/libathene.a $(B)/libathene.so
+
+$(B)/obj/%.o: src/%.c $(HDRS)
+	@mkdir -p $(B)/obj
+	$(CC) $(WARN) $(CFLAGS) -fPIC $(CPPFLAGS) -c $< -o $@
+
+LIBOBJ = $(LIBSRC:src/%.c=$(B)/obj/%.o)
+
+$(B)/libathene.a: $(LIBOBJ)
+	rm -f $@ && ar rcs $@ $(LIBOBJ)
+
+$(B)/libathene.so: $(LIBOBJ)
+	$(CC) -shared -o $@ $(LIBOBJ) $(LDLIBS)
+
+$(B)/athene: src/main.c $(B)/libathene.a
+	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) src/main.c $(B)/libathene.a -o $@ $(LDLIBS)
+
+$(B)/%_test: tests/%_test.c $(B)/libathene.a
+	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) $< $(B)/libathene.a -o $@ $(LDLIBS)
+
+CTESTS = $(B)/sym_test $(B)/npy_test
+
+$(PY): requirements.txt
+	python3 -m venv .venv && $(PY) -m pip install -q -r requirements.txt && touch $(PY)
+
+# Example files and the sizes their symbolic kernels run with.
+EXAMPLES = $(wildcard examples/*.ath)
+EXAMPLE_SIZES = --size N=64 --size D=32 --size V=100 --size S=16 --size B=4 --size M=48 --size K=24
+
+examples: $(B)/athene
+	@for f in $(EXAMPLES); do \
+	  case $$f in *bad_*) continue;; esac; \
+	  echo "== $$f"; ./$(B)/athene run $$f $(EXAMPLE_SIZES) || exit 1; done
+
+test: all $(CTESTS) $(PY)
+	@for t in $(CTESTS); do echo "== $$t"; ./$$t || exit 1; done
+	sh tests/run_diag.sh $(B)/athene
+	ATHENE=$(B)/athene $(PY) -m pytest -q tests
+
+asan:
+	$(MAKE) B=build-asan CC=clang CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
+	  build-asan/athene $(CTESTS:$(B)/%=build-asan/%)
+	@for t in $(CTESTS:$(B)/%=build-asan/%); do echo "== $$t"; ./$$t || exit 1; done
+	$(MAKE) B=build-asan examples
+	sh tests/run_diag.sh build-asan/athene
+
+bench: all
+	./$(B)/bench_compile examples/*.ath
+
+clean:
+	rm -rf build build-asan
+
+.PHONY: all test asan examples bench clean

@@ -1,0 +1,740 @@
+/* Checker: resolves names, types every expression (NumPy/PyTorch promotion,
+ * weak literals), infers the ranges of reduction and 'let' variables, and
+ * binds size symbols to concrete sizes and layouts (bind_kernel). The AST is
+ * rewritten in place: names become variables, size symbols or loads; calls
+ * become ops or casts. Errors unwind through ctx->jmp (one per kernel). */
+#include <string.h>
+
+#include "internal.h"
+
+#define DEFAULT_FLOAT ATHENE_F32
+
+typedef struct {
+	Kernel *k;
+	Ctx *c;
+	Var *scope[64];
+	int nscope;
+	Stmt *stmt; /* statement being checked */
+	int nstmt;  /* its position: lets defined before it are visible */
+} Checker;
+
+static Var *new_var(Checker *ck, const char *name, Span sp, int kind)
+{
+	Var *v = arena_alloc(&ck->c->arena, sizeof *v);
+	v->name = name;
+	v->sp = sp;
+	v->kind = kind;
+	v->id = ck->k->vars.n;
+	vec_push(&ck->c->arena, &ck->k->vars, v);
+	return v;
+}
+
+static Tensor *find_let(Checker *ck, const char *name)
+{
+	for (int i = 0; i < ck->k->lets.n; i++) {
+		Tensor *t = ck->k->lets.v[i];
+		if (!strcmp(t->name, name))
+			return t;
+	}
+	return NULL;
+}
+
+static Var *find_var(Checker *ck, const char *name)
+{
+	for (int i = ck->nscope - 1; i >= 0; i--)
+		if (!strcmp(ck->scope[i]->name, name))
+			return ck->scope[i];
+	return NULL;
+}
+
+static void push_var(Checker *ck, Var *v)
+{
+	if (find_var(ck, v->name))
+		error_at(ck->c, v->sp, "index variable '%s' is already in use here", v->name);
+	if (kernel_param(ck->k, v->name) || find_let(ck, v->name) || find_sym(ck->k, v->name) >= 0)
+		error_at(ck->c, v->sp, "index variable '%s' has the name of a tensor or size symbol", v->name);
+	if (ck->nscope == 64)
+		error_at(ck->c, v->sp, "too many nested index variables");
+	ck->scope[ck->nscope++] = v;
+}
+
+static const char *dim_str(Checker *ck, Dim d)
+{
+	if (d.sym >= 0)
+		return ck->k->syms[d.sym].name;
+	char *s = arena_alloc(&ck->c->arena, 24);
+	snprintf(s, 24, "%lld", (long long)d.val);
+	return s;
+}
+
+static void add_agree(Checker *ck, Dim a, Dim b, Span sp, const char *what)
+{
+	Kernel *k = ck->k;
+	if (k->nagree == k->capagree) {
+		int cap = k->capagree ? 2 * k->capagree : 8;
+		Agree *n = arena_alloc(&ck->c->arena, (size_t)cap * sizeof *n);
+		if (k->nagree)
+			memcpy(n, k->agree, (size_t)k->nagree * sizeof *n);
+		k->agree = n;
+		k->capagree = cap;
+	}
+	k->agree[k->nagree++] = (Agree){a, b, sp, what};
+}
+
+/* Records that variable v subscripts a dim of extent d (at sp). Variables
+ * whose range is inferred take it from their first such use; later uses
+ * must agree. */
+static void infer_range(Checker *ck, Var *v, Dim d, Span sp, const char *tname, int dim)
+{
+	if (v->ext_known && !v->inferred)
+		return; /* a given range: the load is range-checked instead */
+	if (!v->ext_known) {
+		v->ext = d;
+		v->ext.sp = sp;
+		v->ext_known = v->inferred = true;
+		return;
+	}
+	if (v->ext.sym < 0 && d.sym < 0 && v->ext.val != d.val) {
+		note_at(ck->c, v->ext.sp, "'%s' ranges over %lld here", v->name, (long long)v->ext.val);
+		error_at(ck->c, sp, "inconsistent ranges for '%s': dim %d of '%s' has size %lld, not %lld",
+		         v->name, dim, tname, (long long)d.val, (long long)v->ext.val);
+	}
+	if (v->ext.sym != d.sym || (d.sym < 0 && v->ext.val != d.val)) {
+		char *what = arena_alloc(&ck->c->arena, 160);
+		snprintf(what, 160, "the range of '%s' (%s) and dim %d of '%s' (%s)", v->name,
+		         dim_str(ck, v->ext), dim, tname, dim_str(ck, d));
+		add_agree(ck, v->ext, d, sp, what);
+	}
+}
+
+/* ---- dtypes ---- */
+
+static int category(DType t)
+{
+	return t == ATHENE_BOOL ? 0 : dt_is_float(t) ? 2 : 1;
+}
+
+/* Promotion with weak (Python scalar) operands: a weak operand adopts the
+ * other's dtype unless its category is higher (then the default dtype of
+ * its category: f32 for floats, i64 for integers). */
+static void promote2(DType a, bool aw, DType b, bool bw, DType *dt, bool *weak)
+{
+	if (aw && bw) {
+		*weak = true;
+		*dt = category(a) >= category(b) ? a : b;
+		return;
+	}
+	*weak = false;
+	if (aw || bw) {
+		DType w = aw ? a : b, s = aw ? b : a;
+		if (category(w) <= category(s))
+			*dt = s;
+		else
+			*dt = category(w) == 2 ? DEFAULT_FLOAT : ATHENE_I64;
+		return;
+	}
+	*dt = dt_promote(a, b);
+}
+
+static void promote_args(Node *n, int from, DType *dt, bool *weak)
+{
+	*dt = n->args[from]->dt;
+	*weak = n->args[from]->weak;
+	for (int i = from + 1; i < n->nargs; i++)
+		promote2(*dt, *weak, n->args[i]->dt, n->args[i]->weak, dt, weak);
+}
+
+static void floatify(DType *dt, bool weak)
+{
+	if (!dt_is_float(*dt))
+		*dt = weak ? ATHENE_F64 : DEFAULT_FLOAT;
+}
+
+static void type_op(Checker *ck, Node *n)
+{
+	DType dt;
+	bool weak;
+	const struct OpInfo *oi = &op_info[n->op];
+	switch (oi->kind) {
+	case K_ARITH:
+		promote_args(n, 0, &dt, &weak);
+		if (dt == ATHENE_BOOL && n->op == OP_SUB)
+			error_at(ck->c, n->sp, "subtracting booleans is not supported; use '!=' or cast to an integer");
+		break;
+	case K_TDIV:
+	case K_FLOAT:
+		promote_args(n, 0, &dt, &weak);
+		floatify(&dt, weak);
+		break;
+	case K_FLOOR:
+		promote_args(n, 0, &dt, &weak);
+		if (dt == ATHENE_BOOL)
+			dt = ATHENE_I64;
+		break;
+	case K_CMP:
+		promote_args(n, 0, &n->opdt, &weak);
+		/* fall through */
+	case K_LOGIC:
+	case K_PRED:
+		dt = ATHENE_BOOL;
+		weak = false;
+		for (int i = 0; i < n->nargs; i++)
+			weak = i ? weak && n->args[i]->weak : n->args[i]->weak;
+		break;
+	case K_SAME:
+		dt = n->args[0]->dt;
+		weak = n->args[0]->weak;
+		if (dt == ATHENE_BOOL && n->op == OP_NEG)
+			error_at(ck->c, n->sp, "negating a bool is not supported; use '!'");
+		break;
+	case K_WHERE:
+		promote_args(n, 1, &dt, &weak);
+		break;
+	case K_WRAP:
+		for (int i = 0; i < 2; i++)
+			if (!dt_is_int(n->args[i]->dt))
+				error_at(ck->c, n->args[i]->sp, "wrap() takes integers, not %s", athene_dtype_name(n->args[i]->dt));
+		promote_args(n, 0, &dt, &weak);
+		break;
+	default:
+		die("bad op kind");
+	}
+	n->dt = dt;
+	n->weak = weak;
+	if (oi->kind != K_CMP)
+		n->opdt = oi->kind == K_PRED || oi->kind == K_LOGIC ? n->args[0]->dt : dt;
+}
+
+static int reduce_result(Checker *ck, Node *n)
+{
+	Node *b = n->args[0];
+	n->weak = false;
+	switch (n->op) {
+	case R_SUM:
+	case R_PROD:
+		n->dt = dt_is_float(b->dt) ? b->dt : ATHENE_I64;
+		n->weak = b->weak;
+		break;
+	case R_MEAN:
+		n->dt = dt_is_float(b->dt) ? b->dt : DEFAULT_FLOAT;
+		break;
+	case R_MAX:
+	case R_MIN:
+		n->dt = b->dt;
+		n->weak = b->weak;
+		break;
+	case R_ARGMAX:
+	case R_ARGMIN:
+		n->dt = ATHENE_I64;
+		break;
+	case R_ANY:
+	case R_ALL:
+		n->dt = ATHENE_BOOL;
+		break;
+	default:
+		error_at(ck->c, n->sp, "bad reduction");
+	}
+	return 0;
+}
+
+/* ---- expressions ---- */
+
+static void check_expr(Checker *ck, Node *n);
+
+static Tensor *resolve_tensor(Checker *ck, Node *n)
+{
+	Tensor *t = kernel_param(ck->k, n->name);
+	if (t && t->role == ROLE_OUT)
+		error_at(ck->c, n->sp, "'%s' is an output and cannot be read; compute it in a 'let' and read that", n->name);
+	if (t)
+		return t;
+	t = find_let(ck, n->name);
+	if (t) {
+		if (t->def == ck->stmt)
+			error_at(ck->c, n->sp, "'%s' is used in its own definition", n->name);
+		return t;
+	}
+	for (int i = ck->nstmt + 1; i < ck->k->stmts.n; i++) {
+		Stmt *s = ck->k->stmts.v[i];
+		if (s->t->role == ROLE_LET && !strcmp(s->t->name, n->name))
+			error_at(ck->c, n->sp, "'%s' is used before its definition on line %d", n->name, s->sp.line);
+	}
+	if (find_var(ck, n->name))
+		error_at(ck->c, n->sp, "'%s' is an index variable, not a tensor", n->name);
+	if (find_sym(ck->k, n->name) >= 0)
+		error_at(ck->c, n->sp, "'%s' is a size symbol, not a tensor", n->name);
+	error_at(ck->c, n->sp, "unknown tensor '%s'", n->name);
+}
+
+static void check_index(Checker *ck, Node *e, const char *what, const char *tname)
+{
+	check_expr(ck, e);
+	if (dt_is_float(e->dt))
+		error_at(ck->c, e->sp, "%s of '%s' is a float (%s); indices must be integers (cast with i64())",
+		         what, tname, athene_dtype_name(e->dt));
+	if (e->dt == ATHENE_BOOL)
+		error_at(ck->c, e->sp, "%s of '%s' is a bool; indices must be integers", what, tname);
+}
+
+static void check_load(Checker *ck, Node *n)
+{
+	Tensor *t = resolve_tensor(ck, n);
+	n->t = t;
+	n->dt = t->dt;
+	n->weak = false;
+	if (n->kind == N_FLAT) {
+		if (t->role == ROLE_LET)
+			error_at(ck->c, n->sp, "'.flat' addresses a parameter's storage; '%s' is an intermediate", t->name);
+		check_index(ck, n->args[0], "the flat offset", t->name);
+	} else {
+		if (n->nargs != t->rank)
+			error_at(ck->c, n->sp, "'%s' has %d dim%s but %d subscript%s", t->name, t->rank,
+			         t->rank == 1 ? "" : "s", n->nargs, n->nargs == 1 ? "" : "s");
+		for (int i = 0; i < n->nargs; i++) {
+			check_index(ck, n->args[i], "subscript", t->name);
+			Var *v = node_var_of_subscript(n->args[i]);
+			if (v)
+				infer_range(ck, v, t->dims[i], n->args[i]->sp, t->name, i);
+		}
+	}
+	n->load_id = ck->k->loads.n;
+	vec_push(&ck->c->arena, &ck->k->loads, n);
+}
+
+Var *node_var_of_subscript(const Node *n)
+{
+	return n->kind == N_IVAR ? n->var : NULL;
+}
+
+static void check_name(Checker *ck, Node *n)
+{
+	if (!strcmp(n->name, "inf") || !strcmp(n->name, "nan")) {
+		n->kind = N_FLOAT;
+		n->fval = n->name[0] == 'i' ? 1.0 / 0.0 : 0.0 / 0.0;
+		n->dt = ATHENE_F64;
+		n->weak = true;
+		return;
+	}
+	Var *v = find_var(ck, n->name);
+	if (v) {
+		n->kind = N_IVAR;
+		n->var = v;
+		n->dt = ATHENE_I64;
+		return;
+	}
+	int s = find_sym(ck->k, n->name);
+	if (s >= 0 && !kernel_param(ck->k, n->name)) {
+		n->kind = N_SIZE;
+		n->sym = s;
+		n->dt = ATHENE_I64;
+		n->weak = true;
+		return;
+	}
+	Tensor *t = resolve_tensor(ck, n);
+	if (t->rank != 0)
+		error_at(ck->c, n->sp, "'%s' has %d dim%s; subscript it", n->name, t->rank, t->rank == 1 ? "" : "s");
+	n->kind = N_LOAD;
+	n->nargs = 0;
+	check_load(ck, n);
+}
+
+static int find_op(const char *name)
+{
+	for (int i = 0; i < NOPS; i++)
+		if (!strcmp(op_info[i].name, name))
+			return i;
+	return -1;
+}
+
+static void check_call(Checker *ck, Node *n)
+{
+	DType dt;
+	for (int i = 0; i < n->nargs; i++)
+		check_expr(ck, n->args[i]);
+	if (!athene_dtype_from_name(n->name, &dt)) {
+		if (n->nargs != 1)
+			error_at(ck->c, n->sp, "cast %s() takes 1 argument, not %d", n->name, n->nargs);
+		n->kind = N_CAST;
+		n->op = dt;
+		n->dt = dt;
+		n->weak = false;
+		return;
+	}
+	int op = find_op(n->name);
+	if (op < 0 || n->name[0] < 'a') {
+		static const char *reds[] = {"sum", "prod", "mean", "argmax", "argmin", "any", "all"};
+		for (size_t i = 0; i < sizeof reds / sizeof reds[0]; i++)
+			if (!strcmp(n->name, reds[i]))
+				error_at(ck->c, n->sp, "'%s' is a reduction: write %s(k: expr)", n->name, n->name);
+		error_at(ck->c, n->sp, "unknown function '%s'", n->name);
+	}
+	if (n->nargs != op_info[op].arity)
+		error_at(ck->c, n->sp, "%s() takes %d argument%s, not %d", n->name, op_info[op].arity,
+		         op_info[op].arity == 1 ? "" : "s", n->nargs);
+	n->kind = N_OP;
+	n->op = op;
+	type_op(ck, n);
+}
+
+/* A reduction or 'let' bound: an integer literal or a size symbol. */
+static Dim bound_dim(Checker *ck, Node *b)
+{
+	if (b->kind == N_INT && b->ival >= 0)
+		return (Dim){-1, b->ival, b->sp};
+	if (b->kind == N_NAME) {
+		int s = find_sym(ck->k, b->name);
+		if (s >= 0)
+			return (Dim){s, 0, b->sp};
+	}
+	error_at(ck->c, b->sp, "a reduction bound must be a non-negative integer or a size symbol");
+}
+
+static void check_reduce(Checker *ck, Node *n)
+{
+	int save = ck->nscope;
+	n->rvars = arena_alloc(&ck->c->arena, (size_t)n->nrvars * sizeof *n->rvars);
+	for (int i = 0; i < n->nrvars; i++) {
+		Var *v = new_var(ck, n->rnames[i], n->rspans[i], V_RED);
+		if (n->rbounds[i]) {
+			v->ext = bound_dim(ck, n->rbounds[i]);
+			v->ext_known = true;
+		}
+		for (int j = 0; j < i; j++)
+			if (!strcmp(n->rvars[j]->name, v->name))
+				error_at(ck->c, v->sp, "reduction variable '%s' is listed twice", v->name);
+		push_var(ck, v);
+		n->rvars[i] = v;
+	}
+	check_expr(ck, n->args[0]);
+	for (int i = 0; i < n->nrvars; i++)
+		if (!n->rvars[i]->ext_known)
+			error_at(ck->c, n->rvars[i]->sp,
+			         "cannot infer the range of '%s': it never subscripts a load directly; give a bound, e.g. %s(%s < N: ...)",
+			         n->rvars[i]->name, n->name, n->rvars[i]->name);
+	ck->nscope = save;
+	reduce_result(ck, n);
+}
+
+static void check_expr(Checker *ck, Node *n)
+{
+	switch (n->kind) {
+	case N_INT:
+		n->dt = ATHENE_I64;
+		n->weak = true;
+		break;
+	case N_FLOAT:
+		n->dt = ATHENE_F64;
+		n->weak = true;
+		break;
+	case N_BOOL:
+		n->dt = ATHENE_BOOL;
+		n->weak = true;
+		break;
+	case N_NAME:
+		check_name(ck, n);
+		break;
+	case N_LOAD:
+	case N_FLAT:
+		check_load(ck, n);
+		break;
+	case N_CALL:
+		check_call(ck, n);
+		break;
+	case N_UNARY:
+	case N_BINARY:
+		for (int i = 0; i < n->nargs; i++)
+			check_expr(ck, n->args[i]);
+		n->kind = N_OP;
+		type_op(ck, n);
+		break;
+	case N_REDUCE:
+		check_reduce(ck, n);
+		break;
+	default:
+		die("unexpected node in check");
+	}
+}
+
+/* ---- parameters and statements ---- */
+
+/* Layout expressions use integers and size symbols only. */
+static void check_layout_expr(Checker *ck, Node *e)
+{
+	switch (e->kind) {
+	case N_INT:
+		e->dt = ATHENE_I64;
+		return;
+	case N_NAME:
+		e->sym = find_sym(ck->k, e->name);
+		if (e->sym < 0)
+			error_at(ck->c, e->sp, "'%s' is not a size symbol of this kernel; strides and offsets use integers and size symbols", e->name);
+		e->kind = N_SIZE;
+		e->dt = ATHENE_I64;
+		return;
+	case N_UNARY:
+	case N_BINARY:
+		if (e->op == OP_NEG || e->op == OP_ADD || e->op == OP_SUB || e->op == OP_MUL ||
+		    e->op == OP_FLOORDIV || e->op == OP_MOD) {
+			for (int i = 0; i < e->nargs; i++)
+				check_layout_expr(ck, e->args[i]);
+			e->kind = N_OP;
+			e->dt = ATHENE_I64;
+			return;
+		}
+	}
+	error_at(ck->c, e->sp, "strides and offsets are integer expressions of integers and size symbols");
+}
+
+static void check_params(Checker *ck)
+{
+	Kernel *k = ck->k;
+	for (int i = 0; i < k->params.n; i++) {
+		Tensor *t = k->params.v[i];
+		for (int j = 0; j < i; j++) {
+			Tensor *u = k->params.v[j];
+			if (!strcmp(u->name, t->name)) {
+				note_at(ck->c, u->sp, "'%s' is first declared here", u->name);
+				error_at(ck->c, t->sp, "duplicate parameter '%s'", t->name);
+			}
+		}
+		if (find_sym(k, t->name) >= 0)
+			error_at(ck->c, t->sp, "'%s' is both a parameter and a size symbol", t->name);
+		for (int d = 0; d < t->rank; d++)
+			if (t->has_strides)
+				check_layout_expr(ck, t->stride_ex[d]);
+		if (t->offset_ex)
+			check_layout_expr(ck, t->offset_ex);
+	}
+}
+
+static void check_target(Checker *ck, Stmt *s)
+{
+	Kernel *k = ck->k;
+	if (s->t->role == ROLE_LET) {
+		Tensor *t = s->t;
+		if (kernel_param(k, t->name) || find_let(ck, t->name) || find_sym(k, t->name) >= 0)
+			error_at(ck->c, s->sp, "'%s' is already defined", t->name);
+		t->rank = s->nlhs;
+		t->index = k->lets.n;
+		t->def = s;
+		return;
+	}
+	Tensor *t = kernel_param(k, s->t->name);
+	if (!t)
+		error_at(ck->c, s->sp, "'%s' is not an output of kernel '%s' (declare it after '->', or write 'let %s')",
+		         s->t->name, k->name, s->t->name);
+	if (t->role == ROLE_IN)
+		error_at(ck->c, s->sp, "'%s' is an input; inputs are read-only", t->name);
+	if (t->def) {
+		note_at(ck->c, t->def->sp, "'%s' is first written here", t->name);
+		error_at(ck->c, s->sp, "output '%s' is written twice; every output is written by exactly one statement", t->name);
+	}
+	if (s->nlhs != t->rank)
+		error_at(ck->c, s->sp, "'%s' has %d dim%s but %d index variable%s", t->name, t->rank,
+		         t->rank == 1 ? "" : "s", s->nlhs, s->nlhs == 1 ? "" : "s");
+	t->def = s;
+	s->t = t;
+}
+
+static void check_stmt(Checker *ck, Stmt *s, int i)
+{
+	ck->stmt = s;
+	ck->nstmt = i;
+	ck->nscope = 0;
+	check_target(ck, s);
+	for (int d = 0; d < s->nlhs; d++) {
+		Var *v = new_var(ck, s->lhs[d]->name, s->lhs[d]->sp, V_LHS);
+		s->lhs[d] = v;
+		if (s->t->role == ROLE_OUT) {
+			v->ext = s->t->dims[d];
+			v->ext_known = true;
+		}
+		push_var(ck, v);
+	}
+	check_expr(ck, s->rhs);
+	if (s->t->role == ROLE_LET) {
+		for (int d = 0; d < s->nlhs; d++) {
+			Var *v = s->lhs[d];
+			if (!v->ext_known)
+				error_at(ck->c, v->sp, "cannot infer the range of '%s' in '%s': it must subscript a load directly in the definition",
+				         v->name, s->t->name);
+			s->t->dims[d] = v->ext;
+		}
+		s->t->dt = s->rhs->dt == ATHENE_F64 && s->rhs->weak ? DEFAULT_FLOAT : s->rhs->dt;
+		vec_push(&ck->c->arena, &ck->k->lets, s->t);
+	}
+}
+
+void check_kernel(Kernel *k)
+{
+	Checker ck = {.k = k, .c = k->ctx};
+	for (int i = 0; i < k->nsyms; i++)
+		k->syms[i].bound = false;
+	check_params(&ck);
+	for (int i = 0; i < k->stmts.n; i++)
+		check_stmt(&ck, k->stmts.v[i], i);
+	for (int i = k->nin; i < k->params.n; i++) {
+		Tensor *t = k->params.v[i];
+		if (!t->def)
+			error_at(ck.c, t->sp, "output '%s' is never written", t->name);
+	}
+	k->state = KS_CHECKED;
+}
+
+/* ---- binding sizes ---- */
+
+static int64_t dim_val(const Kernel *k, Dim d)
+{
+	return d.sym < 0 ? d.val : k->syms[d.sym].val;
+}
+
+static int64_t eval_layout(Kernel *k, Node *e)
+{
+	Ctx *c = k->ctx;
+	int64_t a, b, r = 0;
+	switch (e->kind) {
+	case N_INT:
+		return e->ival;
+	case N_SIZE:
+		return k->syms[e->sym].val;
+	case N_OP:
+		a = eval_layout(k, e->args[0]);
+		if (e->op == OP_NEG) {
+			if (a == INT64_MIN)
+				error_at(c, e->sp, "layout arithmetic overflows 64 bits");
+			return -a;
+		}
+		b = eval_layout(k, e->args[1]);
+		bool ovf = false;
+		switch (e->op) {
+		case OP_ADD: ovf = __builtin_add_overflow(a, b, &r); break;
+		case OP_SUB: ovf = __builtin_sub_overflow(a, b, &r); break;
+		case OP_MUL: ovf = __builtin_mul_overflow(a, b, &r); break;
+		case OP_FLOORDIV:
+		case OP_MOD:
+			if (b == 0)
+				error_at(c, e->sp, "division by zero in a layout");
+			if (a == INT64_MIN && b == -1)
+				ovf = true;
+			else
+				r = e->op == OP_MOD ? floormod64(a, b) : floordiv64(a, b);
+			break;
+		}
+		if (ovf)
+			error_at(c, e->sp, "layout arithmetic overflows 64 bits");
+		return r;
+	}
+	die("bad layout expression");
+}
+
+/* Sorted by stride, every stride must clear the span of the smaller ones:
+ * then no two elements share storage (a sufficient condition). */
+static bool layout_overlaps(const Tensor *t)
+{
+	int order[MAXRANK], n = 0;
+	for (int d = 0; d < t->rank; d++) {
+		if (t->shape[d] == 0)
+			return false;
+		if (t->shape[d] > 1)
+			order[n++] = d;
+	}
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && t->strides[order[j]] < t->strides[order[j - 1]]; j--) {
+			int tmp = order[j];
+			order[j] = order[j - 1];
+			order[j - 1] = tmp;
+		}
+	int64_t span = 0; /* largest offset reached by the axes so far */
+	for (int i = 0; i < n; i++) {
+		int64_t s = t->strides[order[i]];
+		if (s <= span)
+			return true;
+		span += s * (t->shape[order[i]] - 1);
+	}
+	return false;
+}
+
+static void bind_layout(Kernel *k, Tensor *t)
+{
+	Ctx *c = k->ctx;
+	int64_t numel = 1, lo = 0, hi = 0, ext;
+	for (int d = t->rank - 1; d >= 0; d--) {
+		t->shape[d] = dim_val(k, t->dims[d]);
+		t->strides[d] = t->has_strides ? eval_layout(k, t->stride_ex[d]) : numel;
+		if (__builtin_mul_overflow(numel, t->shape[d], &numel))
+			error_at(c, t->sp, "'%s' has more elements than 64 bits can count", t->name);
+	}
+	t->offset = t->offset_ex ? eval_layout(k, t->offset_ex) : 0;
+	for (int d = 0; d < t->rank && numel > 0; d++) {
+		if (__builtin_mul_overflow(t->strides[d], t->shape[d] - 1, &ext) ||
+		    __builtin_add_overflow(ext < 0 ? lo : hi, ext, ext < 0 ? &lo : &hi))
+			error_at(c, t->sp, "the layout of '%s' spans more than 64 bits", t->name);
+	}
+	if (numel > 0 && (__builtin_add_overflow(t->offset, lo, &lo) || __builtin_add_overflow(t->offset, hi, &hi)))
+		error_at(c, t->sp, "the layout of '%s' spans more than 64 bits", t->name);
+	if (numel > 0 && lo < 0)
+		error_at(c, t->sp, "the layout of '%s' reaches storage element %lld, before the start of its storage; raise its offset",
+		         t->name, (long long)lo);
+	t->storage = numel > 0 ? hi + 1 : 0;
+	if (t->role == ROLE_OUT) {
+		for (int d = 0; d < t->rank; d++)
+			if (t->strides[d] < 0 && t->shape[d] > 1)
+				error_at(c, t->sp, "output '%s' has a negative stride; outputs need non-negative strides", t->name);
+		if (layout_overlaps(t))
+			error_at(c, t->sp, "the strides of output '%s' map several elements to one storage element", t->name);
+	}
+}
+
+void bind_kernel(Kernel *k)
+{
+	Ctx *c = k->ctx;
+	for (int i = 0; i < k->nsyms; i++)
+		if (!k->syms[i].bound)
+			error_at(c, k->syms[i].sp, "size symbol '%s' of kernel '%s' is not bound: pass --size %s=INT or an input whose shape has it",
+			         k->syms[i].name, k->name, k->syms[i].name);
+	for (int i = 0; i < k->nagree; i++) {
+		Agree *a = &k->agree[i];
+		if (dim_val(k, a->a) != dim_val(k, a->b))
+			error_at(c, a->sp, "%s must agree, but they are %lld and %lld", a->what,
+			         (long long)dim_val(k, a->a), (long long)dim_val(k, a->b));
+	}
+	for (int i = 0; i < k->vars.n; i++) {
+		Var *v = k->vars.v[i];
+		v->n = dim_val(k, v->ext);
+	}
+	for (int i = 0; i < k->params.n; i++)
+		bind_layout(k, k->params.v[i]);
+	for (int i = 0; i < k->lets.n; i++)
+		bind_layout(k, k->lets.v[i]);
+}
+
+int bind_size(Kernel *k, int s, int64_t value, const char *from)
+{
+	SizeSym *y = &k->syms[s];
+	if (value < 0)
+		error_plain(k->ctx, "size %s cannot be negative (%lld from %s)", y->name, (long long)value, from);
+	if (y->bound && y->val != value)
+		error_plain(k->ctx, "size %s of kernel %s is %lld from %s but %lld from %s", y->name, k->name,
+		            (long long)y->val, y->from, (long long)value, from);
+	y->bound = true;
+	y->val = value;
+	snprintf(y->from, sizeof y->from, "%s", from);
+	return 0;
+}
+
+void bind_shape(Kernel *k, Tensor *t, int rank, const int64_t *shape)
+{
+	char from[96];
+	if (rank != t->rank)
+		error_at(k->ctx, t->sp, "'%s' has %d dim%s but the array given for it has %d", t->name, t->rank,
+		         t->rank == 1 ? "" : "s", rank);
+	for (int d = 0; d < rank; d++) {
+		Dim dm = t->dims[d];
+		if (dm.sym < 0 && dm.val != shape[d])
+			error_at(k->ctx, dm.sp, "dim %d of '%s' is %lld but the array given for it has %lld", d, t->name,
+			         (long long)dm.val, (long long)shape[d]);
+		snprintf(from, sizeof from, "dim %d of %s", d, t->name);
+		if (dm.sym >= 0)
+			bind_size(k, dm.sym, shape[d], from);
+	}
+}

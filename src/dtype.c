@@ -1,0 +1,237 @@
+/* Dtypes: names, sizes, promotion, and element conversion with NumPy's
+ * rules, including f16 and bf16 rounded to nearest even. */
+#include <math.h>
+#include <string.h>
+
+#include "internal.h"
+
+static const struct {
+	const char *name;
+	size_t size;
+} dtypes[ATHENE_NDTYPES] = {
+	[ATHENE_BOOL] = {"bool", 1}, [ATHENE_I8] = {"i8", 1},   [ATHENE_I16] = {"i16", 2},
+	[ATHENE_I32] = {"i32", 4},   [ATHENE_I64] = {"i64", 8}, [ATHENE_U8] = {"u8", 1},
+	[ATHENE_F16] = {"f16", 2},   [ATHENE_BF16] = {"bf16", 2}, [ATHENE_F32] = {"f32", 4},
+	[ATHENE_F64] = {"f64", 8},
+};
+
+const char *athene_dtype_name(athene_dtype t)
+{
+	return (unsigned)t < ATHENE_NDTYPES ? dtypes[t].name : "?";
+}
+
+size_t athene_dtype_size(athene_dtype t)
+{
+	return (unsigned)t < ATHENE_NDTYPES ? dtypes[t].size : 0;
+}
+
+int athene_dtype_from_name(const char *name, athene_dtype *out)
+{
+	for (int i = 0; i < ATHENE_NDTYPES; i++)
+		if (!strcmp(name, dtypes[i].name)) {
+			*out = (athene_dtype)i;
+			return 0;
+		}
+	return -1;
+}
+
+bool dt_is_float(DType t)
+{
+	return t == ATHENE_F16 || t == ATHENE_BF16 || t == ATHENE_F32 || t == ATHENE_F64;
+}
+
+bool dt_is_int(DType t)
+{
+	return t >= ATHENE_I8 && t <= ATHENE_U8;
+}
+
+bool dt_is_signed(DType t)
+{
+	return t >= ATHENE_I8 && t <= ATHENE_I64;
+}
+
+int dt_bits(DType t)
+{
+	return (int)athene_dtype_size(t) * 8;
+}
+
+static DType signed_of_bits(int bits)
+{
+	return bits <= 8 ? ATHENE_I8 : bits <= 16 ? ATHENE_I16 : bits <= 32 ? ATHENE_I32 : ATHENE_I64;
+}
+
+/* bool < integers < floats; within floats the wider wins and f16 with bf16
+ * gives f32 (PyTorch); u8 with a signed type needs a signed type twice as
+ * wide (NumPy), capped at i64. An integer with a float gives the float
+ * (PyTorch; NumPy would widen to f64 in some cases). */
+DType dt_promote(DType a, DType b)
+{
+	if (a == b)
+		return a;
+	if (a == ATHENE_BOOL)
+		return b;
+	if (b == ATHENE_BOOL)
+		return a;
+	if (dt_is_float(a) != dt_is_float(b))
+		return dt_is_float(a) ? a : b;
+	if (dt_is_float(a)) {
+		if ((a == ATHENE_F16 && b == ATHENE_BF16) || (a == ATHENE_BF16 && b == ATHENE_F16))
+			return ATHENE_F32;
+		return dt_bits(a) >= dt_bits(b) ? a : b;
+	}
+	if (a == ATHENE_U8)
+		return signed_of_bits(dt_bits(b) > 8 ? dt_bits(b) : 16);
+	if (b == ATHENE_U8)
+		return signed_of_bits(dt_bits(a) > 8 ? dt_bits(a) : 16);
+	return dt_bits(a) >= dt_bits(b) ? a : b;
+}
+
+/* Rounds x to a binary float with mbits explicit mantissa bits and minimum
+ * normal exponent emin, to nearest even, returning the bits of the result in
+ * the layout sign | exponent (ebits) | mantissa. Works from the double
+ * directly, so there is a single rounding. */
+static uint16_t round_to_small(double x, int mbits, int ebits, int emin)
+{
+	uint16_t sign = signbit(x) ? (uint16_t)(1u << (mbits + ebits)) : 0;
+	int emax_field = (1 << ebits) - 1;
+	if (isnan(x))
+		return (uint16_t)(sign | (emax_field << mbits) | (1u << (mbits - 1)));
+	x = fabs(x);
+	if (isinf(x))
+		return (uint16_t)(sign | (emax_field << mbits));
+	if (x == 0)
+		return sign;
+	int e;
+	frexp(x, &e);
+	e -= 1; /* x = m * 2^e with 1 <= m < 2 */
+	if (e < emin)
+		e = emin; /* subnormal: fixed quantum */
+	double q = ldexp(1.0, e - mbits); /* value of one unit in the last place */
+	double r = nearbyint(x / q);      /* the default rounding mode is to nearest even */
+	double y = r * q;
+	int ey;
+	frexp(y, &ey);
+	ey -= 1;
+	int bias = 1 - emin;
+	if (ey + bias >= emax_field)
+		return (uint16_t)(sign | (emax_field << mbits)); /* overflow: inf */
+	if (y < ldexp(1.0, emin)) /* subnormal */
+		return (uint16_t)(sign | (uint16_t)r);
+	uint32_t mant = (uint32_t)(ldexp(y, -ey) * (1u << mbits)) & ((1u << mbits) - 1);
+	return (uint16_t)(sign | (uint32_t)(ey + bias) << mbits | mant);
+}
+
+static double small_to_double(uint16_t h, int mbits, int ebits, int emin)
+{
+	int sign = (h >> (mbits + ebits)) & 1;
+	int ef = (h >> mbits) & ((1 << ebits) - 1);
+	int mant = h & ((1 << mbits) - 1);
+	double v;
+	if (ef == (1 << ebits) - 1)
+		v = mant ? NAN : INFINITY;
+	else if (ef == 0)
+		v = ldexp(mant, emin - mbits);
+	else
+		v = ldexp(mant + (1 << mbits), ef - (1 - emin) - mbits);
+	return sign ? -v : v;
+}
+
+uint16_t f16_from_double(double x) { return round_to_small(x, 10, 5, -14); }
+double f16_to_double(uint16_t h) { return small_to_double(h, 10, 5, -14); }
+uint16_t bf16_from_double(double x) { return round_to_small(x, 7, 8, -126); }
+double bf16_to_double(uint16_t h) { return small_to_double(h, 7, 8, -126); }
+
+double dt_round_float(DType t, double x)
+{
+	switch (t) {
+	case ATHENE_F16: return f16_to_double(f16_from_double(x));
+	case ATHENE_BF16: return bf16_to_double(bf16_from_double(x));
+	case ATHENE_F32: return (double)(float)x;
+	default: return x;
+	}
+}
+
+int64_t dt_wrap_int(DType t, int64_t x)
+{
+	switch (t) {
+	case ATHENE_BOOL: return x != 0;
+	case ATHENE_I8: return (int8_t)(uint8_t)(uint64_t)x;
+	case ATHENE_I16: return (int16_t)(uint16_t)(uint64_t)x;
+	case ATHENE_I32: return (int32_t)(uint32_t)(uint64_t)x;
+	case ATHENE_U8: return (uint8_t)(uint64_t)x;
+	default: return x;
+	}
+}
+
+double dt_load_f(const void *base, DType t, int64_t i)
+{
+	switch (t) {
+	case ATHENE_F16: return f16_to_double(((const uint16_t *)base)[i]);
+	case ATHENE_BF16: return bf16_to_double(((const uint16_t *)base)[i]);
+	case ATHENE_F32: return ((const float *)base)[i];
+	case ATHENE_F64: return ((const double *)base)[i];
+	default: return (double)dt_load_i(base, t, i);
+	}
+}
+
+int64_t dt_load_i(const void *base, DType t, int64_t i)
+{
+	switch (t) {
+	case ATHENE_BOOL: return ((const uint8_t *)base)[i] != 0;
+	case ATHENE_I8: return ((const int8_t *)base)[i];
+	case ATHENE_I16: return ((const int16_t *)base)[i];
+	case ATHENE_I32: return ((const int32_t *)base)[i];
+	case ATHENE_I64: return ((const int64_t *)base)[i];
+	case ATHENE_U8: return ((const uint8_t *)base)[i];
+	default: {
+		double x = dt_load_f(base, t, i);
+		return isnan(x) ? 0 : x >= 0x1p63 ? INT64_MAX : x < -0x1p63 ? INT64_MIN : (int64_t)x;
+	}
+	}
+}
+
+void dt_store_i(void *base, DType t, int64_t i, int64_t x)
+{
+	switch (t) {
+	case ATHENE_BOOL: ((uint8_t *)base)[i] = x != 0; break;
+	case ATHENE_I8: ((int8_t *)base)[i] = (int8_t)dt_wrap_int(t, x); break;
+	case ATHENE_I16: ((int16_t *)base)[i] = (int16_t)dt_wrap_int(t, x); break;
+	case ATHENE_I32: ((int32_t *)base)[i] = (int32_t)dt_wrap_int(t, x); break;
+	case ATHENE_I64: ((int64_t *)base)[i] = x; break;
+	case ATHENE_U8: ((uint8_t *)base)[i] = (uint8_t)dt_wrap_int(t, x); break;
+	default: dt_store_f(base, t, i, (double)x); break;
+	}
+}
+
+/* float -> integer conversion: truncation toward zero, like astype; values
+ * out of range saturate (C leaves them undefined, NumPy unspecified). */
+static int64_t f2i(double x)
+{
+	if (isnan(x))
+		return 0;
+	if (x >= 0x1p63)
+		return INT64_MAX;
+	if (x < -0x1p63)
+		return INT64_MIN;
+	return (int64_t)x;
+}
+
+void dt_store_f(void *base, DType t, int64_t i, double x)
+{
+	switch (t) {
+	case ATHENE_F16: ((uint16_t *)base)[i] = f16_from_double(x); break;
+	case ATHENE_BF16: ((uint16_t *)base)[i] = bf16_from_double(x); break;
+	case ATHENE_F32: ((float *)base)[i] = (float)x; break;
+	case ATHENE_F64: ((double *)base)[i] = x; break;
+	case ATHENE_BOOL: ((uint8_t *)base)[i] = x != 0; break;
+	default: dt_store_i(base, t, i, f2i(x)); break;
+	}
+}
+
+void dt_convert(void *dst, DType dt, int64_t di, const void *src, DType st, int64_t si)
+{
+	if (dt_is_float(st))
+		dt_store_f(dst, dt, di, dt_load_f(src, st, si));
+	else
+		dt_store_i(dst, dt, di, dt_load_i(src, st, si));
+}

@@ -1,0 +1,353 @@
+/* Internal header: one section per source file, in pipeline order.
+ * Units: strides and offsets are in elements everywhere in the compiler. */
+#ifndef ATHENE_INTERNAL_H
+#define ATHENE_INTERNAL_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "athene.h"
+
+#define MAXRANK ATHENE_MAX_RANK
+typedef athene_dtype DType;
+typedef struct athene_kernel Kernel;
+typedef struct athene_ctx Ctx;
+typedef struct Node Node;
+typedef struct Sym Sym;
+
+/* ---------------------------------------------------------------- util.c */
+
+typedef struct Chunk Chunk;
+typedef struct {
+	Chunk *head;
+} Arena;
+void *arena_alloc(Arena *a, size_t n); /* zeroed, 16-byte aligned */
+void arena_free(Arena *a);
+char *arena_strndup(Arena *a, const char *s, size_t n);
+void *arena_dup(Arena *a, const void *p, size_t n);
+
+/* A growable string, malloc-owned. */
+typedef struct {
+	char *s;
+	size_t len, cap;
+} Buf;
+void buf_printf(Buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void buf_vprintf(Buf *b, const char *fmt, va_list ap);
+void buf_putc(Buf *b, char c);
+void buf_free(Buf *b);
+const char *buf_str(Buf *b); /* never NULL */
+
+/* A growable array of pointers, arena-owned. */
+typedef struct {
+	void **v;
+	int n, cap;
+} Vec;
+void vec_push(Arena *a, Vec *v, void *p);
+
+uint64_t hash_bytes(const void *p, size_t n, uint64_t h);
+_Noreturn void die_at(const char *file, int line, const char *msg);
+#define die(msg) die_at(__FILE__, __LINE__, msg)
+
+/* Source text and positions. */
+typedef struct {
+	const char *name;
+	const char *text;
+	size_t len;
+} Src;
+typedef struct {
+	int off, len, line, col;
+} Span;
+
+struct athene_ctx {
+	Arena arena;
+	Buf errs;
+	Buf dump;
+	jmp_buf *jmp;     /* where error_at unwinds to */
+	const Src *src;   /* source of what is being compiled now */
+	int nerrs;
+	Vec kernels;      /* of Kernel */
+};
+/* Appends "file:line:col: error: msg" with the source line and a caret. */
+void diag_at(Ctx *c, Span sp, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void vdiag_at(Ctx *c, Span sp, const char *kind, const char *fmt, va_list ap);
+void note_at(Ctx *c, Span sp, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* diag_at, then unwind to c->jmp. */
+_Noreturn void error_at(Ctx *c, Span sp, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* An error without a position (run time, bindings); unwinds. */
+_Noreturn void error_plain(Ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---------------------------------------------------------------- dtype.c */
+
+bool dt_is_float(DType t);
+bool dt_is_int(DType t);   /* signed or unsigned, not bool */
+bool dt_is_signed(DType t);
+int dt_bits(DType t);
+/* NumPy/PyTorch promotion of two non-weak dtypes. */
+DType dt_promote(DType a, DType b);
+uint16_t f16_from_double(double x);  /* round to nearest even */
+double f16_to_double(uint16_t h);
+uint16_t bf16_from_double(double x); /* round to nearest even */
+double bf16_to_double(uint16_t h);
+double dt_round_float(DType t, double x); /* x rounded to float dtype t */
+int64_t dt_wrap_int(DType t, int64_t x);  /* x wrapped to int dtype t (bool: x != 0) */
+/* Element i of a buffer of dtype t, as a double or as an integer, and back.
+ * Storing converts like NumPy's astype (float -> int truncates; NaN -> 0). */
+double dt_load_f(const void *base, DType t, int64_t i);
+int64_t dt_load_i(const void *base, DType t, int64_t i);
+void dt_store_f(void *base, DType t, int64_t i, double x);
+void dt_store_i(void *base, DType t, int64_t i, int64_t x);
+/* Copies element si of src (dtype st) to element di of dst (dtype dt). */
+void dt_convert(void *dst, DType dt, int64_t di, const void *src, DType st, int64_t si);
+
+/* ---------------------------------------------------------------- lex.c */
+
+enum {
+	T_EOF = 0,
+	/* single-character tokens use their character code */
+	T_INT = 256, T_FLOAT, T_NAME,
+	T_KERNEL, T_LET, T_TRUE, T_FALSE,
+	T_ARROW, T_EQ, T_NE, T_LE, T_GE, T_AND, T_OR, T_FLOORDIV, T_BAD,
+};
+typedef struct {
+	int kind;
+	Span sp;
+	int64_t ival;
+	double fval;
+	const char *name; /* T_NAME: arena-owned */
+} Token;
+/* Tokenizes src. A lexical error is reported and leaves a T_BAD token. */
+Token *lex(Ctx *c, const Src *src, int *ntok);
+const char *token_desc(int kind);
+
+/* ---------------------------------------------------------------- parse.c */
+
+enum {
+	N_INT, N_FLOAT, N_BOOL, N_NAME, N_LOAD, N_FLAT, N_CALL, N_UNARY, N_BINARY, N_REDUCE,
+	/* produced by check.c */
+	N_IVAR, N_SIZE, N_OP, N_CAST,
+};
+enum { R_SUM, R_PROD, R_MAX, R_MIN, R_MEAN, R_ARGMAX, R_ARGMIN, R_ANY, R_ALL, R_NONE };
+
+enum {
+#define X(e, s, n, k) e,
+#include "ops.h"
+#undef X
+	NOPS
+};
+enum { K_ARITH, K_TDIV, K_FLOOR, K_CMP, K_LOGIC, K_FLOAT, K_SAME, K_PRED, K_WHERE, K_WRAP };
+extern const struct OpInfo {
+	const char *name;
+	int arity, kind;
+} op_info[NOPS];
+
+typedef struct Tensor Tensor;
+typedef struct Var Var;
+
+struct Node {
+	int kind;
+	Span sp;
+	int op;          /* N_UNARY/N_BINARY/N_OP: OP_*; N_REDUCE: R_*; N_CAST: dtype */
+	DType dt;        /* after check */
+	DType opdt;      /* N_OP: the dtype the operation computes in */
+	bool weak;       /* after check: a literal-like value (Python scalar) */
+	int64_t ival;    /* N_INT, N_BOOL */
+	double fval;     /* N_FLOAT */
+	const char *name;/* N_NAME, N_CALL, N_LOAD, N_FLAT, N_REDUCE (its op name) */
+	Node **args;     /* operands, call arguments, subscripts, reduction body (args[0]) */
+	int nargs;
+	Tensor *t;       /* N_LOAD, N_FLAT after check */
+	Var *var;        /* N_IVAR */
+	int sym;         /* N_SIZE: index into kernel's size symbols */
+	int load_id;     /* N_LOAD, N_FLAT: index into Kernel.loads */
+	/* N_REDUCE: variables and optional bounds as written */
+	const char **rnames;
+	Span *rspans;
+	Node **rbounds;  /* NULL entries where the bound is inferred */
+	Var **rvars;     /* after check */
+	int nrvars;
+};
+
+/* A dim as written: a literal or a size symbol. val is the bound value. */
+typedef struct {
+	int sym; /* -1: literal */
+	int64_t val;
+	Span sp;
+} Dim;
+
+enum { ROLE_IN, ROLE_OUT, ROLE_LET };
+struct Tensor {
+	const char *name;
+	Span sp;
+	int role, index; /* param index, or let index */
+	DType dt;
+	int rank;
+	Dim dims[MAXRANK];
+	Node *stride_ex[MAXRANK]; /* NULL: row-major layout */
+	Node *offset_ex;
+	bool has_strides;
+	struct Stmt *def; /* outputs and lets: the statement that defines it */
+	/* bound */
+	int64_t shape[MAXRANK], strides[MAXRANK], offset, storage;
+};
+
+enum { V_LHS, V_RED };
+struct Var {
+	const char *name;
+	Span sp;
+	int id, kind;
+	Dim ext;        /* extent: the var ranges over [0, ext) */
+	bool ext_known;
+	bool inferred;  /* ext comes from the dims the variable subscripts */
+	int64_t n;      /* bound extent */
+};
+
+typedef struct Stmt {
+	Span sp;
+	Tensor *t;
+	Var *lhs[MAXRANK];
+	int nlhs;
+	Node *rhs;
+} Stmt;
+
+typedef struct {
+	const char *name;
+	Span sp;
+	bool bound;
+	int64_t val;
+	char from[96]; /* where the bound value came from, for messages */
+} SizeSym;
+
+/* Two dims that must agree once sizes are bound (both symbolic). */
+typedef struct {
+	Dim a, b;
+	Span sp;
+	const char *what;
+} Agree;
+
+/* An access whose range could only be checked once sizes are bound. */
+enum { KS_PARSED, KS_CHECKED, KS_COMPILED };
+
+struct athene_kernel {
+	Ctx *ctx;
+	const Src *src;
+	const char *name;
+	Span sp;
+	int state;
+	Vec params;   /* Tensor: inputs then outputs */
+	int nin;
+	Vec lets;     /* Tensor */
+	Vec stmts;    /* Stmt */
+	Vec vars;     /* Var, id = position */
+	Vec loads;    /* Node (N_LOAD/N_FLAT) of every load, id = load_id */
+	SizeSym *syms;
+	int nsyms, capsyms;
+	Agree *agree;
+	int nagree, capagree;
+	/* lowered (KS_COMPILED) */
+	struct SymTab *st;
+	Sym **load_off;  /* per load: flat storage offset of the element read */
+	Sym **store_off; /* per statement: flat offset of the element written */
+	Sym **var_sym;   /* per var */
+	Sym **load_lower;/* per load: offset as lowered, before simplification */
+	Sym **store_lower;
+};
+
+/* Parses a whole file into kernels (state KS_PARSED) appended to c->kernels.
+ * Returns the number of kernels with syntax errors. */
+int parse_file(Ctx *c, const Src *src);
+Tensor *kernel_param(Kernel *k, const char *name);
+void dump_node(Buf *b, const Node *n);
+void dump_kernel(Buf *b, const Kernel *k, bool checked);
+
+/* ---------------------------------------------------------------- check.c */
+
+/* Names, dtypes, shapes, ranges. Unwinds on the first error. */
+void check_kernel(Kernel *k);
+/* Evaluates the layouts and dims with every size bound; range checks that
+ * need concrete sizes. Unwinds on error. */
+void bind_kernel(Kernel *k);
+int find_sym(const Kernel *k, const char *name);
+int bind_size(Kernel *k, int sym, int64_t value, const char *from);
+void bind_shape(Kernel *k, Tensor *t, int rank, const int64_t *shape);
+Var *node_var_of_subscript(const Node *n);
+
+/* ---------------------------------------------------------------- sym.c */
+
+enum { S_CONST, S_VAR, S_ATOM, S_ADD, S_MUL, S_DIV, S_MOD };
+struct Sym {
+	int kind, id;
+	uint64_t hash;
+	int64_t lo, hi; /* every value the expression takes lies in [lo, hi] */
+	bool ovf;       /* computing the range overflowed: it may overflow 64 bits */
+	int64_t c;      /* CONST: value; ADD: constant term; VAR, ATOM: their number */
+	int n;          /* ADD: terms; MUL: factors; DIV, MOD: 2 */
+	Sym **a;
+	int64_t *k;     /* ADD: coefficient of each term */
+	void *p;        /* VAR: Var*; ATOM: Node* (the data-dependent expression) */
+};
+typedef struct SymTab {
+	Arena *ar;
+	Sym **tab;
+	size_t cap, n;
+	int nextid;
+	bool rules;    /* apply the simplification rules (off: only canonical sums) */
+	bool overflow; /* a coefficient or constant overflowed 64 bits */
+} SymTab;
+SymTab *symtab_new(Arena *a, bool rules);
+Sym *sym_const(SymTab *t, int64_t c);
+Sym *sym_var(SymTab *t, int num, int64_t lo, int64_t hi, void *p);
+Sym *sym_atom(SymTab *t, int num, int64_t lo, int64_t hi, void *p);
+Sym *sym_add(SymTab *t, Sym *a, Sym *b);
+Sym *sym_sub(SymTab *t, Sym *a, Sym *b);
+Sym *sym_mul(SymTab *t, Sym *a, Sym *b);
+Sym *sym_scale(SymTab *t, Sym *a, int64_t k);
+Sym *sym_floordiv(SymTab *t, Sym *a, Sym *b); /* NULL: constant division by zero */
+Sym *sym_mod(SymTab *t, Sym *a, Sym *b);
+/* Rebuilds s in t (with t's rules); leaves map to themselves. */
+Sym *sym_rebuild(SymTab *t, Sym *s);
+/* Evaluates s; leaf() gives the value of VAR and ATOM nodes. Returns 0, or
+ * SYM_EOVF / SYM_EDIV0. */
+enum { SYM_OK, SYM_EOVF, SYM_EDIV0 };
+typedef int (*SymLeaf)(void *env, const Sym *s, int64_t *out);
+int sym_eval(const Sym *s, SymLeaf leaf, void *env, int64_t *out);
+bool sym_has_atom(const Sym *s);
+typedef void (*SymName)(Buf *b, const Sym *leaf, void *env);
+void sym_print(Buf *b, const Sym *s, SymName name, void *env);
+/* Python-semantics floor division and modulo on int64 (d != 0). */
+int64_t floordiv64(int64_t a, int64_t d);
+int64_t floormod64(int64_t a, int64_t d);
+
+/* ---------------------------------------------------------------- lower.c */
+
+/* Turns every load and store into a flat storage offset (k->load_lower),
+ * then simplifies them (k->load_off). Unwinds on provable errors. */
+void lower_kernel(Kernel *k);
+void dump_lowered(Buf *b, Kernel *k, bool simplified);
+
+/* ---------------------------------------------------------------- interp.c */
+
+/* Runs a compiled kernel element by element. Unwinds on run-time errors. */
+void interp_run(Kernel *k, void *const *storage);
+
+/* ---------------------------------------------------------------- npy.c */
+
+typedef struct {
+	DType dt;
+	int rank;
+	int64_t shape[MAXRANK];
+	void *data;     /* malloc'd, C order, native byte order */
+	size_t nbytes;
+} Npy;
+/* 0 on success; -1 with a message in err. Fortran-order files are
+ * transposed into C order. */
+int npy_read(const char *path, Npy *out, char *err, size_t errlen);
+/* Writes a C-order array. 0 on success; -1 with a message in err. */
+int npy_write(const char *path, DType dt, int rank, const int64_t *shape, const void *data,
+              char *err, size_t errlen);
+void npy_free(Npy *a);
+
+#endif

@@ -1,0 +1,386 @@
+/* The athene command-line tool. The only file that prints to the terminal
+ * or exits. Exit status: 0 ok, 1 user error (compile or run), 2 usage. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "internal.h"
+
+static const char usage_text[] =
+	"usage: athene [-d PASS] COMMAND FILE [options]\n"
+	"  athene check FILE [--size SYM=INT]...\n"
+	"  athene run FILE [--kernel NAME] [--size SYM=INT]... [--in NAME=PATH.npy]...\n"
+	"                  [--out NAME=PATH.npy]... [--seed S] [--reference]\n"
+	"  -d PASS   print the IR after PASS (parse, check, lower, simplify)\n";
+
+static _Noreturn void usage(const char *fmt, const char *arg)
+{
+	if (fmt) {
+		fprintf(stderr, "athene: ");
+		fprintf(stderr, fmt, arg);
+		fprintf(stderr, "\n");
+	}
+	fputs(usage_text, stderr);
+	exit(2);
+}
+
+typedef struct {
+	const char *name, *path;
+	bool used;
+} Pair;
+
+typedef struct {
+	const char *cmd, *file, *kernel, *dump;
+	Pair sizes[64], ins[64], outs[64];
+	int nsizes, nins, nouts;
+	uint64_t seed;
+	bool reference;
+} Opts;
+
+static void add_pair(Pair *p, int *n, const char *arg, const char *flag)
+{
+	const char *eq = strchr(arg, '=');
+	if (!eq || eq == arg || !eq[1])
+		usage("%s takes NAME=VALUE", flag);
+	if (*n == 64)
+		usage("too many %s options", flag);
+	p[*n].name = strndup(arg, (size_t)(eq - arg));
+	p[*n].path = eq + 1;
+	for (int i = 0; i < *n; i++)
+		if (!strcmp(p[i].name, p[*n].name))
+			usage("%s given twice for the same name", flag);
+	(*n)++;
+}
+
+static Opts parse_args(int argc, char **argv)
+{
+	Opts o = {0};
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		bool takes = !strcmp(a, "-d") || !strcmp(a, "--kernel") || !strcmp(a, "--size") ||
+		             !strcmp(a, "--in") || !strcmp(a, "--out") || !strcmp(a, "--seed");
+		if (takes && !v)
+			usage("%s needs a value", a);
+		if (!strcmp(a, "-d")) o.dump = v;
+		else if (!strcmp(a, "--kernel")) o.kernel = v;
+		else if (!strcmp(a, "--size")) add_pair(o.sizes, &o.nsizes, v, a);
+		else if (!strcmp(a, "--in")) add_pair(o.ins, &o.nins, v, a);
+		else if (!strcmp(a, "--out")) add_pair(o.outs, &o.nouts, v, a);
+		else if (!strcmp(a, "--seed")) {
+			char *end;
+			errno = 0;
+			o.seed = strtoull(v, &end, 10);
+			if (*end || errno || v[0] == '-')
+				usage("--seed takes a non-negative integer, not '%s'", v);
+		} else if (!strcmp(a, "--reference")) o.reference = true;
+		else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(usage_text, stdout);
+			exit(0);
+		} else if (a[0] == '-' && a[1]) usage("unknown option %s", a);
+		else if (!o.cmd) o.cmd = a;
+		else if (!o.file) o.file = a;
+		else usage("unexpected argument '%s'", a);
+		i += takes;
+	}
+	if (!o.cmd)
+		usage(NULL, NULL);
+	if (strcmp(o.cmd, "check") && strcmp(o.cmd, "run"))
+		usage("unknown command '%s'", o.cmd);
+	if (!o.file)
+		usage("%s needs a FILE", o.cmd);
+	if (o.dump && strcmp(o.dump, "parse") && strcmp(o.dump, "check") && strcmp(o.dump, "lower") &&
+	    strcmp(o.dump, "simplify"))
+		usage("unknown pass '%s' (parse, check, lower, simplify)", o.dump);
+	if (!strcmp(o.cmd, "check") && (o.nins || o.nouts || o.kernel || o.reference))
+		usage("%s", "check takes only FILE and --size");
+	return o;
+}
+
+static char *read_file(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	struct stat st;
+	if (!f || fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
+		fprintf(stderr, "athene: cannot read %s: %s\n", path, f ? "not a regular file" : strerror(errno));
+		if (f)
+			fclose(f);
+		exit(1);
+	}
+	char *s = malloc((size_t)st.st_size + 1);
+	size_t n = s ? fread(s, 1, (size_t)st.st_size, f) : 0;
+	fclose(f);
+	if (!s || n != (size_t)st.st_size) {
+		fprintf(stderr, "athene: cannot read %s\n", path);
+		exit(1);
+	}
+	s[n] = 0;
+	if (strlen(s) != n) {
+		fprintf(stderr, "athene: %s: contains a NUL byte; kernel files are text\n", path);
+		exit(1);
+	}
+	return s;
+}
+
+static _Noreturn void fail(athene_ctx *c)
+{
+	fputs(athene_errors(c), stderr);
+	exit(1);
+}
+
+/* ---- inputs ---- */
+
+static uint64_t splitmix(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* Fills the whole storage: floats uniform in [-2, 2), integers small, and
+ * integers used as indices within their valid range. */
+static void random_fill(athene_kernel *k, int p, const athene_param *pi, void *buf, uint64_t seed)
+{
+	uint64_t s = hash_bytes(pi->name, strlen(pi->name), seed * 0x9e3779b97f4a7c15ull + 1);
+	int64_t lo = pi->dtype == ATHENE_U8 ? 0 : -8, hi = pi->dtype == ATHENE_U8 ? 15 : 7;
+	if (pi->dtype == ATHENE_BOOL)
+		lo = 0, hi = 1;
+	if (athene_index_range(k, p, &lo, &hi) == 0 && hi < lo)
+		lo = hi = 0; /* an empty dim: no index is valid; none will be read */
+	for (int64_t i = 0; i < pi->storage_elems; i++) {
+		uint64_t r = splitmix(&s);
+		if (dt_is_float(pi->dtype))
+			dt_store_f(buf, pi->dtype, i, (double)(r >> 11) * 0x1p-53 * 4.0 - 2.0);
+		else
+			dt_store_i(buf, pi->dtype, i, lo + (int64_t)(r % (uint64_t)(hi - lo + 1)));
+	}
+}
+
+/* Storage offset of the logical element with C-order number i. */
+static int64_t storage_offset(const athene_param *pi, int64_t i)
+{
+	int64_t off = pi->offset;
+	for (int d = pi->rank - 1; d >= 0; d--) {
+		off += pi->strides[d] * (i % pi->shape[d]);
+		i /= pi->shape[d];
+	}
+	return off;
+}
+
+static int64_t numel(const athene_param *pi)
+{
+	int64_t n = 1;
+	for (int d = 0; d < pi->rank; d++)
+		n *= pi->shape[d];
+	return n;
+}
+
+/* Places logical values (C order) into storage with the declared layout.
+ * Elements that share storage (stride 0) must hold equal values. */
+static int place_input(const athene_param *pi, const Npy *a, void *buf, const char *path)
+{
+	if (dt_is_float(a->dt) && !dt_is_float(pi->dtype)) {
+		fprintf(stderr, "athene: %s holds %s values but input %s is %s\n", path, athene_dtype_name(a->dt),
+		        pi->name, athene_dtype_name(pi->dtype));
+		return -1;
+	}
+	int64_t n = numel(pi);
+	unsigned char *seen = calloc((size_t)pi->storage_elems + 1, 1);
+	size_t es = athene_dtype_size(pi->dtype);
+	unsigned char tmp[8];
+	for (int64_t i = 0; i < n; i++) {
+		int64_t off = storage_offset(pi, i);
+		dt_convert(tmp, pi->dtype, 0, a->data, a->dt, i);
+		if (seen[off] && memcmp((char *)buf + off * (int64_t)es, tmp, es)) {
+			fprintf(stderr, "athene: %s: input %s has elements that share storage (its strides overlap) but hold different values\n",
+			        path, pi->name);
+			free(seen);
+			return -1;
+		}
+		memcpy((char *)buf + off * (int64_t)es, tmp, es);
+		seen[off] = 1;
+	}
+	free(seen);
+	return 0;
+}
+
+/* ---- outputs ---- */
+
+static void *gather_output(const athene_param *pi, const void *buf)
+{
+	int64_t n = numel(pi);
+	size_t es = athene_dtype_size(pi->dtype);
+	char *out = malloc((size_t)n * es + 1);
+	for (int64_t i = 0; i < n; i++)
+		memcpy(out + i * (int64_t)es, (const char *)buf + storage_offset(pi, i) * (int64_t)es, es);
+	return out;
+}
+
+static void summary(const char *kname, const athene_param *pi, const void *logical)
+{
+	int64_t n = numel(pi);
+	double sum = 0;
+	for (int64_t i = 0; i < n; i++)
+		sum += dt_load_f(logical, pi->dtype, i);
+	uint64_t h = hash_bytes(logical, (size_t)n * athene_dtype_size(pi->dtype), 0);
+	printf("%s: %s %s[", kname, pi->name, athene_dtype_name(pi->dtype));
+	for (int d = 0; d < pi->rank; d++)
+		printf("%s%lld", d ? ", " : "", (long long)pi->shape[d]);
+	printf("] sum=%.9g fnv=%016llx\n", sum, (unsigned long long)h);
+}
+
+static bool same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	if (stat(a, &sa) || stat(b, &sb))
+		return !strcmp(a, b);
+	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* ---- commands ---- */
+
+static void bind_sizes(athene_ctx *c, athene_kernel *k, Opts *o)
+{
+	for (int i = 0; i < o->nsizes; i++) {
+		char *end;
+		errno = 0;
+		long long v = strtoll(o->sizes[i].path, &end, 10);
+		if (*end || errno)
+			usage("--size takes SYM=INT, not '%s'", o->sizes[i].path);
+		int has = 0;
+		for (int s = 0; s < k->nsyms; s++)
+			has |= !strcmp(k->syms[s].name, o->sizes[i].name);
+		if (!has)
+			continue;
+		o->sizes[i].used = true;
+		if (athene_bind_size(k, o->sizes[i].name, v))
+			fail(c);
+	}
+}
+
+static int run_kernel(athene_ctx *c, athene_kernel *k, Opts *o)
+{
+	int np = athene_kernel_nparams(k);
+	Npy *in = calloc((size_t)np, sizeof *in);
+	const char **inpath = calloc((size_t)np, sizeof *inpath);
+	bind_sizes(c, k, o);
+	for (int i = 0; i < o->nins; i++) {
+		int p = athene_param_index(k, o->ins[i].name);
+		if (p < 0 || p >= athene_kernel_ninputs(k))
+			usage("--in: kernel has no input named '%s'", o->ins[i].name);
+		char err[512];
+		if (npy_read(o->ins[i].path, &in[p], err, sizeof err)) {
+			fprintf(stderr, "athene: %s\n", err);
+			exit(1);
+		}
+		inpath[p] = o->ins[i].path;
+		if (athene_bind_shape(k, p, in[p].rank, in[p].shape))
+			fail(c);
+	}
+	for (int i = 0; i < o->nouts; i++) {
+		int p = athene_param_index(k, o->outs[i].name);
+		if (p < athene_kernel_ninputs(k))
+			usage("--out: kernel has no output named '%s'", o->outs[i].name);
+		for (int j = 0; j < o->nins; j++)
+			if (same_file(o->outs[i].path, o->ins[j].path))
+				usage("refusing to write an output over the input file %s", o->ins[j].path);
+	}
+	if (athene_compile(k))
+		fail(c);
+	void **storage = calloc((size_t)np, sizeof *storage);
+	athene_param *pi = calloc((size_t)np, sizeof *pi);
+	for (int p = 0; p < np; p++) {
+		athene_param_info(k, p, &pi[p]);
+		storage[p] = calloc((size_t)pi[p].storage_elems + 1, athene_dtype_size(pi[p].dtype));
+		if (!storage[p]) {
+			fprintf(stderr, "athene: out of memory for %s\n", pi[p].name);
+			exit(1);
+		}
+		if (p >= athene_kernel_ninputs(k))
+			continue;
+		if (!inpath[p])
+			random_fill(k, p, &pi[p], storage[p], o->seed);
+		else if (place_input(&pi[p], &in[p], storage[p], inpath[p]))
+			exit(1);
+	}
+	if (athene_run(k, storage, ATHENE_REFERENCE))
+		fail(c);
+	for (int p = athene_kernel_ninputs(k); p < np; p++) {
+		void *logical = gather_output(&pi[p], storage[p]);
+		summary(athene_kernel_name(k), &pi[p], logical);
+		for (int i = 0; i < o->nouts; i++) {
+			char err[512];
+			if (!strcmp(o->outs[i].name, pi[p].name) &&
+			    npy_write(o->outs[i].path, pi[p].dtype, pi[p].rank, pi[p].shape, logical, err, sizeof err)) {
+				fprintf(stderr, "athene: %s\n", err);
+				exit(1);
+			}
+		}
+		free(logical);
+	}
+	for (int p = 0; p < np; p++) {
+		free(storage[p]);
+		npy_free(&in[p]);
+	}
+	free(storage);
+	free(pi);
+	free(in);
+	free(inpath);
+	return 0;
+}
+
+static void dump(athene_ctx *c, athene_kernel *k, const char *pass)
+{
+	const char *s = athene_dump(k, pass);
+	if (!s && athene_compile(k) == 0)
+		s = athene_dump(k, pass);
+	if (!s)
+		fail(c);
+	fputs(s, stdout);
+}
+
+int main(int argc, char **argv)
+{
+	Opts o = parse_args(argc, argv);
+	char *src = read_file(o.file);
+	athene_ctx *c = athene_create();
+	if (athene_load(c, o.file, src))
+		fail(c);
+	int nk = athene_kernel_count(c);
+	athene_kernel *only = NULL;
+	if (o.kernel && !(only = athene_find_kernel(c, o.kernel)))
+		usage("no kernel named '%s' in this file", o.kernel);
+	if (!only && nk > 1 && (o.nins || o.nouts))
+		usage("%s", "this file has several kernels: choose one with --kernel to use --in or --out");
+	for (int i = 0; i < nk; i++) {
+		athene_kernel *k = athene_kernel_at(c, i);
+		if (only && k != only)
+			continue;
+		if (!strcmp(o.cmd, "check")) {
+			bind_sizes(c, k, &o);
+			bool bound = true;
+			for (int s = 0; s < k->nsyms; s++)
+				bound &= k->syms[s].bound;
+			if (bound && athene_compile(k))
+				fail(c);
+		} else {
+			run_kernel(c, k, &o);
+		}
+		if (o.dump)
+			dump(c, k, o.dump);
+	}
+	for (int i = 0; i < o.nsizes; i++)
+		if (!o.sizes[i].used)
+			usage("no kernel has a size symbol named '%s'", o.sizes[i].name);
+	athene_destroy(c);
+	free(src);
+	for (int i = 0; i < o.nsizes; i++)
+		free((void *)o.sizes[i].name);
+	for (int i = 0; i < o.nins; i++)
+		free((void *)o.ins[i].name);
+	for (int i = 0; i < o.nouts; i++)
+		free((void *)o.outs[i].name);
+	return 0;
+}

@@ -1,0 +1,647 @@
+/* Parser: tokens -> kernels with an AST (Node) on every statement. Recursive
+ * descent, one function per grammar rule. A syntax error reports once and
+ * skips to the next 'kernel' keyword, so every kernel gets its first error. */
+#include <string.h>
+
+#include "internal.h"
+
+const struct OpInfo op_info[NOPS] = {
+#define X(e, s, n, k) {s, n, k},
+#include "ops.h"
+#undef X
+};
+
+typedef struct {
+	Ctx *c;
+	Token *t;
+	int pos, ntok;
+	Kernel *k;
+} Parser;
+
+static Token *peek(Parser *p) { return &p->t[p->pos]; }
+static Token *next(Parser *p)
+{
+	Token *t = &p->t[p->pos];
+	if (p->pos + 1 < p->ntok)
+		p->pos++;
+	return t;
+}
+
+static _Noreturn void syntax(Parser *p, Token *t, const char *what)
+{
+	if (t->kind == T_BAD) /* already reported by the lexer */
+		longjmp(*p->c->jmp, 1);
+	if (t->kind == T_NAME)
+		error_at(p->c, t->sp, "expected %s, found '%s'", what, t->name);
+	if (t->kind == T_INT || t->kind == T_FLOAT) {
+		Span sp = t->sp;
+		error_at(p->c, sp, "expected %s, found number '%.*s'", what, sp.len, p->c->src->text + sp.off);
+	}
+	error_at(p->c, t->sp, "expected %s, found %s", what, token_desc(t->kind));
+}
+
+static bool accept(Parser *p, int kind)
+{
+	if (peek(p)->kind != kind)
+		return false;
+	next(p);
+	return true;
+}
+
+static Token *expect(Parser *p, int kind, const char *what)
+{
+	if (peek(p)->kind != kind)
+		syntax(p, peek(p), what);
+	return next(p);
+}
+
+static Span join(Span a, Span b)
+{
+	if (b.line == a.line && b.off >= a.off)
+		a.len = b.off + b.len - a.off;
+	return a;
+}
+
+static Node *new_node(Parser *p, int kind, Span sp)
+{
+	Node *n = arena_alloc(&p->c->arena, sizeof *n);
+	n->kind = kind;
+	n->sp = sp;
+	n->load_id = -1;
+	n->sym = -1;
+	return n;
+}
+
+static Node **node_list(Parser *p, Vec *v)
+{
+	Node **a = arena_alloc(&p->c->arena, (size_t)(v->n ? v->n : 1) * sizeof *a);
+	for (int i = 0; i < v->n; i++)
+		a[i] = v->v[i];
+	return a;
+}
+
+static Node *expr(Parser *p);
+
+/* exprs := expr (',' expr)* [','] ; closed by `close` */
+static Node **expr_list(Parser *p, int close, int *n)
+{
+	Vec v = {0};
+	while (peek(p)->kind != close) {
+		vec_push(&p->c->arena, &v, expr(p));
+		if (!accept(p, ','))
+			break;
+	}
+	expect(p, close, close == ']' ? "',' or ']'" : "',' or ')'");
+	*n = v.n;
+	return node_list(p, &v);
+}
+
+static int reduce_op(const char *name)
+{
+	static const char *names[] = {"sum", "prod", "max", "min", "mean", "argmax", "argmin", "any", "all"};
+	for (int i = 0; i < R_NONE; i++)
+		if (!strcmp(name, names[i]))
+			return i;
+	return R_NONE;
+}
+
+/* Is the '(' at the current position the start of `rvars ':' expr`? */
+static bool looks_like_reduction(Parser *p)
+{
+	int depth = 0;
+	for (int i = p->pos; i < p->ntok; i++) {
+		int k = p->t[i].kind;
+		if (k == '(' || k == '[')
+			depth++;
+		else if (k == ')' || k == ']') {
+			if (--depth == 0)
+				return false;
+		} else if (k == ':' && depth == 1)
+			return true;
+		else if (k == T_EOF || k == '{' || k == '}')
+			return false;
+	}
+	return false;
+}
+
+/* reduction := REDOP '(' rvar (',' rvar)* ':' expr ')' ; rvar := NAME ['<' add] */
+static Node *reduction(Parser *p, Token *name)
+{
+	Node *n = new_node(p, N_REDUCE, name->sp);
+	n->op = reduce_op(name->name);
+	n->name = name->name;
+	if (n->op == R_NONE)
+		error_at(p->c, name->sp, "'%s' is not a reduction (sum prod max min mean argmax argmin any all)", name->name);
+	expect(p, '(', "'('");
+	Vec names = {0}, bounds = {0}, spans = {0};
+	do {
+		Token *v = expect(p, T_NAME, "a reduction variable");
+		vec_push(&p->c->arena, &names, (void *)v->name);
+		vec_push(&p->c->arena, &spans, &v->sp);
+		vec_push(&p->c->arena, &bounds, accept(p, '<') ? expr(p) : NULL);
+	} while (accept(p, ','));
+	expect(p, ':', "':' after the reduction variables");
+	n->nrvars = names.n;
+	n->rnames = arena_alloc(&p->c->arena, (size_t)names.n * sizeof *n->rnames);
+	n->rspans = arena_alloc(&p->c->arena, (size_t)names.n * sizeof *n->rspans);
+	for (int i = 0; i < names.n; i++) {
+		n->rnames[i] = names.v[i];
+		n->rspans[i] = *(Span *)spans.v[i];
+	}
+	n->rbounds = node_list(p, &bounds);
+	n->args = arena_alloc(&p->c->arena, sizeof *n->args);
+	n->args[0] = expr(p);
+	n->nargs = 1;
+	n->sp = join(n->sp, expect(p, ')', "')' closing the reduction")->sp);
+	return n;
+}
+
+/* primary := INT | FLOAT | 'true' | 'false' | NAME | call | reduction | '(' expr ')'
+ * call := NAME '(' exprs ')' */
+static Node *primary(Parser *p)
+{
+	Token *t = next(p);
+	Node *n;
+	switch (t->kind) {
+	case T_INT:
+		n = new_node(p, N_INT, t->sp);
+		n->ival = t->ival;
+		return n;
+	case T_FLOAT:
+		n = new_node(p, N_FLOAT, t->sp);
+		n->fval = t->fval;
+		return n;
+	case T_TRUE:
+	case T_FALSE:
+		n = new_node(p, N_BOOL, t->sp);
+		n->ival = t->kind == T_TRUE;
+		return n;
+	case '(':
+		n = expr(p);
+		expect(p, ')', "')'");
+		return n;
+	case T_NAME:
+		break;
+	default:
+		p->pos--;
+		syntax(p, t, "an expression");
+	}
+	if (peek(p)->kind == '(') {
+		if (reduce_op(t->name) != R_NONE && looks_like_reduction(p))
+			return reduction(p, t);
+		n = new_node(p, N_CALL, t->sp);
+		n->name = t->name;
+		next(p);
+		n->args = expr_list(p, ')', &n->nargs);
+		n->sp = join(n->sp, p->t[p->pos - 1].sp);
+		return n;
+	}
+	n = new_node(p, N_NAME, t->sp);
+	n->name = t->name;
+	return n;
+}
+
+/* postfix := primary [ '[' exprs ']' | '.' 'flat' '[' expr ']' ] */
+static Node *postfix(Parser *p)
+{
+	Node *n = primary(p);
+	if (peek(p)->kind == '[' || peek(p)->kind == '.') {
+		if (n->kind != N_NAME)
+			syntax(p, peek(p), "an operator");
+		if (accept(p, '.')) {
+			Token *f = expect(p, T_NAME, "'flat' after '.'");
+			if (strcmp(f->name, "flat"))
+				error_at(p->c, f->sp, "unknown attribute '.%s' (only '.flat' exists)", f->name);
+			expect(p, '[', "'[' after '.flat'");
+			n->kind = N_FLAT;
+			n->args = expr_list(p, ']', &n->nargs);
+			if (n->nargs != 1)
+				error_at(p->c, n->sp, "'%s.flat' takes exactly one offset, not %d", n->name, n->nargs);
+		} else {
+			next(p);
+			n->kind = N_LOAD;
+			n->args = expr_list(p, ']', &n->nargs);
+		}
+		n->sp = join(n->sp, p->t[p->pos - 1].sp);
+		if (peek(p)->kind == '[')
+			syntax(p, peek(p), "an operator (one subscript list per load: write x[i, j])");
+	}
+	return n;
+}
+
+/* unary := ('-' | '!') unary | postfix */
+static Node *unary(Parser *p)
+{
+	Token *t = peek(p);
+	if (t->kind == '-' || t->kind == '!') {
+		next(p);
+		Node *a = unary(p);
+		if (t->kind == '-' && a->kind == N_INT && a->ival != INT64_MIN) {
+			a->ival = -a->ival; /* a negative literal stays a literal */
+			a->sp = join(t->sp, a->sp);
+			return a;
+		}
+		if (t->kind == '-' && a->kind == N_FLOAT) {
+			a->fval = -a->fval;
+			a->sp = join(t->sp, a->sp);
+			return a;
+		}
+		Node *n = new_node(p, N_UNARY, join(t->sp, a->sp));
+		n->op = t->kind == '-' ? OP_NEG : OP_NOT;
+		n->args = arena_alloc(&p->c->arena, sizeof *n->args);
+		n->args[0] = a;
+		n->nargs = 1;
+		return n;
+	}
+	return postfix(p);
+}
+
+static Node *binary(Parser *p, int op, Node *a, Node *b, Span opsp)
+{
+	Node *n = new_node(p, N_BINARY, opsp);
+	n->op = op;
+	n->args = arena_alloc(&p->c->arena, 2 * sizeof *n->args);
+	n->args[0] = a;
+	n->args[1] = b;
+	n->nargs = 2;
+	return n;
+}
+
+static int binop_of(int tok, int level)
+{
+	switch (level) {
+	case 0: return tok == T_OR ? OP_OR : -1;
+	case 1: return tok == T_AND ? OP_AND : -1;
+	case 2:
+		switch (tok) {
+		case T_EQ: return OP_EQ;
+		case T_NE: return OP_NE;
+		case '<': return OP_LT;
+		case T_LE: return OP_LE;
+		case '>': return OP_GT;
+		case T_GE: return OP_GE;
+		}
+		return -1;
+	case 3: return tok == '+' ? OP_ADD : tok == '-' ? OP_SUB : -1;
+	case 4:
+		switch (tok) {
+		case '*': return OP_MUL;
+		case '/': return OP_DIV;
+		case T_FLOORDIV: return OP_FLOORDIV;
+		case '%': return OP_MOD;
+		}
+		return -1;
+	}
+	return -1;
+}
+
+/* or := and ('||' and)* ; and := cmp ('&&' cmp)* ; cmp := add [CMPOP add]
+ * add := mul (('+'|'-') mul)* ; mul := unary (('*'|'/'|'//'|'%') unary)* */
+static Node *level(Parser *p, int lv)
+{
+	if (lv == 5)
+		return unary(p);
+	Node *a = level(p, lv + 1);
+	int op;
+	while ((op = binop_of(peek(p)->kind, lv)) >= 0) {
+		Token *t = next(p);
+		Node *b = level(p, lv + 1);
+		a = binary(p, op, a, b, t->sp);
+		if (lv == 2 && binop_of(peek(p)->kind, 2) >= 0)
+			error_at(p->c, peek(p)->sp, "comparisons cannot be chained; combine them with '&&'");
+	}
+	return a;
+}
+
+static Node *expr(Parser *p)
+{
+	return level(p, 0);
+}
+
+static DType parse_dtype(Parser *p)
+{
+	Token *t = expect(p, T_NAME, "a dtype");
+	DType dt;
+	if (athene_dtype_from_name(t->name, &dt))
+		error_at(p->c, t->sp, "unknown dtype '%s' (bool i8 i16 i32 i64 u8 f16 bf16 f32 f64)", t->name);
+	return dt;
+}
+
+int find_sym(const Kernel *k, const char *name)
+{
+	for (int i = 0; i < k->nsyms; i++)
+		if (!strcmp(k->syms[i].name, name))
+			return i;
+	return -1;
+}
+
+static int add_sym(Parser *p, Token *t)
+{
+	Kernel *k = p->k;
+	int s = find_sym(k, t->name);
+	if (s >= 0)
+		return s;
+	if (k->nsyms == k->capsyms) {
+		int cap = k->capsyms ? 2 * k->capsyms : 8;
+		SizeSym *n = arena_alloc(&p->c->arena, (size_t)cap * sizeof *n);
+		if (k->nsyms)
+			memcpy(n, k->syms, (size_t)k->nsyms * sizeof *n);
+		k->syms = n;
+		k->capsyms = cap;
+	}
+	k->syms[k->nsyms] = (SizeSym){.name = t->name, .sp = t->sp};
+	return k->nsyms++;
+}
+
+/* dim := INT | NAME */
+static Dim parse_dim(Parser *p)
+{
+	Token *t = next(p);
+	if (t->kind == T_INT) {
+		if (t->ival < 0)
+			error_at(p->c, t->sp, "a dim cannot be negative (%lld)", (long long)t->ival);
+		return (Dim){-1, t->ival, t->sp};
+	}
+	if (t->kind == T_NAME)
+		return (Dim){add_sym(p, t), 0, t->sp};
+	if (t->kind == '-')
+		error_at(p->c, t->sp, "a dim cannot be negative");
+	p->pos--;
+	syntax(p, t, "a dim (an integer or a size symbol)");
+}
+
+/* param := NAME ':' DTYPE '[' [dim (',' dim)*] ']' ['strides' '(' exprs ')'] ['offset' expr] */
+static Tensor *param(Parser *p, int role)
+{
+	Tensor *t = arena_alloc(&p->c->arena, sizeof *t);
+	Token *name = expect(p, T_NAME, "a parameter name");
+	t->name = name->name;
+	t->sp = name->sp;
+	t->role = role;
+	expect(p, ':', "':' and a dtype after the parameter name");
+	t->dt = parse_dtype(p);
+	expect(p, '[', "'[' and the dims (write [] for a scalar)");
+	while (peek(p)->kind != ']') {
+		if (t->rank == MAXRANK)
+			error_at(p->c, peek(p)->sp, "more than %d dims", MAXRANK);
+		t->dims[t->rank++] = parse_dim(p);
+		if (!accept(p, ','))
+			break;
+	}
+	expect(p, ']', "',' or ']'");
+	if (peek(p)->kind == T_NAME && !strcmp(peek(p)->name, "strides")) {
+		Token *st = next(p);
+		expect(p, '(', "'(' after 'strides'");
+		int n;
+		Node **s = expr_list(p, ')', &n);
+		if (n != t->rank)
+			error_at(p->c, st->sp, "'%s' has %d dims but %d strides", t->name, t->rank, n);
+		memcpy(t->stride_ex, s, (size_t)n * sizeof *s);
+		t->has_strides = true;
+	}
+	if (peek(p)->kind == T_NAME && !strcmp(peek(p)->name, "offset")) {
+		next(p);
+		t->offset_ex = expr(p);
+	}
+	if (peek(p)->kind == T_NAME && !strcmp(peek(p)->name, "strides"))
+		error_at(p->c, peek(p)->sp, "write 'strides(...)' before 'offset'");
+	return t;
+}
+
+/* params := [param (',' param)* [',']] */
+static void params(Parser *p, int role)
+{
+	expect(p, '(', "'('");
+	while (peek(p)->kind != ')') {
+		Tensor *t = param(p, role);
+		t->index = p->k->params.n;
+		vec_push(&p->c->arena, &p->k->params, t);
+		if (!accept(p, ','))
+			break;
+	}
+	expect(p, ')', "',' or ')'");
+}
+
+/* stmt := 'let' NAME ['[' names ']'] '=' expr | NAME ['[' names ']'] '=' expr  [';'] */
+static Stmt *statement(Parser *p)
+{
+	Stmt *s = arena_alloc(&p->c->arena, sizeof *s);
+	bool is_let = accept(p, T_LET);
+	Token *name = expect(p, T_NAME, is_let ? "the name of the intermediate" : "a statement (an output or 'let')");
+	s->sp = name->sp;
+	Tensor *t = arena_alloc(&p->c->arena, sizeof *t);
+	t->name = name->name;
+	t->sp = name->sp;
+	t->role = is_let ? ROLE_LET : ROLE_OUT;
+	s->t = t; /* check.c resolves outputs to their parameter */
+	if (accept(p, '[')) {
+		while (peek(p)->kind != ']') {
+			Token *v = expect(p, T_NAME, "an index variable");
+			if (s->nlhs == MAXRANK)
+				error_at(p->c, v->sp, "more than %d index variables", MAXRANK);
+			Var *var = arena_alloc(&p->c->arena, sizeof *var);
+			var->name = v->name;
+			var->sp = v->sp;
+			var->kind = V_LHS;
+			s->lhs[s->nlhs++] = var;
+			if (!accept(p, ','))
+				break;
+		}
+		expect(p, ']', "',' or ']' (the left side takes index variables only)");
+	}
+	if (peek(p)->kind != '=')
+		syntax(p, peek(p), "'='");
+	next(p);
+	s->rhs = expr(p);
+	accept(p, ';');
+	return s;
+}
+
+/* kernel := 'kernel' NAME params '->' params '{' stmt* '}' */
+static Kernel *kernel(Parser *p)
+{
+	Kernel *k = arena_alloc(&p->c->arena, sizeof *k);
+	k->ctx = p->c;
+	k->src = p->c->src;
+	p->k = k;
+	expect(p, T_KERNEL, "'kernel'");
+	Token *name = expect(p, T_NAME, "the kernel's name");
+	k->name = name->name;
+	k->sp = name->sp;
+	params(p, ROLE_IN);
+	k->nin = k->params.n;
+	expect(p, T_ARROW, "'->' and the outputs");
+	params(p, ROLE_OUT);
+	if (k->params.n == k->nin)
+		error_at(p->c, name->sp, "kernel '%s' has no outputs", k->name);
+	expect(p, '{', "'{'");
+	while (!accept(p, '}')) {
+		if (peek(p)->kind == T_EOF || peek(p)->kind == T_KERNEL)
+			syntax(p, peek(p), "'}' closing the kernel");
+		vec_push(&p->c->arena, &k->stmts, statement(p));
+	}
+	return k;
+}
+
+int parse_file(Ctx *c, const Src *src)
+{
+	c->src = src;
+	int ntok;
+	Token *toks = lex(c, src, &ntok);
+	Parser p = {c, toks, 0, ntok, NULL};
+	int bad = 0;
+	jmp_buf jb, *saved = c->jmp;
+	c->jmp = &jb;
+	if (peek(&p)->kind == T_EOF)
+		diag_at(c, peek(&p)->sp, "no kernels in this file"), bad++;
+	while (peek(&p)->kind != T_EOF) {
+		if (setjmp(jb)) {
+			bad++;
+			/* skip to the next kernel */
+			while (peek(&p)->kind != T_EOF && peek(&p)->kind != T_KERNEL)
+				next(&p);
+			continue;
+		}
+		Kernel *k = kernel(&p);
+		vec_push(&c->arena, &c->kernels, k);
+	}
+	c->jmp = saved;
+	return bad;
+}
+
+Tensor *kernel_param(Kernel *k, const char *name)
+{
+	for (int i = 0; i < k->params.n; i++) {
+		Tensor *t = k->params.v[i];
+		if (!strcmp(t->name, name))
+			return t;
+	}
+	return NULL;
+}
+
+/* ---- printing (athene -d parse / check) ---- */
+
+static const char *reduce_names[] = {"sum", "prod", "max", "min", "mean", "argmax", "argmin", "any", "all"};
+
+static void dump_args(Buf *b, const Node *n, const char *open, const char *close)
+{
+	buf_printf(b, "%s", open);
+	for (int i = 0; i < n->nargs; i++) {
+		if (i)
+			buf_printf(b, ", ");
+		dump_node(b, n->args[i]);
+	}
+	buf_printf(b, "%s", close);
+}
+
+/* Prints an expression in the language's own syntax, fully parenthesised. */
+void dump_node(Buf *b, const Node *n)
+{
+	switch (n->kind) {
+	case N_INT: buf_printf(b, "%lld", (long long)n->ival); return;
+	case N_FLOAT: buf_printf(b, "%.17g", n->fval); return;
+	case N_BOOL: buf_printf(b, n->ival ? "true" : "false"); return;
+	case N_NAME: buf_printf(b, "%s", n->name); return;
+	case N_IVAR: buf_printf(b, "%s", n->var->name); return;
+	case N_SIZE: buf_printf(b, "%s", n->name); return;
+	case N_LOAD:
+		buf_printf(b, "%s", n->name);
+		if (n->nargs || !n->t || n->t->rank)
+			dump_args(b, n, "[", "]");
+		return;
+	case N_FLAT: buf_printf(b, "%s.flat", n->name); dump_args(b, n, "[", "]"); return;
+	case N_CALL: buf_printf(b, "%s", n->name); dump_args(b, n, "(", ")"); return;
+	case N_CAST: buf_printf(b, "%s", athene_dtype_name(n->op)); dump_args(b, n, "(", ")"); return;
+	case N_UNARY:
+	case N_BINARY:
+	case N_OP:
+		if (n->op >= OP_ADD && n->op <= OP_OR && n->nargs == 2) {
+			buf_putc(b, '(');
+			dump_node(b, n->args[0]);
+			buf_printf(b, " %s ", op_info[n->op].name);
+			dump_node(b, n->args[1]);
+			buf_putc(b, ')');
+		} else if (n->op == OP_NEG || n->op == OP_NOT) {
+			buf_printf(b, n->op == OP_NEG ? "-" : "!");
+			dump_node(b, n->args[0]);
+		} else {
+			buf_printf(b, "%s", op_info[n->op].name);
+			dump_args(b, n, "(", ")");
+		}
+		return;
+	case N_REDUCE:
+		buf_printf(b, "%s(", reduce_names[n->op]);
+		for (int i = 0; i < n->nrvars; i++) {
+			buf_printf(b, "%s%s", i ? ", " : "", n->rnames[i]);
+			if (n->rbounds[i]) {
+				buf_printf(b, " < ");
+				dump_node(b, n->rbounds[i]);
+			}
+		}
+		buf_printf(b, ": ");
+		dump_node(b, n->args[0]);
+		buf_putc(b, ')');
+		return;
+	}
+}
+
+static void dump_dim(Buf *b, const Kernel *k, Dim d)
+{
+	if (d.sym >= 0)
+		buf_printf(b, "%s", k->syms[d.sym].name);
+	else
+		buf_printf(b, "%lld", (long long)d.val);
+}
+
+static void dump_tensor(Buf *b, const Kernel *k, const Tensor *t)
+{
+	buf_printf(b, "%s: %s[", t->name, athene_dtype_name(t->dt));
+	for (int d = 0; d < t->rank; d++) {
+		if (d)
+			buf_printf(b, ", ");
+		dump_dim(b, k, t->dims[d]);
+	}
+	buf_putc(b, ']');
+	if (t->has_strides)
+		for (int d = 0; d < t->rank; d++) {
+			buf_printf(b, d ? ", " : " strides(");
+			dump_node(b, t->stride_ex[d]);
+			if (d == t->rank - 1)
+				buf_putc(b, ')');
+		}
+	if (t->offset_ex) {
+		buf_printf(b, " offset ");
+		dump_node(b, t->offset_ex);
+	}
+}
+
+/* The kernel in source form; checked: with dtypes and variable ranges. */
+void dump_kernel(Buf *b, const Kernel *k, bool checked)
+{
+	buf_printf(b, "kernel %s(", k->name);
+	for (int i = 0; i < k->params.n; i++) {
+		if (i == k->nin)
+			buf_printf(b, ") -> (");
+		else if (i)
+			buf_printf(b, ", ");
+		dump_tensor(b, k, k->params.v[i]);
+	}
+	buf_printf(b, ") {\n");
+	for (int i = 0; i < k->stmts.n; i++) {
+		const Stmt *s = k->stmts.v[i];
+		buf_printf(b, "    %s%s[", s->t->role == ROLE_LET ? "let " : "", s->t->name);
+		for (int d = 0; d < s->nlhs; d++)
+			buf_printf(b, "%s%s", d ? ", " : "", s->lhs[d]->name);
+		buf_printf(b, "] = ");
+		dump_node(b, s->rhs);
+		if (checked) {
+			buf_printf(b, "    # %s", athene_dtype_name(s->rhs->dt));
+			for (int d = 0; d < s->nlhs; d++) {
+				buf_printf(b, d ? ", %s < " : "; %s < ", s->lhs[d]->name);
+				dump_dim(b, k, s->lhs[d]->ext);
+			}
+		}
+		buf_putc(b, '\n');
+	}
+	buf_printf(b, "}\n");
+}

@@ -1,0 +1,210 @@
+/* Generic containers (arena, string buffer, pointer vector, hashing) and the
+ * diagnostics every stage reports through. Arena memory is never freed
+ * piecemeal: a context frees all of it at once. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+struct Chunk {
+	Chunk *next;
+	size_t used, cap;
+	_Alignas(16) unsigned char mem[];
+};
+
+void *arena_alloc(Arena *a, size_t n)
+{
+	n = (n + 15) & ~(size_t)15;
+	Chunk *c = a->head;
+	if (!c || c->cap - c->used < n) {
+		size_t cap = n > 65536 ? n : 65536;
+		c = malloc(sizeof *c + cap);
+		if (!c)
+			die("out of memory");
+		c->next = a->head;
+		c->used = 0;
+		c->cap = cap;
+		a->head = c;
+	}
+	void *p = c->mem + c->used;
+	c->used += n;
+	memset(p, 0, n);
+	return p;
+}
+
+void arena_free(Arena *a)
+{
+	for (Chunk *c = a->head, *next; c; c = next) {
+		next = c->next;
+		free(c);
+	}
+	a->head = NULL;
+}
+
+char *arena_strndup(Arena *a, const char *s, size_t n)
+{
+	char *p = arena_alloc(a, n + 1);
+	memcpy(p, s, n);
+	return p;
+}
+
+void *arena_dup(Arena *a, const void *p, size_t n)
+{
+	void *q = arena_alloc(a, n ? n : 1);
+	if (n)
+		memcpy(q, p, n);
+	return q;
+}
+
+void buf_vprintf(Buf *b, const char *fmt, va_list ap)
+{
+	va_list ap2;
+	va_copy(ap2, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap2);
+	va_end(ap2);
+	if (n < 0)
+		return;
+	if (b->len + (size_t)n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+		while (cap < b->len + (size_t)n + 1)
+			cap *= 2;
+		char *s = realloc(b->s, cap);
+		if (!s)
+			die("out of memory");
+		b->s = s;
+		b->cap = cap;
+	}
+	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+	b->len += (size_t)n;
+}
+
+void buf_printf(Buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	buf_vprintf(b, fmt, ap);
+	va_end(ap);
+}
+
+void buf_putc(Buf *b, char c)
+{
+	buf_printf(b, "%c", c);
+}
+
+void buf_free(Buf *b)
+{
+	free(b->s);
+	b->s = NULL;
+	b->len = b->cap = 0;
+}
+
+const char *buf_str(Buf *b)
+{
+	return b->s ? b->s : "";
+}
+
+void vec_push(Arena *a, Vec *v, void *p)
+{
+	if (v->n == v->cap) {
+		int cap = v->cap ? 2 * v->cap : 8;
+		void **nv = arena_alloc(a, (size_t)cap * sizeof *nv);
+		if (v->n)
+			memcpy(nv, v->v, (size_t)v->n * sizeof *nv);
+		v->v = nv;
+		v->cap = cap;
+	}
+	v->v[v->n++] = p;
+}
+
+/* FNV-1a, 64-bit. */
+uint64_t hash_bytes(const void *p, size_t n, uint64_t h)
+{
+	const unsigned char *s = p;
+	if (!h)
+		h = 1469598103934665603ull;
+	for (size_t i = 0; i < n; i++) {
+		h ^= s[i];
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+_Noreturn void die_at(const char *file, int line, const char *msg)
+{
+	fprintf(stderr, "athene: internal error at %s:%d: %s\n", file, line, msg);
+	abort();
+}
+
+/* The source line containing sp, and a caret line under the span. */
+static void show_source(Buf *b, const Src *src, Span sp)
+{
+	if (!src || sp.line <= 0)
+		return;
+	size_t start = (size_t)sp.off, end = (size_t)sp.off;
+	while (start > 0 && src->text[start - 1] != '\n')
+		start--;
+	while (end < src->len && src->text[end] != '\n')
+		end++;
+	buf_printf(b, "%.*s\n", (int)(end - start), src->text + start);
+	for (size_t i = start; i < (size_t)sp.off; i++)
+		buf_putc(b, src->text[i] == '\t' ? '\t' : ' ');
+	buf_putc(b, '^');
+	for (int i = 1; i < sp.len && (size_t)sp.off + (size_t)i < end; i++)
+		buf_putc(b, '~');
+	buf_putc(b, '\n');
+}
+
+void vdiag_at(Ctx *c, Span sp, const char *kind, const char *fmt, va_list ap)
+{
+	const Src *src = c->src;
+	if (src && sp.line > 0)
+		buf_printf(&c->errs, "%s:%d:%d: %s: ", src->name, sp.line, sp.col, kind);
+	else
+		buf_printf(&c->errs, "%s: ", kind);
+	buf_vprintf(&c->errs, fmt, ap);
+	buf_putc(&c->errs, '\n');
+	show_source(&c->errs, src, sp);
+}
+
+void diag_at(Ctx *c, Span sp, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vdiag_at(c, sp, "error", fmt, ap);
+	va_end(ap);
+	c->nerrs++;
+}
+
+void note_at(Ctx *c, Span sp, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vdiag_at(c, sp, "note", fmt, ap);
+	va_end(ap);
+}
+
+_Noreturn void error_at(Ctx *c, Span sp, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vdiag_at(c, sp, "error", fmt, ap);
+	va_end(ap);
+	c->nerrs++;
+	if (!c->jmp)
+		die("error with no recovery point");
+	longjmp(*c->jmp, 1);
+}
+
+_Noreturn void error_plain(Ctx *c, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	buf_printf(&c->errs, "error: ");
+	buf_vprintf(&c->errs, fmt, ap);
+	buf_putc(&c->errs, '\n');
+	va_end(ap);
+	c->nerrs++;
+	if (!c->jmp)
+		die("error with no recovery point");
+	longjmp(*c->jmp, 1);
+}
