@@ -58,8 +58,11 @@ asan:
 	$(MAKE) B=build-asan examples
 	sh tests/run_diag.sh build-asan/athene
 
-bench: all
-	./$(B)/bench_compile examples/*.ath
+$(B)/compile_bench: bench/compile_bench.c $(B)/libathene.a
+	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) $< $(B)/libathene.a -o $@ $(LDLIBS)
+
+bench: all $(B)/compile_bench
+	./$(B)/compile_bench $(EXAMPLE_SIZES:--size=) $(EXAMPLES)
 
 clean:
 	rm -rf build build-asan

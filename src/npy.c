@@ -64,6 +64,17 @@ static int fail(const Rep *r, const char *fmt, ...)
 	return -1;
 }
 
+/* Text from the file made fit for a one-line message: printable ASCII only,
+ * at most 40 characters. */
+static const char *quote(const char *s, size_t n, char out[48])
+{
+	size_t k = 0;
+	for (; k < n && k < 40; k++)
+		out[k] = s[k] >= ' ' && s[k] <= '~' ? s[k] : '?';
+	strcpy(out + k, n > 40 ? "..." : "");
+	return out;
+}
+
 static bool host_little(void)
 {
 	const uint16_t one = 1;
@@ -254,13 +265,14 @@ static int parse_entry(Cur *c, Header *h, const Rep *r)
 	size_t n;
 	if (!parse_str(c, &k, &n))
 		return fail(r, "bad .npy header: expected a quoted key");
+	char q[48];
 	if (!eat(c, ':'))
-		return fail(r, "bad .npy header: expected ':' after '%.*s'", (int)(n > 40 ? 40 : n), k);
+		return fail(r, "bad .npy header: expected ':' after '%s'", quote(k, n, q));
 	int key = 0;
 	while (key < NKEYS && !(strlen(KEYS[key]) == n && memcmp(KEYS[key], k, n) == 0))
 		key++;
 	if (key == NKEYS)
-		return fail(r, "bad .npy header: unexpected key '%.*s'", (int)(n > 40 ? 40 : n), k);
+		return fail(r, "bad .npy header: unexpected key '%s'", quote(k, n, q));
 	if (h->seen & 1u << key)
 		return fail(r, "bad .npy header: key '%s' appears twice", KEYS[key]);
 	h->seen |= 1u << key;
@@ -291,11 +303,11 @@ static int parse_header(const char *s, size_t n, Header *h, const Rep *r)
 
 static int unsupported(const Rep *r, const char *descr, size_t n, char kind, int size)
 {
-	int shown = (int)(n > 40 ? 40 : n);
+	char q[48];
 	if (kind == 'u' && (size == 2 || size == 4 || size == 8))
-		return fail(r, "unsupported dtype '%.*s' (athene has no u%d; it reads " READS ")",
-		            shown, descr, size * 8);
-	return fail(r, "unsupported dtype '%.*s' (athene reads " READS ")", shown, descr);
+		return fail(r, "unsupported dtype '%s' (athene has no u%d; it reads " READS ")",
+		            quote(descr, n, q), size * 8);
+	return fail(r, "unsupported dtype '%s' (athene reads " READS ")", quote(descr, n, q));
 }
 
 /* Maps a descr such as '<f4' to a dtype, and says whether the data's byte

@@ -150,8 +150,8 @@ static void mod_range(Sym *s)
 	} else if (b->hi < 0) {
 		s->lo = b->lo + 1;
 		s->hi = 0;
-	} else {
-		s->hi = abs_max(b) - 1;
+	} else { /* the divisor may be zero: there the value is an error */
+		s->hi = abs_max(b) > 0 ? abs_max(b) - 1 : 0;
 		s->lo = -s->hi;
 	}
 }

@@ -475,7 +475,9 @@ static void expect_read_error(T *t, const char *path, const char *want)
 	npy_free(&a);
 	char tiny[6] = "xxxxx";
 	CHECK(t, npy_read(path, &a, tiny, sizeof tiny) == -1 && strlen(tiny) < sizeof tiny);
+	npy_free(&a);
 	CHECK(t, npy_read(path, &a, NULL, 0) == -1);
+	npy_free(&a);
 }
 
 static void bad_header(T *t, const char *header, const char *want)
@@ -678,6 +680,8 @@ static void remove_dir(const char *dir)
 int main(void)
 {
 	T t = {0};
+	/* line-buffered, so that failures show even if a sanitizer ends the run */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	const char *tmp = getenv("TMPDIR");
 	snprintf(t.dir, sizeof t.dir, "%s/npy_test.XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(t.dir)) {

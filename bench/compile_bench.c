@@ -1,0 +1,117 @@
+/* Compile-time benchmark: for every kernel of the given files, the time from
+ * source text to checked, lowered and simplified IR (parse -> check -> bind
+ * -> lower -> simplify), best of several repetitions, in microseconds.
+ * Size symbols are bound from SYM=INT arguments, or to 64 when not given.
+ *   compile_bench [SYM=INT]... FILE... */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+
+static double now_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *s = malloc((size_t)n + 1);
+	if (fread(s, 1, (size_t)n, f) != (size_t)n)
+		n = 0;
+	s[n] = 0;
+	fclose(f);
+	return s;
+}
+
+static const char *sym_names[64];
+static long sym_vals[64];
+static int nsyms;
+
+static int bind_all(athene_kernel *k)
+{
+	for (int s = 0; s < k->nsyms; s++) {
+		long v = 64;
+		for (int i = 0; i < nsyms; i++)
+			if (!strcmp(sym_names[i], k->syms[s].name))
+				v = sym_vals[i];
+		if (athene_bind_size(k, k->syms[s].name, v))
+			return -1;
+	}
+	return athene_compile(k);
+}
+
+/* Start of the 'kernel' keyword of a kernel whose name is at offset off. */
+static int kernel_start(const char *src, int off)
+{
+	while (off > 0 && strncmp(src + off, "kernel", 6))
+		off--;
+	return off;
+}
+
+/* Time to compile one kernel's source text from scratch, in microseconds. */
+static double time_one(const char *file, const char *text)
+{
+	double best = 1e30;
+	for (int rep = 0; rep < 50; rep++) {
+		double t0 = now_us();
+		athene_ctx *c = athene_create();
+		athene_load(c, file, text);
+		athene_kernel *k = athene_kernel_at(c, 0);
+		if (!k || bind_all(k)) {
+			athene_destroy(c);
+			return -1;
+		}
+		double t = now_us() - t0;
+		athene_destroy(c);
+		best = t < best ? t : best;
+	}
+	return best;
+}
+
+int main(int argc, char **argv)
+{
+	double worst = 0, total = 0;
+	int n = 0;
+	for (int a = 1; a < argc; a++) {
+		char *eq = strchr(argv[a], '=');
+		if (eq && nsyms < 64) {
+			*eq = 0;
+			sym_names[nsyms] = argv[a];
+			sym_vals[nsyms++] = strtol(eq + 1, NULL, 10);
+			continue;
+		}
+		char *src = slurp(argv[a]);
+		if (!src)
+			continue;
+		athene_ctx *c = athene_create();
+		int nk = athene_load(c, argv[a], src) ? 0 : athene_kernel_count(c);
+		for (int i = 0; i < nk; i++) {
+			Kernel *k = athene_kernel_at(c, i), *next = athene_kernel_at(c, i + 1);
+			int from = kernel_start(src, k->sp.off);
+			int to = next ? kernel_start(src, next->sp.off) : (int)strlen(src);
+			char *text = strndup(src + from, (size_t)(to - from));
+			double t = time_one(argv[a], text);
+			free(text);
+			if (t < 0)
+				continue;
+			printf("%-28s %-28s %8.1f us\n", argv[a], athene_kernel_name(athene_kernel_at(c, i)), t);
+			worst = t > worst ? t : worst;
+			total += t;
+			n++;
+		}
+		athene_destroy(c);
+		free(src);
+	}
+	printf("%d kernels: mean %.1f us, worst %.1f us (each from its own source text)\n", n,
+	       n ? total / n : 0, worst);
+	return 0;
+}
