@@ -374,10 +374,11 @@ static uint32_t get_le(const unsigned char *b, int n)
 
 /* Reads the magic, version and header length; *hlen and *data_off tell
  * where the header ends and the data begins. */
-static int read_preamble(FILE *f, uint64_t fsize, uint32_t *hlen, uint64_t *data_off, const Rep *r)
+static int read_preamble(FILE *f, uint64_t fsize, uint32_t *hlen, uint64_t *data_off,
+                         const Rep *r)
 {
 	unsigned char b[12];
-	if (fsize < 10 || fread(b, 1, 8, f) != 8 || memcmp(b, MAGIC, MAGIC_LEN) != 0)
+	if (fread(b, 1, 8, f) != 8 || memcmp(b, MAGIC, MAGIC_LEN) != 0)
 		return fail(r, "not a .npy file (no \\x93NUMPY magic)");
 	if (b[6] < 1 || b[6] > 3 || b[7] != 0)
 		return fail(r, "unsupported .npy format version %d.%d (athene reads 1.0, 2.0, 3.0)",

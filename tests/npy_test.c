@@ -520,6 +520,10 @@ static void test_bad_dtypes(T *t)
 	bad_descr(t, "'<u8'", "athene has no u64");
 	bad_descr(t, "[('a', '<i4'), ('b', '<f8')]", "unsupported structured dtype");
 	bad_descr(t, "5", "'descr' is not a string");
+	/* text echoed from the file stays printable and short */
+	bad_descr(t, "'<\x01\n\xff'", "unsupported dtype '<?\?\?' ("); /* \? dodges a trigraph */
+	bad_descr(t, "'<f8aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'",
+	          "unsupported dtype '<f8aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...' (");
 }
 
 static void test_bad_shapes(T *t)
@@ -553,6 +557,7 @@ static void test_bad_headers(T *t)
 	bad_header(t, "{'descr': '<f8', 'fortran_order': False, 'shape': (2,)} x", "after the dict");
 	bad_header(t, "{'descr': '<f8' 'fortran_order': False, 'shape': (2,)}", "expected ','");
 	bad_header(t, "{'descr' '<f8', 'fortran_order': False, 'shape': (2,)}", "expected ':'");
+	bad_header(t, "{'fortr\nn_order': False}", "unexpected key 'fortr?n_order'");
 	bad_header(t, "{descr: '<f8'}", "expected a quoted key");
 	bad_header(t, "{,}", "expected a quoted key");
 	bad_header(t, "[1, 2]", "not a dict");
@@ -580,6 +585,7 @@ static void test_bad_files(T *t)
 		{"version 1.1", "\x93NUMPY\x01\x01\x00\x00{}", 12, "version 1.1"},
 		{"version 0.0", "\x93NUMPY\x00\x00\x00\x00{}", 12, "version 0.0"},
 		{"no length", "\x93NUMPY\x02\x00\x05\x00", 10, "truncated .npy header"},
+		{"magic only", "\x93NUMPY\x01\x00", 8, "truncated .npy header"},
 		{"long header", "\x93NUMPY\x01\x00\xff\x00{'descr'", 18, "truncated .npy header"},
 		{"huge header", "\x93NUMPY\x02\x00\xff\xff\xff\xff{}", 14, "too long"},
 		{"NUL in header", "\x93NUMPY\x01\x00\x04\x00{}\0 ", 14, "after the dict"},
