@@ -9,7 +9,7 @@ B        = build
 PY       = .venv/bin/python
 
 LIBSRC = src/util.c src/dtype.c src/lex.c src/parse.c src/check.c src/sym.c \
-         src/lower.c src/interp.c src/npy.c src/api.c
+         src/lower.c src/view.c src/plan.c src/interp.c src/npy.c src/api.c
 HDRS   = include/athene.h src/internal.h src/ops.h
 
 all: $(B)/athene $(B)/libathene.a $(B)/libathene.so

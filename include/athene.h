@@ -80,6 +80,10 @@ int athene_run(athene_kernel *k, void *const *storage, int mode);
  * 0 with [lo, hi] set, or -1 when it is not used that way. */
 int athene_index_range(const athene_kernel *k, int param, int64_t *lo, int64_t *hi);
 
+/* The access analysis and block plan of a compiled kernel for a target
+ * ("cpu" or "tpu"), as text or JSON; NULL with errors on failure. */
+const char *athene_explain(athene_kernel *k, const char *target, int json);
+
 /* Text of the IR after a pass: "parse", "check", "lower", "simplify". */
 const char *athene_dump(athene_kernel *k, const char *pass);
 

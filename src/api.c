@@ -225,8 +225,7 @@ int athene_index_range(const athene_kernel *k, int param, int64_t *lo, int64_t *
 	if (param < 0 || param >= k->params.n || k->state != KS_COMPILED)
 		return -1;
 	const Tensor *p = k->params.v[param];
-	*lo = INT64_MIN;
-	*hi = INT64_MAX;
+	int64_t rlo = INT64_MIN, rhi = INT64_MAX;
 	for (int i = 0; i < k->loads.n; i++) {
 		const Node *n = k->loads.v[i];
 		for (int d = 0; d < n->nargs && n->kind == N_LOAD; d++) {
@@ -236,10 +235,42 @@ int athene_index_range(const athene_kernel *k, int param, int64_t *lo, int64_t *
 			if (inner->kind != N_LOAD || inner->t != p)
 				continue;
 			int64_t ext = n->t->shape[d], l = wrap ? -ext : 0, h = ext - 1;
-			*lo = l > *lo ? l : *lo;
-			*hi = h < *hi ? h : *hi;
+			rlo = l > rlo ? l : rlo;
+			rhi = h < rhi ? h : rhi;
 			found = true;
 		}
 	}
+	if (found) {
+		*lo = rlo;
+		*hi = rhi;
+	}
 	return found ? 0 : -1;
+}
+
+const char *athene_explain(athene_kernel *k, const char *target, int json)
+{
+	Ctx *c = k->ctx;
+	clear_errors(c);
+	c->src = k->src;
+	int t = !strcmp(target, "cpu") ? TARGET_CPU : !strcmp(target, "tpu") ? TARGET_TPU : -1;
+	if (t < 0) {
+		buf_printf(&c->errs, "error: unknown target '%s' (cpu, tpu)\n", target);
+		return NULL;
+	}
+	if (k->state != KS_COMPILED && compile(k))
+		return NULL;
+	Plan *p = plan_kernel(k, t);
+#ifndef NDEBUG
+	Buf err = {0};
+	if (plan_check(p, &err) || (t == TARGET_TPU && plan_check_tpu(p, &err))) {
+		buf_printf(&c->errs, "error: internal: the plan of kernel %s is wrong: %s", k->name, buf_str(&err));
+		buf_free(&err);
+		return NULL;
+	}
+	buf_free(&err);
+#endif
+	Buf *b = &c->dump;
+	b->len = 0;
+	plan_explain(b, p, json);
+	return buf_str(b);
 }

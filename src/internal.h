@@ -328,6 +328,105 @@ int64_t floormod64(int64_t a, int64_t d);
 void lower_kernel(Kernel *k);
 void dump_lowered(Buf *b, Kernel *k, bool simplified);
 
+/* ---------------------------------------------------------------- view.c */
+
+#define VIEW_MAXDIG 24
+#define VIEW_MAXAX 48
+enum { VIEW_VIEW, VIEW_ROWGATHER, VIEW_ELEM };
+enum { VA_ITER, VA_INDEX, VA_GATHER, VA_UNIT };
+/* class flags, derived from the view */
+enum {
+	VF_BROADCAST = 1 << 1, VF_STRIDED = 1 << 2, VF_SLICED = 1 << 3, VF_REVERSED = 1 << 4,
+	VF_PERMUTED = 1 << 5, VF_COLLAPSED = 1 << 6, VF_ROWGATHER = 1 << 7,
+};
+/* One axis of the storage reshaped as a mixed-radix array. */
+typedef struct {
+	int kind;
+	int64_t stride, size; /* elements; the reshape's extent of this axis */
+	int64_t start;        /* VA_INDEX: the static index; VA_ITER/VA_GATHER: position of digit 0 */
+	int64_t len;          /* VA_ITER: how many positions the digit takes */
+	int step;             /* +1, or -1 for a reversed slice */
+	int ref;              /* VA_ITER: digit; VA_GATHER: gather */
+} VAxis;
+/* A digit of an index variable: var = Σ place·digit, digit < n. */
+typedef struct {
+	const Var *var;
+	int vi, index, nsplit; /* index 0 is the least significant of nsplit digits */
+	int64_t place, n, coef;
+	int axis;              /* storage axis, -1: broadcast (coefficient 0) */
+} ViewDigit;
+typedef struct {
+	const Sym *atom;       /* payload: the subscript node (with its index load) */
+	const Node *index_load;
+	int64_t coef;
+	int axis;
+} ViewGather;
+typedef struct {
+	int cls;
+	char reason[200];
+	int64_t base;
+	int naxes, ndig, ngat;
+	VAxis ax[VIEW_MAXAX];        /* outer to inner */
+	ViewDigit dig[VIEW_MAXDIG];  /* by variable, most significant digit first */
+	ViewGather gat[VIEW_MAXDIG];
+	unsigned flags;
+} View;
+void view_analyse(View *v, Arena *ar, const Sym *off, int64_t storage, const Tensor *t, Kernel *k);
+/* Address of an element through the view (var_value by Var id, atom_value by gather). */
+int64_t view_address(const View *v, const int64_t *var_value, const int64_t *atom_value);
+void view_print(Buf *b, const View *v);
+void view_class(Buf *b, const View *v);
+
+/* ---------------------------------------------------------------- plan.c */
+
+#define PLAN_MAXVARS 32
+enum { TARGET_CPU, TARGET_TPU };
+typedef struct {
+	const Var *var;
+	int64_t n, block; /* elements of the variable per block */
+	int grid;         /* grid axis, -1 when the block holds the whole variable */
+	bool reduce;      /* a reduction variable: its grid axis is 'arbitrary' */
+	bool split;       /* split into digits by some access: kept whole */
+} PlanVar;
+/* One axis of an operand's array (its storage reshaped by the view). */
+typedef struct {
+	int kind;         /* VA_ITER, VA_INDEX (static), VA_GATHER, VA_UNIT (added) */
+	int64_t size;
+	int64_t block;    /* 0: squeezed */
+	int64_t start, len;
+	int step;
+	int var;          /* VA_ITER: the PlanVar driving it, -1 when none */
+	int ref;          /* VA_ITER: view digit; VA_GATHER: view gather */
+	bool widened;     /* loaded whole; the kernel indexes inside the block */
+} PlanAxis;
+typedef struct {
+	const Tensor *t;
+	int access;       /* load id, -1 for the store */
+	bool prefetch;    /* an index load of a row gather: scalar prefetch */
+	View view;
+	int naxes;
+	PlanAxis ax[VIEW_MAXAX + 4];
+} PlanOperand;
+typedef struct {
+	Stmt *stmt;
+	bool materialised;
+	int nvars, nlhs;  /* output variables first, then reduction variables */
+	PlanVar vars[PLAN_MAXVARS];
+	int ngrid;
+	int grid_var[PLAN_MAXVARS];
+	Vec ops;          /* PlanOperand: the store first, then the loads */
+} PlanStmt;
+typedef struct Plan {
+	int target;
+	Kernel *k;
+	int nstmts;
+	PlanStmt *st;
+} Plan;
+Plan *plan_kernel(Kernel *k, int target);
+int plan_check(const Plan *p, Buf *err);
+int plan_check_tpu(const Plan *p, Buf *err);
+void plan_explain(Buf *b, const Plan *p, bool json);
+
 /* ---------------------------------------------------------------- interp.c */
 
 /* Runs a compiled kernel element by element. Unwinds on run-time errors. */

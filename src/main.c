@@ -10,6 +10,7 @@
 static const char usage_text[] =
 	"usage: athene [-d PASS] COMMAND FILE [options]\n"
 	"  athene check FILE [--size SYM=INT]...\n"
+	"  athene explain FILE [--kernel NAME] [--size SYM=INT]... [--target cpu|tpu] [--json]\n"
 	"  athene run FILE [--kernel NAME] [--size SYM=INT]... [--in NAME=PATH.npy]...\n"
 	"                  [--out NAME=PATH.npy]... [--seed S] [--reference]\n"
 	"  -d PASS   print the IR after PASS (parse, check, lower, simplify)\n";
@@ -31,11 +32,11 @@ typedef struct {
 } Pair;
 
 typedef struct {
-	const char *cmd, *file, *kernel, *dump;
+	const char *cmd, *file, *kernel, *dump, *target;
 	Pair sizes[64], ins[64], outs[64];
 	int nsizes, nins, nouts;
 	uint64_t seed;
-	bool reference;
+	bool reference, json;
 } Opts;
 
 static void add_pair(Pair *p, int *n, const char *arg, const char *flag)
@@ -59,12 +60,14 @@ static Opts parse_args(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		bool takes = !strcmp(a, "-d") || !strcmp(a, "--kernel") || !strcmp(a, "--size") ||
+		bool takes = !strcmp(a, "-d") || !strcmp(a, "--kernel") || !strcmp(a, "--size") || !strcmp(a, "--target") ||
 		             !strcmp(a, "--in") || !strcmp(a, "--out") || !strcmp(a, "--seed");
 		if (takes && !v)
 			usage("%s needs a value", a);
 		if (!strcmp(a, "-d")) o.dump = v;
 		else if (!strcmp(a, "--kernel")) o.kernel = v;
+		else if (!strcmp(a, "--target")) o.target = v;
+		else if (!strcmp(a, "--json")) o.json = true;
 		else if (!strcmp(a, "--size")) add_pair(o.sizes, &o.nsizes, v, a);
 		else if (!strcmp(a, "--in")) add_pair(o.ins, &o.nins, v, a);
 		else if (!strcmp(a, "--out")) add_pair(o.outs, &o.nouts, v, a);
@@ -86,7 +89,7 @@ static Opts parse_args(int argc, char **argv)
 	}
 	if (!o.cmd)
 		usage(NULL, NULL);
-	if (strcmp(o.cmd, "check") && strcmp(o.cmd, "run"))
+	if (strcmp(o.cmd, "check") && strcmp(o.cmd, "run") && strcmp(o.cmd, "explain"))
 		usage("unknown command '%s'", o.cmd);
 	if (!o.file)
 		usage("%s needs a FILE", o.cmd);
@@ -95,6 +98,12 @@ static Opts parse_args(int argc, char **argv)
 		usage("unknown pass '%s' (parse, check, lower, simplify)", o.dump);
 	if (!strcmp(o.cmd, "check") && (o.nins || o.nouts || o.kernel || o.reference))
 		usage("%s", "check takes only FILE and --size");
+	if (strcmp(o.cmd, "explain") && (o.target || o.json))
+		usage("%s", "--target and --json are options of explain");
+	if (!strcmp(o.cmd, "explain") && (o.nins || o.nouts || o.reference))
+		usage("%s", "explain takes FILE, --kernel, --size, --target and --json");
+	if (o.target && strcmp(o.target, "cpu") && strcmp(o.target, "tpu"))
+		usage("unknown target '%s' (cpu, tpu)", o.target);
 	return o;
 }
 
@@ -365,6 +374,12 @@ int main(int argc, char **argv)
 				bound &= k->syms[s].bound;
 			if (bound && athene_compile(k))
 				fail(c);
+		} else if (!strcmp(o.cmd, "explain")) {
+			bind_sizes(c, k, &o);
+			const char *text = athene_explain(k, o.target ? o.target : "cpu", o.json);
+			if (!text)
+				fail(c);
+			fputs(text, stdout);
 		} else {
 			run_kernel(c, k, &o);
 		}
@@ -372,8 +387,8 @@ int main(int argc, char **argv)
 			dump(c, k, o.dump);
 	}
 	for (int i = 0; i < o.nsizes; i++)
-		if (!o.sizes[i].used)
-			usage("no kernel has a size symbol named '%s'", o.sizes[i].name);
+		if (!o.sizes[i].used && (only || nk == 1))
+			fprintf(stderr, "athene: warning: no kernel in %s has a size symbol '%s'\n", o.file, o.sizes[i].name);
 	athene_destroy(c);
 	free(src);
 	for (int i = 0; i < o.nsizes; i++)

@@ -5,6 +5,12 @@ Each kernel has one entry in CASES: a function that builds the *logical* values 
 fails when an example kernel has no entry (or an entry names a kernel that no longer exists).
 
 The binary is $ATHENE or <repo>/build/athene.
+
+Full-size permutations. permute.ath and layouts.ath hold the CASES.md shapes at their real size
+(2-10M elements each; the analysis needs the real shapes), and each has a scaled-down twin with the
+same index structure (the `*_s` kernels). Through the reference interpreter all the full-size ones
+together take about a minute, so by default only FULL_SIZE_SAMPLE of them run (one per family);
+ATHENE_FULL_EXAMPLES=1 runs every one. Every full-size kernel still has its NumPy check in CASES.
 """
 
 import itertools
@@ -67,7 +73,7 @@ def save_npy(path, arr):
                 fp, {"descr": "<V2", "fortran_order": False, "shape": bits.shape})
             fp.write(bits.tobytes())
     else:
-        np.save(path, np.ascontiguousarray(arr))
+        np.save(path, np.array(arr, order="C"))  # C order, 0-d stays 0-d
 
 
 def load_npy(path):
@@ -119,8 +125,11 @@ def compare(name, got, exp, tol=None):
     if isinstance(exp, BF16):
         assert isinstance(got, BF16), f"{name}: expected a bf16 (<V2) array, got {got.dtype}"
         assert got.shape == exp.shape, f"{name}: shape {got.shape} != {exp.shape}"
-        rtol, atol = tol if tol is not None else (1e-2, 1e-2)
-        np.testing.assert_allclose(got.values, exp.values, rtol=rtol, atol=atol, err_msg=name)
+        if tol == 0:
+            np.testing.assert_array_equal(got.values, exp.values, err_msg=name)
+        else:
+            rtol, atol = tol if tol is not None else (1e-2, 1e-2)
+            np.testing.assert_allclose(got.values, exp.values, rtol=rtol, atol=atol, err_msg=name)
         return
     exp = np.asarray(exp)
     assert not isinstance(got, BF16), f"{name}: got bf16, expected {exp.dtype}"
@@ -357,6 +366,18 @@ def view_strided_bcast_scalar(rng):
 def view_flip_both_unflip(rng):
     base = randn(rng, 8, 8)
     return {"x": base[::-1, ::-1]}, {"y": base}
+
+
+@case(L)
+def view_flat_with_offset(rng):
+    x = randn(rng, 32, 32)[3, ::2]
+    return {"x": x}, {"y": x[::-1]}
+
+
+@case(L)
+def view_flat_rows(rng):
+    x = randn(rng, 4, 8)[:, :4]
+    return {"x": x}, {"y": x.T}
 
 
 @case(L)
@@ -1017,7 +1038,25 @@ def test_check_example_file(file):
     assert r.returncode == 0, r.stdout + r.stderr
 
 
-@pytest.mark.parametrize("kernel", sorted(CASES))
+FULL_SIZE = re.compile(r"^(perm3_2x1152x|perm4_2x4x128x2048_|perm4_1152x1152x2x4_|view_T_2048x2048$)")
+FULL_SIZE_SAMPLE = {"view_T_2048x2048", "perm3_2x1152x2048_201_collapsed",
+                    "perm3_2x1152x2048_120_divmod", "perm4_2x4x128x2048_3120",
+                    "perm4_1152x1152x2x4_3201_collapsed"}
+RUN_ALL = os.environ.get("ATHENE_FULL_EXAMPLES", "") not in ("", "0")
+RUN_KERNELS = sorted(k for k in CASES if RUN_ALL or not FULL_SIZE.match(k) or k in FULL_SIZE_SAMPLE)
+
+
+def test_full_size_kernels_have_scaled_twins():
+    """Every full-size permutation left out by default has a small twin that always runs."""
+    for k in CASES:
+        if FULL_SIZE.match(k):
+            twin = re.sub(r"^(perm\d)_\d+(x\d+)*_", "", k)
+            assert any(t.endswith(twin + "_s") for t in CASES if t.startswith(k[:5])) \
+                or k == "view_T_2048x2048", k
+    assert FULL_SIZE_SAMPLE <= set(CASES)
+
+
+@pytest.mark.parametrize("kernel", RUN_KERNELS)
 def test_example(kernel, tmp_path):
     c = CASES[kernel]
     inputs, expected = c.build(rng_for(kernel))
@@ -1169,6 +1208,36 @@ def test_u8_lut_indices_are_always_in_range(tmp_path):
     check_outputs(r, got, {"y": table[img]}, None)
 
 
+# ---- .npy inputs in other layouts and byte orders, and inconsistent broadcast values
+
+
+@pytest.mark.parametrize("kind", ["fortran", "big_endian", "non_contiguous_source"])
+def test_npy_input_forms(kind, tmp_path):
+    """The same logical values reach the kernel whatever the .npy file's order or byte order."""
+    x = randn(rng_for(kind), 32, 32)[::2, ::2]
+    p = tmp_path / "x.npy"
+    if kind == "fortran":
+        np.save(p, np.asfortranarray(x))
+    elif kind == "big_endian":
+        np.save(p, x.astype(">f4"))
+    else:
+        np.save(p, x)
+    out = tmp_path / "y.npy"
+    r = athene("run", EXAMPLES / L, "--kernel", "view_both_step2", "--in", f"x={p}",
+               "--out", f"y={out}", "--reference")
+    check_outputs(r, {"y": np.load(out)} if r.returncode == 0 else {}, {"y": affine(x)}, None)
+
+
+def test_expanded_input_with_differing_values_is_an_error(tmp_path):
+    """a: f32[8, 16] strides(0, 1) holds one row; rows that differ cannot be placed in it."""
+    rng = rng_for("expand")
+    a, b = randn(rng, 8, 16), randn(rng, 8, 16)
+    r, _ = run_kernel(tmp_path, L, "view_expand_2d", {"a": a, "b": b}, ["y"])
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert re.search(r"\ba\b", r.stderr), r.stderr
+    assert not (tmp_path / "out_y.npy").exists()
+
+
 # ---- a whole file without --kernel
 
 
@@ -1179,20 +1248,56 @@ def test_run_all_kernels_without_kernel_flag(tmp_path):
     kernels += [("layouts.ath", "view_flip_of_transpose"), ("layouts.ath", "colmajor_out"),
                 ("permute.ath", "perm4_2x4x8x16_3120_s"), ("beyond.ath", "iota_two_outputs"),
                 ("beyond.ath", "scalar_0d"), ("dtypes.ath", "channels_last_bf16"),
-                ("reduce.ath", "any_all_strided")]
+                ("reduce.ath", "softmax_strided"), ("gather.ath", "gather_2d")]
     src = tmp_path / "several.ath"
     src.write_text("\n\n".join(kernel_source(f, k) for f, k in kernels) + "\n")
     outputs = []
     for f, k in kernels:
         sig = re.search(r"->\s*\((.*?)\)\s*\{", kernel_source(f, k), re.S)
         outputs += [(k, o) for o in re.findall(r"([A-Za-z_]\w*)\s*:", sig.group(1))]
-    assert len(outputs) == len(kernels) + 3
+    assert len(outputs) == len(kernels) + 2
     r = athene("run", src, "--reference", "--seed", 7)
     assert r.returncode == 0, r.stdout + r.stderr
     lines = [ln for ln in r.stdout.splitlines() if ln.strip()]
     assert len(lines) == len(outputs), r.stdout
     for k, o in outputs:
         assert any(k in ln and re.search(rf"\b{o}\b", ln) for ln in lines), (k, o, r.stdout)
+
+
+SIZES = {"N": 64, "D": 32, "V": 100, "S": 16, "B": 4, "M": 48, "K": 24}
+
+
+@pytest.mark.parametrize("file", sorted(p.name for p in EXAMPLES.glob("*.ath")
+                                        if p.name not in ("permute.ath", "bad_index.ath")))
+def test_run_whole_example_file(file):
+    """A whole example file on random inputs (permute.ath is left out: ~400M elements)."""
+    text = (EXAMPLES / file).read_text()
+    outputs = []
+    for m in re.finditer(r"^kernel\s+(\w+).*?->\s*\((.*?)\)\s*\{", text, re.M | re.S):
+        outputs += [(m.group(1), o) for o in re.findall(r"([A-Za-z_]\w*)\s*:", m.group(2))]
+    syms = set(re.findall(r"\b([A-Z])\b", "".join(re.findall(r"\[[^\]]*\]", text))))
+    args = [a for sym in sorted(syms & set(SIZES)) for a in ("--size", f"{sym}={SIZES[sym]}")]
+    r = athene("run", EXAMPLES / file, *args, "--reference", "--seed", 1)
+    assert r.returncode == 0, r.stdout + r.stderr
+    lines = [ln for ln in r.stdout.splitlines() if ln.strip()]
+    assert len(lines) == len(outputs), r.stdout
+    for k, o in outputs:
+        assert any(re.search(rf"\b{k}\b", ln) and re.search(rf"\b{o}\b", ln) for ln in lines), \
+            (k, o)
+
+
+@pytest.mark.parametrize("dtype", ["bool", "i8", "i16", "i32", "i64", "u8", "f16", "bf16", "f32",
+                                   "f64"])
+def test_random_inputs_of_every_dtype(dtype, tmp_path):
+    """Inputs left out are generated: a strided copy of each dtype runs and writes its output."""
+    src = tmp_path / "k.ath"
+    src.write_text(f"kernel k(x: {dtype}[4, 3] strides(1, 8)) -> (y: {dtype}[3, 4]) {{\n"
+                   f"    y[j, i] = x[i, j]\n}}\n")
+    out = tmp_path / "y.npy"
+    r = athene("run", src, "--kernel", "k", "--out", f"y={out}", "--reference")
+    assert r.returncode == 0, r.stdout + r.stderr
+    y = load_npy(out)
+    assert y.shape == (3, 4)
 
 
 def test_in_not_allowed_without_kernel(tmp_path):

@@ -1,0 +1,686 @@
+/* Planner: from the views of a statement's accesses, a block plan in the
+ * shape of a Pallas grid spec: a grid over some index variables, and for
+ * every operand its array (the storage reshaped as its view says), a block
+ * shape (sizes, or squeezed) and an index map giving each block's element
+ * offset on every axis from the grid indices and prefetched scalars.
+ *
+ * Choices, per statement:
+ *  - a variable that some access splits into digits stays whole in the block
+ *    (the reshape happens inside the block);
+ *  - a variable that addresses an index load of a row gather is a grid axis
+ *    of block 1, so the index is one scalar per grid step (scalar prefetch);
+ *  - reduction variables stay whole inside the block; a very long one becomes
+ *    an 'arbitrary' grid axis with an accumulator;
+ *  - the other output variables, innermost first, grow the block until the
+ *    budget is spent (cpu: L2; tpu: VMEM with double buffering), then tile,
+ *    then go on the grid with block 1.
+ * tpu then enforces its block rule on every operand: the last two block dims
+ * divisible by (8·packing, 128) or equal to the array's dims, a squeezed dim
+ * counting as 1. Inputs whose axes break it are widened to the whole axis
+ * (the kernel indexes inside the block); squeezed axes among the last two get
+ * unit axes appended to the reshape. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define CPU_BUDGET (256 << 10)
+#define TPU_BUDGET (16 << 20)
+#define CPU_THREADS 4
+
+static int find_pvar(PlanStmt *ps, const Var *v)
+{
+	for (int i = 0; i < ps->nvars; i++)
+		if (ps->vars[i].var == v)
+			return i;
+	return -1;
+}
+
+static void add_pvar(PlanStmt *ps, const Var *v, bool reduce)
+{
+	if (find_pvar(ps, v) >= 0 || ps->nvars == PLAN_MAXVARS)
+		return;
+	ps->vars[ps->nvars++] = (PlanVar){.var = v, .n = v->n, .block = v->n, .grid = -1, .reduce = reduce};
+}
+
+/* Loads of a statement in source order, and its reduction variables. */
+static void collect(Arena *ar, PlanStmt *ps, Node *n, Vec *loads)
+{
+	if (n->kind == N_LOAD || n->kind == N_FLAT)
+		vec_push(ar, loads, n);
+	if (n->kind == N_REDUCE)
+		for (int i = 0; i < n->nrvars; i++)
+			add_pvar(ps, n->rvars[i], true);
+	for (int i = 0; i < n->nargs; i++)
+		collect(ar, ps, n->args[i], loads);
+}
+
+static int64_t storage_of(const Tensor *t)
+{
+	return t->storage > 0 ? t->storage : 1;
+}
+
+static PlanOperand *add_operand(Arena *ar, PlanStmt *ps, Kernel *k, const Tensor *t, const Sym *off, int access)
+{
+	PlanOperand *op = arena_alloc(ar, sizeof *op);
+	op->t = t;
+	op->access = access;
+	view_analyse(&op->view, ar, off, storage_of(t), t, k);
+	vec_push(ar, &ps->ops, op);
+	return op;
+}
+
+/* Is load n an index load inside a row gather of this statement? */
+static bool is_index_load(PlanStmt *ps, const Node *n)
+{
+	for (int i = 0; i < ps->ops.n; i++) {
+		const View *v = &((PlanOperand *)ps->ops.v[i])->view;
+		for (int g = 0; v->cls == VIEW_ROWGATHER && g < v->ngat; g++)
+			if (v->gat[g].index_load == n)
+				return true;
+	}
+	return false;
+}
+
+static void mark_vars(PlanStmt *ps, const Sym *s, int64_t block)
+{
+	if (s->kind == S_VAR) {
+		int i = find_pvar(ps, s->p);
+		if (i >= 0 && !ps->vars[i].split)
+			ps->vars[i].block = block;
+		return;
+	}
+	for (int j = 0; j < s->n; j++)
+		mark_vars(ps, s->a[j], block);
+}
+
+/* ---- choosing blocks ---- */
+
+static int packing(DType t)
+{
+	size_t s = athene_dtype_size(t);
+	return s >= 4 ? 1 : s == 2 ? 2 : 4;
+}
+
+/* The tpu alignment var i needs: 128 if it drives the last axis of some
+ * operand, 8·packing if a second-minor one, else 1. */
+static int64_t tpu_align(PlanStmt *ps, int vi)
+{
+	int64_t align = 1;
+	for (int i = 0; i < ps->ops.n; i++) {
+		const PlanOperand *op = ps->ops.v[i];
+		int last = op->view.naxes - 1;
+		for (int d = 0; d < op->view.ndig && op->view.cls != VIEW_ELEM; d++) {
+			const ViewDigit *g = &op->view.dig[d];
+			if (g->var != ps->vars[vi].var || g->axis < 0 || last - g->axis > 1)
+				continue;
+			int64_t a = last == g->axis ? 128 : 8 * packing(op->t->dt);
+			align = a > align ? a : align;
+		}
+	}
+	return align;
+}
+
+static int64_t point_bytes(PlanStmt *ps)
+{
+	int64_t b = 0;
+	for (int i = 0; i < ps->ops.n; i++)
+		b += (int64_t)athene_dtype_size(((PlanOperand *)ps->ops.v[i])->t->dt);
+	return b ? b : 1;
+}
+
+static void choose_blocks(Plan *p, PlanStmt *ps)
+{
+	int64_t budget = p->target == TARGET_TPU ? TPU_BUDGET / 2 : CPU_BUDGET;
+	int64_t foot = point_bytes(ps);
+	for (int i = 0; i < ps->nvars; i++) /* fixed choices first */
+		if (ps->vars[i].split || ps->vars[i].block == 1 || ps->vars[i].reduce)
+			foot *= ps->vars[i].block > 0 ? ps->vars[i].block : 1;
+	bool full = false;
+	for (int i = ps->nlhs - 1; i >= 0; i--) {
+		PlanVar *v = &ps->vars[i];
+		if (v->split || v->block == 1)
+			continue;
+		if (full || v->n == 0) {
+			v->block = v->n ? 1 : 0;
+			continue;
+		}
+		if (foot * v->n <= budget) {
+			foot *= v->n;
+			continue;
+		}
+		int64_t align = p->target == TARGET_TPU ? tpu_align(ps, i) : i == ps->nlhs - 1 ? 16 : 1;
+		int64_t b = budget / foot;
+		b -= b % align;
+		v->block = b >= align ? b : align < v->n ? align : v->n;
+		foot *= v->block;
+		full = true;
+	}
+	if (p->target != TARGET_CPU)
+		return;
+	/* enough blocks for every thread: halve the outermost whole variable */
+	for (int guard = 0; guard < 8; guard++) {
+		int64_t nb = 1;
+		for (int i = 0; i < ps->nlhs; i++)
+			if (ps->vars[i].block)
+				nb *= (ps->vars[i].n + ps->vars[i].block - 1) / ps->vars[i].block;
+		int o = 0;
+		while (o < ps->nlhs && (ps->vars[o].split || ps->vars[o].block <= 1))
+			o++;
+		if (nb >= CPU_THREADS || o == ps->nlhs || ps->vars[o].block < 16)
+			break;
+		ps->vars[o].block = (ps->vars[o].block + 1) / 2;
+	}
+}
+
+static void make_grid(PlanStmt *ps)
+{
+	ps->ngrid = 0;
+	for (int i = 0; i < ps->nvars; i++) {
+		PlanVar *v = &ps->vars[i];
+		v->grid = -1;
+		if (v->block > 0 && v->block < v->n && ps->ngrid < PLAN_MAXVARS) {
+			v->grid = ps->ngrid;
+			ps->grid_var[ps->ngrid++] = i;
+		}
+	}
+}
+
+/* ---- operand blocks ---- */
+
+static void operand_axes(PlanStmt *ps, PlanOperand *op)
+{
+	const View *v = &op->view;
+	op->naxes = 0;
+	if (v->cls == VIEW_ELEM) { /* the whole storage, read element by element */
+		op->ax[op->naxes++] = (PlanAxis){.kind = VA_ITER, .size = storage_of(op->t), .block = storage_of(op->t),
+		                                 .var = -1, .step = 1, .len = storage_of(op->t), .widened = true};
+		return;
+	}
+	for (int i = 0; i < v->naxes; i++) {
+		const VAxis *a = &v->ax[i];
+		PlanAxis *x = &op->ax[op->naxes++];
+		*x = (PlanAxis){.kind = a->kind, .size = a->size, .start = a->start, .step = a->step, .len = a->len, .var = -1,
+		                .ref = a->ref};
+		if (a->kind != VA_ITER)
+			continue; /* squeezed: a static index or a gathered row */
+		const ViewDigit *g = &v->dig[a->ref];
+		x->var = find_pvar(ps, g->var);
+		x->block = g->n;
+		if (x->var >= 0 && !ps->vars[x->var].split) {
+			const PlanVar *pv = &ps->vars[x->var];
+			x->block = pv->grid >= 0 && pv->block == 1 ? 0 : pv->block;
+		}
+	}
+}
+
+static bool tpu_ok(int64_t block, int64_t size, int64_t align)
+{
+	int64_t b = block ? block : 1; /* squeezed counts as 1 */
+	return b % align == 0 || b == size;
+}
+
+static void widen(PlanAxis *x)
+{
+	x->block = x->size;
+	x->widened = true;
+}
+
+/* Appends a unit axis (a free reshape) so squeezed axes leave the last two. */
+static void append_unit(PlanOperand *op, int at)
+{
+	memmove(&op->ax[at + 1], &op->ax[at], (size_t)(op->naxes - at) * sizeof op->ax[0]);
+	op->ax[at] = (PlanAxis){.kind = VA_UNIT, .size = 1, .block = 1, .var = -1, .step = 1, .len = 1};
+	op->naxes++;
+}
+
+static void tpu_rules(PlanOperand *op, bool is_store)
+{
+	int64_t sub = 8 * packing(op->t->dt);
+	PlanAxis *last = &op->ax[op->naxes - 1];
+	if (!last->block && last->kind == VA_INDEX && !is_store)
+		widen(last); /* x[::2]: load whole rows, pick the column inside */
+	if (!op->ax[op->naxes - 1].block) {
+		append_unit(op, op->naxes);
+		append_unit(op, op->naxes);
+	}
+	last = &op->ax[op->naxes - 1];
+	if (!tpu_ok(last->block, last->size, 128) && !is_store)
+		widen(last);
+	if (op->naxes >= 2) {
+		PlanAxis *second = &op->ax[op->naxes - 2];
+		if (!second->block)
+			append_unit(op, op->naxes - 1);
+		else if (!tpu_ok(second->block, second->size, sub) && !is_store)
+			widen(second);
+	}
+}
+
+/* ---- the whole kernel ---- */
+
+static bool let_fused(Kernel *k, Tensor *t)
+{
+	int uses = 0;
+	bool bare = true;
+	for (int i = 0; i < k->loads.n; i++) {
+		Node *n = k->loads.v[i];
+		if (n->t != t)
+			continue;
+		uses++;
+		for (int d = 0; d < n->nargs; d++)
+			bare &= n->args[d]->kind == N_IVAR;
+	}
+	Vec tmp = {0};
+	PlanStmt dummy = {0};
+	collect(&k->ctx->arena, &dummy, t->def->rhs, &tmp);
+	return uses == 1 && bare && dummy.nvars == 0; /* no reduction inside */
+}
+
+static void plan_stmt(Plan *p, PlanStmt *ps, Kernel *k, int si)
+{
+	Arena *ar = &k->ctx->arena;
+	Stmt *s = k->stmts.v[si];
+	ps->stmt = s;
+	for (int d = 0; d < s->nlhs; d++)
+		add_pvar(ps, s->lhs[d], false);
+	ps->nlhs = ps->nvars;
+	Vec loads = {0};
+	collect(ar, ps, s->rhs, &loads);
+	add_operand(ar, ps, k, s->t, k->store_off[si], -1);
+	for (int i = 0; i < loads.n; i++) {
+		Node *n = loads.v[i];
+		add_operand(ar, ps, k, n->t, k->load_off[n->load_id], n->load_id);
+	}
+	ps->materialised = s->t->role != ROLE_LET || !let_fused(k, s->t);
+	/* index loads of row gathers become scalar-prefetch operands */
+	for (int i = 1; i < ps->ops.n; i++) {
+		PlanOperand *op = ps->ops.v[i];
+		if (op->access >= 0 && is_index_load(ps, k->loads.v[op->access]))
+			op->prefetch = true;
+	}
+	for (int i = 0; i < ps->ops.n; i++) {
+		const View *v = &((PlanOperand *)ps->ops.v[i])->view;
+		for (int d = 0; d < v->ndig; d++)
+			if (v->dig[d].nsplit > 1) {
+				int j = find_pvar(ps, v->dig[d].var);
+				if (j >= 0)
+					ps->vars[j].split = true;
+			}
+	}
+	for (int i = 0; i < ps->ops.n; i++) {
+		PlanOperand *op = ps->ops.v[i];
+		if (op->prefetch)
+			mark_vars(ps, k->load_off[op->access], 1);
+	}
+	choose_blocks(p, ps);
+	make_grid(ps);
+	for (int i = 0; i < ps->ops.n; i++) {
+		PlanOperand *op = ps->ops.v[i];
+		if (op->prefetch)
+			continue;
+		operand_axes(ps, op);
+		if (p->target == TARGET_TPU)
+			tpu_rules(op, i == 0);
+	}
+}
+
+Plan *plan_kernel(Kernel *k, int target)
+{
+	Arena *ar = &k->ctx->arena;
+	Plan *p = arena_alloc(ar, sizeof *p);
+	p->target = target;
+	p->k = k;
+	p->nstmts = k->stmts.n;
+	p->st = arena_alloc(ar, (size_t)(p->nstmts + 1) * sizeof *p->st);
+	for (int i = 0; i < p->nstmts; i++)
+		plan_stmt(p, &p->st[i], k, i);
+	return p;
+}
+
+/* ---- checking ---- */
+
+/* Element offset of the block on axis x at grid index g of its variable. */
+static int64_t block_start(const PlanAxis *x, const PlanStmt *ps, const int64_t *gidx)
+{
+	if (x->widened || x->kind == VA_UNIT)
+		return 0;
+	if (x->kind != VA_ITER)
+		return x->start;
+	const PlanVar *v = x->var >= 0 ? &ps->vars[x->var] : NULL;
+	int64_t g = v && v->grid >= 0 ? gidx[v->grid] : 0;
+	int64_t b = x->block ? x->block : 1;
+	return x->step > 0 ? x->start + g * b : x->start - g * b - b + 1;
+}
+
+static int plan_error(Buf *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int plan_error(Buf *err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	buf_vprintf(err, fmt, ap);
+	va_end(ap);
+	buf_putc(err, '\n');
+	return -1;
+}
+
+/* Every grid point's blocks stay inside their arrays (a partial last block
+ * may run past the end: it is masked), and the grid with the blocks of the
+ * output variables covers every output element exactly once. */
+static int check_stmt(const Plan *p, const PlanStmt *ps, Buf *err)
+{
+	int64_t npts = 1, gidx[PLAN_MAXVARS], extent[PLAN_MAXVARS];
+	for (int a = 0; a < ps->ngrid; a++) {
+		const PlanVar *v = &ps->vars[ps->grid_var[a]];
+		extent[a] = (v->n + v->block - 1) / v->block;
+		npts *= extent[a];
+	}
+	for (int i = 0; i < ps->nlhs; i++)
+		if (ps->vars[i].n == 0)
+			return 0; /* nothing to cover */
+	/* coverage: grid points × block ranges of the output variables */
+	int64_t nout = 1;
+	for (int i = 0; i < ps->nlhs; i++)
+		nout *= ps->vars[i].n;
+	if (nout > (1 << 26))
+		return 0; /* too large to enumerate; the rules are the same as for small */
+	unsigned char *hit = calloc((size_t)nout, 1);
+	int rc = 0;
+	for (int64_t pt = 0; pt < npts && !rc; pt++) {
+		int64_t r = pt;
+		for (int a = ps->ngrid - 1; a >= 0; a--) {
+			gidx[a] = r % extent[a];
+			r /= extent[a];
+		}
+		for (int i = 0; i < ps->ops.n && !rc; i++) {
+			const PlanOperand *op = ps->ops.v[i];
+			for (int x = 0; x < op->naxes && !op->prefetch; x++) {
+				const PlanAxis *ax = &op->ax[x];
+				int64_t s = block_start(ax, ps, gidx);
+				bool partial = ax->var >= 0 && ps->vars[ax->var].grid >= 0 &&
+				               s + (ax->block ? ax->block : 1) > ax->start + ax->len;
+				if (ax->kind == VA_GATHER)
+					continue; /* checked at run time against the gathered dim */
+				if (s < 0 || s >= ax->size || (!partial && s + (ax->block ? ax->block : 1) > ax->size))
+					rc = plan_error(err, "%s: block at %lld of axis %d (size %lld) leaves the array", op->t->name,
+					                (long long)s, x, (long long)ax->size);
+			}
+		}
+		/* the output elements of this grid point (once per reduction) */
+		bool first = true;
+		for (int a = 0; a < ps->ngrid; a++)
+			first &= !ps->vars[ps->grid_var[a]].reduce || gidx[a] == 0;
+		if (!first)
+			continue;
+		int64_t lo[PLAN_MAXVARS], hi[PLAN_MAXVARS], cnt = 1;
+		for (int i = 0; i < ps->nlhs; i++) {
+			const PlanVar *v = &ps->vars[i];
+			lo[i] = v->grid >= 0 ? gidx[v->grid] * v->block : 0;
+			hi[i] = v->grid >= 0 ? lo[i] + v->block : v->n;
+			hi[i] = hi[i] < v->n ? hi[i] : v->n;
+			cnt *= hi[i] - lo[i];
+		}
+		for (int64_t e = 0; e < cnt && !rc; e++) {
+			int64_t q = e, flat = 0, mul = 1;
+			for (int i = ps->nlhs - 1; i >= 0; i--) {
+				int64_t ext = hi[i] - lo[i];
+				flat += (lo[i] + q % ext) * mul;
+				q /= ext;
+				mul *= ps->vars[i].n;
+			}
+			if (hit[flat]++)
+				rc = plan_error(err, "output %s: element %lld is written twice", ps->stmt->t->name, (long long)flat);
+		}
+	}
+	for (int64_t e = 0; e < nout && !rc; e++)
+		if (!hit[e])
+			rc = plan_error(err, "output %s: element %lld is never written", ps->stmt->t->name, (long long)e);
+	free(hit);
+	(void)p;
+	return rc;
+}
+
+int plan_check(const Plan *p, Buf *err)
+{
+	for (int i = 0; i < p->nstmts; i++)
+		if (check_stmt(p, &p->st[i], err))
+			return -1;
+	return 0;
+}
+
+/* The tpu block rule on every operand; 0 when all obey it. */
+int plan_check_tpu(const Plan *p, Buf *err)
+{
+	for (int i = 0; i < p->nstmts; i++) {
+		const PlanStmt *ps = &p->st[i];
+		for (int j = 0; j < ps->ops.n; j++) {
+			const PlanOperand *op = ps->ops.v[j];
+			if (op->prefetch || op->naxes == 0)
+				continue;
+			const PlanAxis *l = &op->ax[op->naxes - 1];
+			if (!tpu_ok(l->block, l->size, 128))
+				return plan_error(err, "%s: last block dim %lld of %lld breaks the (8, 128) rule", op->t->name,
+				                  (long long)l->block, (long long)l->size);
+			if (op->naxes >= 2) {
+				const PlanAxis *s = &op->ax[op->naxes - 2];
+				if (!tpu_ok(s->block, s->size, 8 * packing(op->t->dt)))
+					return plan_error(err, "%s: second-minor block dim %lld of %lld breaks the (8, 128) rule",
+					                  op->t->name, (long long)s->block, (long long)s->size);
+			}
+		}
+	}
+	return 0;
+}
+
+/* ---- printing (athene explain) ---- */
+
+static void json_str(Buf *b, const char *s)
+{
+	buf_putc(b, '"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			buf_putc(b, '\\');
+		if ((unsigned char)*s < 0x20)
+			buf_printf(b, "\\u%04x", *s);
+		else
+			buf_putc(b, *s);
+	}
+	buf_putc(b, '"');
+}
+
+/* The element offset of axis x's block, in terms of the grid indices. */
+static void axis_map(Buf *b, const PlanStmt *ps, const PlanAxis *x)
+{
+	if (x->widened || x->kind == VA_UNIT) {
+		buf_printf(b, "0");
+		return;
+	}
+	if (x->kind == VA_INDEX) {
+		buf_printf(b, "%lld", (long long)x->start);
+		return;
+	}
+	const PlanVar *v = x->var >= 0 ? &ps->vars[x->var] : NULL;
+	int64_t blk = x->block ? x->block : 1;
+	int64_t s = x->step > 0 ? x->start : x->start - blk + 1;
+	if (!v || v->grid < 0) {
+		buf_printf(b, "%lld", (long long)(x->step > 0 ? x->start : x->start - x->len + 1));
+		return;
+	}
+	if (s)
+		buf_printf(b, "%lld %c ", (long long)s, x->step > 0 ? '+' : '-');
+	else if (x->step < 0)
+		buf_putc(b, '-');
+	if (blk != 1)
+		buf_printf(b, "%lld*", (long long)blk);
+	buf_printf(b, "%s", v->var->name);
+}
+
+static void print_tuple(Buf *b, const PlanOperand *op, int what, const PlanStmt *ps, bool json)
+{
+	buf_printf(b, json ? "[" : "(");
+	for (int i = 0; i < op->naxes; i++) {
+		const PlanAxis *x = &op->ax[i];
+		if (i)
+			buf_printf(b, ", ");
+		if (what == 0)
+			buf_printf(b, "%lld", (long long)x->size);
+		else if (what == 1)
+			buf_printf(b, x->block ? "%lld" : (json ? "null" : "-"), (long long)x->block);
+		else {
+			Buf m = {0};
+			if (x->kind == VA_GATHER)
+				dump_node(&m, op->view.gat[x->ref].atom->p);
+			else
+				axis_map(&m, ps, x);
+			if (json)
+				json_str(b, buf_str(&m));
+			else
+				buf_printf(b, "%s", buf_str(&m));
+			buf_free(&m);
+		}
+	}
+	buf_printf(b, json ? "]" : (op->naxes == 1 ? ",)" : ")"));
+}
+
+static const char *access_kind(const PlanOperand *op)
+{
+	return op->access < 0 ? "store" : op->prefetch ? "index" : "load";
+}
+
+static void explain_access_text(Buf *b, const PlanOperand *op)
+{
+	Buf c = {0}, v = {0};
+	view_class(&c, &op->view);
+	view_print(&v, &op->view);
+	buf_printf(b, "    %-5s %-8s %s\n", access_kind(op), op->t->name, buf_str(&c));
+	buf_printf(b, "          view  %s\n", buf_str(&v));
+	buf_free(&c);
+	buf_free(&v);
+}
+
+static void explain_plan_text(Buf *b, const PlanStmt *ps)
+{
+	buf_printf(b, "    plan  grid (");
+	for (int a = 0; a < ps->ngrid; a++) {
+		const PlanVar *v = &ps->vars[ps->grid_var[a]];
+		buf_printf(b, "%s%lld", a ? ", " : "", (long long)((v->n + v->block - 1) / v->block));
+	}
+	buf_printf(b, ps->ngrid == 1 ? ",)" : ")");
+	for (int i = 0; i < ps->nvars; i++) {
+		const PlanVar *v = &ps->vars[i];
+		buf_printf(b, "%s%s ", i ? ", " : "  ", v->var->name);
+		if (v->grid >= 0)
+			buf_printf(b, "%s%lld blocks of %lld", v->reduce ? "arbitrary " : "", (long long)((v->n + v->block - 1) / v->block),
+			           (long long)v->block);
+		else
+			buf_printf(b, "whole %lld%s", (long long)v->n, v->split ? " (split)" : "");
+	}
+	buf_printf(b, "\n");
+	for (int i = 0; i < ps->ops.n; i++) {
+		const PlanOperand *op = ps->ops.v[i];
+		if (op->prefetch) {
+			buf_printf(b, "          %-8s scalar prefetch\n", op->t->name);
+			continue;
+		}
+		Buf t = {0};
+		buf_printf(&t, "          %-8s array ", op->t->name);
+		print_tuple(&t, op, 0, ps, false);
+		buf_printf(&t, "  block ");
+		print_tuple(&t, op, 1, ps, false);
+		buf_printf(&t, "  map ");
+		print_tuple(&t, op, 2, ps, false);
+		for (int x = 0; x < op->naxes; x++)
+			if (op->ax[x].widened) {
+				buf_printf(&t, "  (axis %d loaded whole, indexed in the kernel)", x);
+				break;
+			}
+		buf_printf(b, "%s\n", buf_str(&t));
+		buf_free(&t);
+	}
+}
+
+static void explain_json_stmt(Buf *b, const PlanStmt *ps)
+{
+	Buf tmp = {0};
+	buf_printf(b, "{\"target\": ");
+	json_str(b, ps->stmt->t->name);
+	buf_printf(b, ", \"materialised\": %s, \"accesses\": [", ps->materialised ? "true" : "false");
+	for (int i = 0; i < ps->ops.n; i++) {
+		const PlanOperand *op = ps->ops.v[i];
+		buf_printf(b, "%s{\"tensor\": ", i ? ", " : "");
+		json_str(b, op->t->name);
+		buf_printf(b, ", \"kind\": \"%s\", \"class\": ", access_kind(op));
+		tmp.len = 0;
+		view_class(&tmp, &op->view);
+		json_str(b, buf_str(&tmp));
+		buf_printf(b, ", \"view\": ");
+		tmp.len = 0;
+		view_print(&tmp, &op->view);
+		json_str(b, op->view.cls == VIEW_ELEM ? "" : buf_str(&tmp));
+		buf_printf(b, ", \"reason\": ");
+		if (op->view.cls == VIEW_ELEM)
+			json_str(b, op->view.reason);
+		else
+			buf_printf(b, "null");
+		if (!op->prefetch) {
+			buf_printf(b, ", \"array\": ");
+			print_tuple(b, op, 0, ps, true);
+			buf_printf(b, ", \"block\": ");
+			print_tuple(b, op, 1, ps, true);
+			buf_printf(b, ", \"map\": ");
+			print_tuple(b, op, 2, ps, true);
+		}
+		buf_putc(b, '}');
+	}
+	buf_printf(b, "], \"grid\": [");
+	for (int a = 0; a < ps->ngrid; a++) {
+		const PlanVar *v = &ps->vars[ps->grid_var[a]];
+		buf_printf(b, "%s{\"var\": ", a ? ", " : "");
+		json_str(b, v->var->name);
+		buf_printf(b, ", \"blocks\": %lld, \"block\": %lld, \"semantics\": \"%s\"}",
+		           (long long)((v->n + v->block - 1) / v->block), (long long)v->block, v->reduce ? "arbitrary" : "parallel");
+	}
+	buf_printf(b, "], \"prefetch\": [");
+	bool first = true;
+	for (int i = 0; i < ps->ops.n; i++) {
+		const PlanOperand *op = ps->ops.v[i];
+		if (!op->prefetch)
+			continue;
+		buf_printf(b, first ? "" : ", ");
+		json_str(b, op->t->name);
+		first = false;
+	}
+	buf_printf(b, "]}");
+	buf_free(&tmp);
+}
+
+void plan_explain(Buf *b, const Plan *p, bool json)
+{
+	const char *tname = p->target == TARGET_TPU ? "tpu" : "cpu";
+	if (json) {
+		buf_printf(b, "{\"kernel\": ");
+		json_str(b, p->k->name);
+		buf_printf(b, ", \"target\": \"%s\", \"statements\": [", tname);
+		for (int i = 0; i < p->nstmts; i++) {
+			buf_printf(b, i ? ", " : "");
+			explain_json_stmt(b, &p->st[i]);
+		}
+		buf_printf(b, "]}\n");
+		return;
+	}
+	buf_printf(b, "kernel %s  (target %s)\n", p->k->name, tname);
+	for (int i = 0; i < p->nstmts; i++) {
+		const PlanStmt *ps = &p->st[i];
+		const Stmt *s = ps->stmt;
+		buf_printf(b, "  %s%s[", s->t->role == ROLE_LET ? "let " : "", s->t->name);
+		for (int d = 0; d < s->nlhs; d++)
+			buf_printf(b, "%s%s", d ? ", " : "", s->lhs[d]->name);
+		buf_printf(b, "] = ");
+		dump_node(b, s->rhs);
+		if (s->t->role == ROLE_LET)
+			buf_printf(b, ps->materialised ? "    # materialised" : "    # fused into its consumer");
+		buf_putc(b, '\n');
+		for (int j = 0; j < ps->ops.n; j++)
+			explain_access_text(b, ps->ops.v[j]);
+		explain_plan_text(b, ps);
+	}
+}

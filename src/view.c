@@ -1,0 +1,634 @@
+/* Access analysis: one algorithm turns the flat storage offset of a load or
+ * store into a view of the storage, or says why it cannot.
+ *
+ *  1. Digits. Where // or % cut an index variable v < n, v is split into
+ *     mixed-radix digits v = Σ place_j·t_j. Substituting the digits and
+ *     simplifying (the algebra's digit rules) removes every // and %; new
+ *     cuts are found from what is left, until the offset is affine:
+ *         offset = base + Σ c_k·t_k + Σ g_j·a_j    (a_j: data-dependent atoms)
+ *  2. Factor the storage. Sorted by |c|, each coefficient must divide the
+ *     next and clear the span of the one before (|c_k|·n_k <= |c_{k+1}|).
+ *     Then the storage reshapes into a mixed-radix array with exactly those
+ *     strides (and a stride-1 filler axis when the smallest is not 1).
+ *  3. Place the base. Written in that mixed radix, base gives a static index
+ *     on each filler axis and the start of the slice on each iteration axis;
+ *     a negative coefficient is a reversed slice. Digits with coefficient 0
+ *     are broadcast axes; the order of the iteration axes against the
+ *     storage axes is the permutation.
+ * Atoms are axes too: a gathered axis whose index comes from loaded data.
+ * When the atoms' axes factor and their index loads are plain views, the
+ * access is a row gather; anything else is an element gather, with the
+ * reason the view failed. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define MAXCUT 8
+
+typedef struct {
+	const Sym *var; /* S_VAR in the source table */
+	int64_t n;
+	int ncut;
+	int64_t cut[MAXCUT]; /* ascending, each divides the next */
+} Cuts;
+
+typedef struct {
+	View *v;
+	SymTab *t;
+	int nvars;
+	Cuts cuts[VIEW_MAXDIG];
+	const Sym *atoms[VIEW_MAXDIG];
+	int natoms;
+	int64_t storage;
+} An;
+
+static bool fail(An *an, int cls, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static bool fail(An *an, int cls, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(an->v->reason, sizeof an->v->reason, fmt, ap);
+	va_end(ap);
+	an->v->cls = cls;
+	return false;
+}
+
+static void collect_leaves(An *an, const Sym *s, bool top)
+{
+	if (s->kind == S_VAR) {
+		for (int i = 0; i < an->nvars; i++)
+			if (an->cuts[i].var == s)
+				return;
+		if (an->nvars < VIEW_MAXDIG)
+			an->cuts[an->nvars++] = (Cuts){.var = s, .n = s->hi + 1};
+		return;
+	}
+	if (s->kind == S_ATOM) {
+		for (int i = 0; i < an->natoms; i++)
+			if (an->atoms[i] == s)
+				return;
+		if (an->natoms < VIEW_MAXDIG)
+			an->atoms[an->natoms++] = s;
+		return;
+	}
+	for (int i = 0; i < s->n; i++)
+		collect_leaves(an, s->a[i], top && s->kind == S_ADD);
+}
+
+/* ---- 1. digits ---- */
+
+static int digit_count(const Cuts *c)
+{
+	return c->ncut + 1;
+}
+
+static int64_t digit_place(const Cuts *c, int j)
+{
+	return j == 0 ? 1 : c->cut[j - 1];
+}
+
+static int64_t digit_extent(const Cuts *c, int j)
+{
+	int64_t place = digit_place(c, j);
+	if (j == c->ncut)
+		return (c->n + place - 1) / place;
+	return c->cut[j] / place;
+}
+
+/* Digit variables are numbered var_index * MAXCUT + j in the digit table. */
+static Sym *digit_sym(An *an, int vi, int j)
+{
+	return sym_var(an->t, vi * (MAXCUT + 1) + j, 0, digit_extent(&an->cuts[vi], j) - 1, an->cuts[vi].var->p);
+}
+
+static Sym *substitute(An *an, const Sym *s)
+{
+	Sym *r, *x, *y;
+	switch (s->kind) {
+	case S_CONST: return sym_const(an->t, s->c);
+	case S_ATOM: return sym_atom(an->t, (int)s->c, s->lo, s->hi, s->p);
+	case S_VAR:
+		for (int i = 0; i < an->nvars; i++)
+			if (an->cuts[i].var == s) {
+				r = sym_const(an->t, 0);
+				for (int j = 0; j < digit_count(&an->cuts[i]); j++)
+					r = sym_add(an->t, r, sym_scale(an->t, digit_sym(an, i, j), digit_place(&an->cuts[i], j)));
+				return r;
+			}
+		die("unknown variable in view");
+	case S_ADD:
+		r = sym_const(an->t, s->c);
+		for (int i = 0; i < s->n; i++)
+			r = sym_add(an->t, r, sym_scale(an->t, substitute(an, s->a[i]), s->k[i]));
+		return r;
+	case S_MUL:
+		r = sym_const(an->t, 1);
+		for (int i = 0; i < s->n; i++)
+			r = sym_mul(an->t, r, substitute(an, s->a[i]));
+		return r;
+	default:
+		x = substitute(an, s->a[0]);
+		y = substitute(an, s->a[1]);
+		r = s->kind == S_DIV ? sym_floordiv(an->t, x, y) : sym_mod(an->t, x, y);
+		return r ? r : sym_const(an->t, 0);
+	}
+}
+
+/* Adds cut `place` to variable vi. False if it would break the chain. */
+static bool add_cut(Cuts *c, int64_t place)
+{
+	if (place <= 1 || place >= c->n)
+		return true; /* no-op: the digit spans it already */
+	int i = 0;
+	while (i < c->ncut && c->cut[i] < place)
+		i++;
+	if (i < c->ncut && c->cut[i] == place)
+		return true;
+	if ((i > 0 && place % c->cut[i - 1]) || (i < c->ncut && c->cut[i] % place) || c->ncut == MAXCUT)
+		return false;
+	memmove(&c->cut[i + 1], &c->cut[i], (size_t)(c->ncut - i) * sizeof c->cut[0]);
+	c->cut[i] = place;
+	c->ncut++;
+	return true;
+}
+
+/* For a DIV/MOD node by d over digits: cut each digit where k·t crosses d. */
+static int new_cuts(An *an, const Sym *s, int *bad)
+{
+	int added = 0;
+	for (int i = 0; i < s->n; i++)
+		added += new_cuts(an, s->a[i], bad);
+	if ((s->kind != S_DIV && s->kind != S_MOD) || s->a[1]->kind != S_CONST || s->a[1]->c <= 0) {
+		if (s->kind == S_DIV || s->kind == S_MOD)
+			(*bad)++;
+		return added;
+	}
+	const Sym *x = s->a[0];
+	int64_t d = s->a[1]->c;
+	int n = x->kind == S_ADD ? x->n : 1;
+	for (int i = 0; i < n; i++) {
+		const Sym *t = x->kind == S_ADD ? x->a[i] : x;
+		int64_t k = x->kind == S_ADD ? x->k[i] : 1;
+		if (t->kind != S_VAR || k <= 0)
+			continue;
+		int vi = (int)(t->c / (MAXCUT + 1)), j = (int)(t->c % (MAXCUT + 1));
+		int64_t g = d, a = k;
+		while (a) { /* gcd */
+			int64_t r = g % a;
+			g = a;
+			a = r;
+		}
+		int64_t sub = d / g; /* the digit is cut at sub of its own units */
+		Cuts *c = &an->cuts[vi];
+		int ncut = c->ncut;
+		if (sub > 1 && sub < digit_extent(c, j) && !add_cut(c, digit_place(c, j) * sub))
+			(*bad)++;
+		added += c->ncut != ncut;
+	}
+	return added;
+}
+
+static bool is_affine(const Sym *s)
+{
+	if (s->kind == S_CONST || s->kind == S_VAR || s->kind == S_ATOM)
+		return true;
+	if (s->kind != S_ADD)
+		return false;
+	for (int i = 0; i < s->n; i++)
+		if (s->a[i]->kind != S_VAR && s->a[i]->kind != S_ATOM)
+			return false;
+	return true;
+}
+
+static Sym *find_nonaffine(Sym *s)
+{
+	if (s->kind == S_ADD) {
+		for (int i = 0; i < s->n; i++)
+			if (s->a[i]->kind != S_VAR && s->a[i]->kind != S_ATOM)
+				return s->a[i];
+	}
+	return s;
+}
+
+static void print_leaf(Buf *b, const Sym *s, void *env)
+{
+	(void)env;
+	if (s->kind == S_ATOM)
+		dump_node(b, s->p);
+	else
+		buf_printf(b, "%s", ((const Var *)s->p)->name);
+}
+
+/* Digit until affine; returns the affine offset or NULL (reason set). */
+static Sym *to_digits(An *an, const Sym *off)
+{
+	for (int iter = 0; iter < 2 * MAXCUT; iter++) {
+		an->t = symtab_new(an->t->ar, true);
+		Sym *e = substitute(an, off);
+		if (an->t->overflow)
+			return fail(an, VIEW_ELEM, "the offset overflows 64 bits"), NULL;
+		if (is_affine(e))
+			return e;
+		int bad = 0;
+		if (!new_cuts(an, e, &bad) || bad) {
+			Buf b = {0};
+			sym_print(&b, find_nonaffine(e), print_leaf, NULL);
+			fail(an, VIEW_ELEM, "%s is not affine in the digits of the index variables", buf_str(&b));
+			buf_free(&b);
+			return NULL;
+		}
+	}
+	return fail(an, VIEW_ELEM, "too many digit cuts"), NULL;
+}
+
+/* ---- 2, 3. factor the storage and place the base ---- */
+
+typedef struct {
+	int64_t c;  /* coefficient */
+	int64_t n;  /* extent */
+	int dig;    /* digit number, or -1 - atom index */
+} Term;
+
+static int by_abs_coef(const void *a, const void *b)
+{
+	int64_t x = llabs(((const Term *)a)->c), y = llabs(((const Term *)b)->c);
+	return (x > y) - (x < y);
+}
+
+static void term_name(An *an, const Term *t, Buf *b)
+{
+	if (t->dig >= 0) {
+		const ViewDigit *d = &an->v->dig[t->dig];
+		buf_printf(b, "%s", d->var->name);
+		if (d->nsplit > 1)
+			buf_printf(b, " digit %d", d->index);
+	} else {
+		dump_node(b, an->v->gat[-1 - t->dig].atom->p);
+	}
+}
+
+static bool factor_fail(An *an, const Term *lo, const Term *hi, bool overlap)
+{
+	Buf a = {0}, b = {0};
+	term_name(an, lo, &a);
+	term_name(an, hi, &b);
+	if (overlap)
+		fail(an, VIEW_ELEM, "coefficients %lld (%s, %lld values) and %lld (%s) overlap%s", (long long)lo->c,
+		     buf_str(&a), (long long)lo->n, (long long)hi->c, buf_str(&b),
+		     llabs(lo->c) == 1 && llabs(hi->c) == 1 ? ": sliding window" : "");
+	else
+		fail(an, VIEW_ELEM, "coefficients %lld (%s) and %lld (%s) are not nested: neither divides the other",
+		     (long long)lo->c, buf_str(&a), (long long)hi->c, buf_str(&b));
+	buf_free(&a);
+	buf_free(&b);
+	return false;
+}
+
+static bool factor(An *an, const Sym *e)
+{
+	View *v = an->v;
+	Term tm[VIEW_MAXDIG * 2];
+	int nt = 0;
+	int64_t base = e->kind == S_CONST ? e->c : e->kind == S_ADD ? e->c : 0;
+	int n = e->kind == S_ADD ? e->n : e->kind == S_CONST ? 0 : 1;
+	for (int i = 0; i < n; i++) {
+		const Sym *t = e->kind == S_ADD ? e->a[i] : e;
+		int64_t k = e->kind == S_ADD ? e->k[i] : 1;
+		if (t->kind == S_VAR) {
+			int vi = (int)(t->c / (MAXCUT + 1)), j = (int)(t->c % (MAXCUT + 1));
+			for (int d = 0; d < v->ndig; d++)
+				if (v->dig[d].vi == vi && v->dig[d].index == j)
+					v->dig[d].coef = k, tm[nt++] = (Term){k, v->dig[d].n, d};
+		} else {
+			/* an atom a in [lo, hi]: a = lo + a', a' in [0, hi - lo] */
+			int g = v->ngat++;
+			v->gat[g].atom = t;
+			v->gat[g].coef = k;
+			base += k * t->lo;
+			tm[nt++] = (Term){k, t->hi - t->lo + 1, -1 - g};
+		}
+	}
+	qsort(tm, (size_t)nt, sizeof *tm, by_abs_coef);
+	for (int i = 0; i + 1 < nt; i++) {
+		int64_t a = llabs(tm[i].c), b = llabs(tm[i + 1].c);
+		if (tm[i].n > 1 && (a * tm[i].n > b || a == b))
+			return factor_fail(an, &tm[i], &tm[i + 1], true);
+		if (b % a)
+			return factor_fail(an, &tm[i], &tm[i + 1], false);
+	}
+	/* storage axes, inner to outer, then reversed into v->ax */
+	VAxis ax[VIEW_MAXAX];
+	int na = 0;
+	int64_t inner = nt ? llabs(tm[0].c) : 1;
+	if (inner > 1)
+		ax[na++] = (VAxis){.kind = VA_INDEX, .stride = 1, .size = inner};
+	for (int i = 0; i < nt; i++) {
+		int64_t s = llabs(tm[i].c);
+		int64_t size = i + 1 < nt ? llabs(tm[i + 1].c) / s : (an->storage + s - 1) / s;
+		if (size < 1)
+			size = 1;
+		ax[na++] = (VAxis){.kind = tm[i].dig >= 0 ? VA_ITER : VA_GATHER, .stride = s, .size = size,
+		                   .len = tm[i].n, .step = tm[i].c < 0 ? -1 : 1, .ref = tm[i].dig >= 0 ? tm[i].dig : -1 - tm[i].dig};
+	}
+	if (!nt)
+		ax[na++] = (VAxis){.kind = VA_INDEX, .stride = 1, .size = an->storage > 0 ? an->storage : 1};
+	if (base < 0)
+		return fail(an, VIEW_ELEM, "the first element is at %lld, before the storage", (long long)base);
+	int64_t r = base;
+	for (int i = 0; i < na; i++) {
+		VAxis *a = &ax[i];
+		bool top = i == na - 1;
+		a->start = top ? r : r % a->size;
+		r = top ? 0 : r / a->size;
+		if (a->kind == VA_INDEX)
+			continue;
+		int64_t first = a->step > 0 ? a->start : a->start - a->len + 1;
+		if (first < 0 || first + a->len > (top && a->start + a->len > a->size ? a->start + a->len : a->size)) {
+			if (!top || first < 0)
+				return fail(an, VIEW_ELEM, "the slice of %lld elements from %lld does not fit in an axis of %lld (stride %lld)",
+				            (long long)a->len, (long long)a->start, (long long)a->size, (long long)a->stride);
+			a->size = first + a->len; /* the top axis grows to hold the slice */
+		}
+	}
+	v->naxes = na;
+	for (int i = 0; i < na; i++)
+		v->ax[i] = ax[na - 1 - i];
+	for (int i = 0; i < na; i++) {
+		if (v->ax[i].kind == VA_ITER)
+			v->dig[v->ax[i].ref].axis = i;
+		if (v->ax[i].kind == VA_GATHER)
+			v->gat[v->ax[i].ref].axis = i;
+	}
+	return true;
+}
+
+/* ---- classification ---- */
+
+/* Does storage axis a span more than one declared dim of t? */
+static bool spans_dims(const Tensor *t, const VAxis *a)
+{
+	if (!t || t->role == ROLE_LET)
+		return false;
+	int count = 0;
+	int64_t hi = a->stride * a->len;
+	for (int d = 0; d < t->rank; d++) {
+		int64_t s = llabs(t->strides[d]);
+		if (t->shape[d] > 1 && s >= a->stride && s < hi)
+			count++;
+	}
+	return count > 1;
+}
+
+static void classify(View *v, const Tensor *t)
+{
+	unsigned f = 0;
+	int prev = -1;
+	for (int d = 0; d < v->ndig; d++) {
+		const ViewDigit *g = &v->dig[d];
+		if (g->coef == 0) {
+			f |= VF_BROADCAST;
+			continue;
+		}
+		if (g->nsplit > 1)
+			f |= VF_COLLAPSED;
+		if (g->axis < prev)
+			f |= VF_PERMUTED;
+		prev = g->axis;
+	}
+	bool iter = false;
+	for (int i = 0; i < v->naxes; i++)
+		iter |= v->ax[i].kind != VA_INDEX;
+	for (int i = 0; i < v->naxes; i++) {
+		const VAxis *a = &v->ax[i];
+		if (a->kind == VA_INDEX && a->size > 1)
+			f |= iter ? VF_STRIDED : VF_SLICED;
+		if (a->kind == VA_ITER) {
+			if (a->step < 0)
+				f |= VF_REVERSED;
+			if (a->start != (a->step < 0 ? a->len - 1 : 0) || a->len != a->size)
+				f |= VF_SLICED;
+			if (spans_dims(t, a))
+				f |= VF_COLLAPSED;
+		}
+	}
+	if (v->ngat)
+		f |= VF_ROWGATHER;
+	v->flags = f;
+}
+
+/* Index loads inside a gathered atom must be plain views of grid-level data. */
+static bool check_gathers(An *an, Kernel *k)
+{
+	for (int g = 0; g < an->v->ngat; g++) {
+		const Node *n = an->v->gat[g].atom->p;
+		Buf b = {0};
+		dump_node(&b, n);
+		const Node *inner = n->kind == N_OP && n->op == OP_WRAP ? n->args[0] : n;
+		bool ok = inner->kind == N_LOAD || inner->kind == N_FLAT;
+		if (ok && k && k->load_off && sym_has_atom(k->load_off[inner->load_id]))
+			ok = false;
+		if (!ok) {
+			fail(an, VIEW_ELEM, "the index %s is not a load of an index tensor at grid-level positions", buf_str(&b));
+			buf_free(&b);
+			return false;
+		}
+		an->v->gat[g].index_load = inner;
+		buf_free(&b);
+	}
+	return true;
+}
+
+/* A data-dependent term with no useful range (a flat gather, x.flat[64*i[s]
+ * + d]) takes the range that keeps the access inside the storage: the
+ * run-time check enforces it. Only done when the rest of the offset has no
+ * other data-dependent term. */
+static Sym *bound_atoms(An *an, Sym *e)
+{
+	if (e->kind != S_ADD)
+		return e;
+	for (int i = 0; i < e->n; i++) {
+		Sym *a = e->a[i];
+		int64_t c = e->k[i], rlo = e->c, rhi = e->c;
+		bool other = false;
+		for (int j = 0; j < e->n; j++) {
+			if (j == i)
+				continue;
+			other |= e->a[j]->kind == S_ATOM;
+			int64_t x = e->a[j]->lo * e->k[j], y = e->a[j]->hi * e->k[j];
+			rlo += x < y ? x : y;
+			rhi += x < y ? y : x;
+		}
+		if (a->kind != S_ATOM || other)
+			continue;
+		/* 0 <= rest + c*a <= storage-1 for every rest in [rlo, rhi] */
+		int64_t m = c > 0 ? c : -c, lo, hi;
+		if (c > 0) {
+			lo = -floordiv64(rlo, m);
+			hi = floordiv64(an->storage - 1 - rhi, m);
+		} else {
+			lo = -floordiv64(an->storage - 1 - rhi, m);
+			hi = floordiv64(rlo, m);
+		}
+		if (lo <= a->lo && hi >= a->hi)
+			continue;
+		lo = lo > a->lo ? lo : a->lo;
+		hi = hi < a->hi ? hi : a->hi;
+		if (hi < lo)
+			hi = lo;
+		Sym *na = sym_atom(an->t, (int)a->c + (1 << 30), lo, hi, a->p);
+		return sym_add(an->t, sym_sub(an->t, e, sym_scale(an->t, a, c)), sym_scale(an->t, na, c));
+	}
+	return e;
+}
+
+void view_analyse(View *v, Arena *ar, const Sym *off, int64_t storage, const Tensor *t, Kernel *k)
+{
+	memset(v, 0, sizeof *v);
+	An an = {.v = v, .t = symtab_new(ar, true), .storage = storage};
+	collect_leaves(&an, off, true);
+	if (an.nvars >= VIEW_MAXDIG || an.natoms >= VIEW_MAXDIG) {
+		fail(&an, VIEW_ELEM, "too many index variables");
+		return;
+	}
+	/* iteration order: by variable number, which is declaration order */
+	for (int i = 1; i < an.nvars; i++)
+		for (int j = i; j > 0 && an.cuts[j].var->c < an.cuts[j - 1].var->c; j--) {
+			Cuts tmp = an.cuts[j];
+			an.cuts[j] = an.cuts[j - 1];
+			an.cuts[j - 1] = tmp;
+		}
+	v->cls = VIEW_VIEW;
+	Sym *e = to_digits(&an, off);
+	if (!e)
+		return;
+	for (int i = 0; i < an.nvars; i++)
+		for (int j = digit_count(&an.cuts[i]) - 1; j >= 0; j--)
+			v->dig[v->ndig++] = (ViewDigit){.var = an.cuts[i].var->p, .vi = i, .index = j,
+			                                .nsplit = digit_count(&an.cuts[i]), .place = digit_place(&an.cuts[i], j),
+			                                .n = digit_extent(&an.cuts[i], j), .axis = -1};
+	if (!is_affine(e = bound_atoms(&an, e)) || !factor(&an, e))
+		return;
+	if (v->ngat && !check_gathers(&an, k))
+		return;
+	v->cls = v->ngat ? VIEW_ROWGATHER : VIEW_VIEW;
+	v->base = 0;
+	classify(v, t);
+}
+
+/* Address of one element through the view: digits of each variable go to
+ * their axes; static indices and gathered positions add their strides. */
+int64_t view_address(const View *v, const int64_t *var_value, const int64_t *atom_value)
+{
+	int64_t addr = 0;
+	for (int i = 0; i < v->naxes; i++)
+		if (v->ax[i].kind == VA_INDEX)
+			addr += v->ax[i].start * v->ax[i].stride;
+	for (int d = 0; d < v->ndig; d++) {
+		const ViewDigit *g = &v->dig[d];
+		if (g->axis < 0)
+			continue;
+		int64_t x = var_value[g->var->id] / g->place;
+		if (g->index < g->nsplit - 1)
+			x %= g->n;
+		const VAxis *a = &v->ax[g->axis];
+		addr += (a->start + a->step * x) * a->stride;
+	}
+	for (int g = 0; g < v->ngat; g++) {
+		const VAxis *a = &v->ax[v->gat[g].axis];
+		addr += (a->start + a->step * (atom_value[g] - v->gat[g].atom->lo)) * a->stride;
+	}
+	return addr;
+}
+
+static const char *class_names[] = {"contiguous", "broadcast", "strided", "sliced", "reversed",
+                                    "permuted", "collapsed", "row gather"};
+
+void view_class(Buf *b, const View *v)
+{
+	if (v->cls == VIEW_ELEM) {
+		buf_printf(b, "element gather");
+		return;
+	}
+	bool any = false;
+	for (int i = 1; i < 8; i++)
+		if (v->flags & (1u << i)) {
+			buf_printf(b, "%s%s", any ? ", " : "", class_names[i]);
+			any = true;
+		}
+	if (!any)
+		buf_printf(b, "contiguous");
+}
+
+void view_print(Buf *b, const View *v)
+{
+	if (v->cls == VIEW_ELEM) {
+		buf_printf(b, "none: %s", v->reason);
+		return;
+	}
+	buf_printf(b, "reshape (");
+	for (int i = 0; i < v->naxes; i++)
+		buf_printf(b, "%s%lld", i ? ", " : "", (long long)v->ax[i].size);
+	buf_printf(b, v->naxes == 1 ? ",)" : ")");
+	bool trivial = true;
+	for (int i = 0; i < v->naxes; i++) {
+		const VAxis *a = &v->ax[i];
+		if (a->kind != VA_ITER || a->step < 0 || a->start || a->len != a->size)
+			trivial = false;
+	}
+	if (!trivial) {
+		buf_printf(b, " · index [");
+		for (int i = 0; i < v->naxes; i++) {
+			const VAxis *a = &v->ax[i];
+			if (i)
+				buf_printf(b, ", ");
+			if (a->kind == VA_INDEX)
+				buf_printf(b, "%lld", (long long)a->start);
+			else if (a->kind == VA_GATHER)
+				dump_node(b, v->gat[a->ref].atom->p);
+			else if (a->step > 0 && a->start == 0 && a->len == a->size)
+				buf_printf(b, ":");
+			else if (a->step > 0)
+				buf_printf(b, "%lld:%lld", (long long)a->start, (long long)(a->start + a->len));
+			else if (a->start - a->len < 0)
+				buf_printf(b, "%lld::-1", (long long)a->start);
+			else
+				buf_printf(b, "%lld:%lld:-1", (long long)a->start, (long long)(a->start - a->len));
+		}
+		buf_putc(b, ']');
+	}
+	/* iteration order of the remaining axes */
+	int order[VIEW_MAXAX], no = 0;
+	bool perm = false;
+	for (int d = 0; d < v->ndig; d++)
+		if (v->dig[d].axis >= 0)
+			order[no++] = v->dig[d].axis;
+	for (int i = 1; i < no; i++)
+		perm |= order[i] < order[i - 1];
+	if (perm) {
+		/* positions among the iteration axes, in storage order */
+		buf_printf(b, " · permute (");
+		for (int i = 0; i < no; i++) {
+			int rank = 0;
+			for (int j = 0; j < no; j++)
+				rank += order[j] < order[i];
+			buf_printf(b, "%s%d", i ? ", " : "", rank);
+		}
+		buf_putc(b, ')');
+	}
+	bool bc = false;
+	for (int d = 0; d < v->ndig; d++)
+		if (v->dig[d].coef == 0) {
+			buf_printf(b, bc ? ", %s" : " · broadcast %s", v->dig[d].var->name);
+			if (v->dig[d].nsplit > 1)
+				buf_printf(b, " digit %d", v->dig[d].index);
+			bc = true;
+		}
+	for (int d = 0; d < v->ndig; d++)
+		if (v->dig[d].nsplit > 1 && v->dig[d].index == v->dig[d].nsplit - 1) {
+			buf_printf(b, " · split %s = (", v->dig[d].var->name);
+			for (int e = d; e < v->ndig && v->dig[e].var == v->dig[d].var; e++)
+				buf_printf(b, "%s%lld", e > d ? ", " : "", (long long)v->dig[e].n);
+			buf_putc(b, ')');
+		}
+}
