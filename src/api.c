@@ -31,6 +31,7 @@ void athene_destroy(athene_ctx *c)
 		return;
 	arena_free(&c->arena);
 	buf_free(&c->errs);
+	buf_free(&c->pending);
 	buf_free(&c->dump);
 	free(c);
 }
@@ -46,6 +47,8 @@ static void clear_errors(Ctx *c)
 	if (c->errs.s)
 		c->errs.s[0] = 0;
 	c->nerrs = 0;
+	c->nchunks = 0;
+	c->pending.len = 0;
 }
 
 static int compile(Kernel *k)
@@ -94,6 +97,7 @@ int athene_load(athene_ctx *c, const char *filename, const char *source)
 			c->kernels.v[keep++] = k;
 	}
 	c->kernels.n = keep;
+	sort_diagnostics(c);
 	return c->nerrs ? -1 : 0;
 }
 

@@ -241,7 +241,9 @@ static int reduce_result(Checker *ck, Node *n)
 
 static void check_expr(Checker *ck, Node *n);
 
-static Tensor *resolve_tensor(Checker *ck, Node *n)
+/* The tensor a load names. bare: the name stands alone (a 0-d tensor), so an
+ * unknown name may also have been meant as a variable or size symbol. */
+static Tensor *resolve_tensor(Checker *ck, Node *n, bool bare)
 {
 	Tensor *t = kernel_param(ck->k, n->name);
 	if (t && t->role == ROLE_OUT)
@@ -249,11 +251,10 @@ static Tensor *resolve_tensor(Checker *ck, Node *n)
 	if (t)
 		return t;
 	t = find_let(ck, n->name);
-	if (t) {
-		if (t->def == ck->stmt)
-			error_at(ck->c, n->sp, "'%s' is used in its own definition", n->name);
+	if (t)
 		return t;
-	}
+	if (ck->stmt->t->role == ROLE_LET && !strcmp(ck->stmt->t->name, n->name))
+		error_at(ck->c, n->sp, "'%s' is used in its own definition", n->name);
 	for (int i = ck->nstmt + 1; i < ck->k->stmts.n; i++) {
 		Stmt *s = ck->k->stmts.v[i];
 		if (s->t->role == ROLE_LET && !strcmp(s->t->name, n->name))
@@ -263,12 +264,17 @@ static Tensor *resolve_tensor(Checker *ck, Node *n)
 		error_at(ck->c, n->sp, "'%s' is an index variable, not a tensor", n->name);
 	if (find_sym(ck->k, n->name) >= 0)
 		error_at(ck->c, n->sp, "'%s' is a size symbol, not a tensor", n->name);
+	if (bare)
+		error_at(ck->c, n->sp, "unknown name '%s': not an index variable, a size symbol or a tensor", n->name);
 	error_at(ck->c, n->sp, "unknown tensor '%s'", n->name);
 }
 
 static void check_index(Checker *ck, Node *e, const char *what, const char *tname)
 {
 	check_expr(ck, e);
+	if (dt_is_float(e->dt) && e->kind == N_OP && e->op == OP_DIV)
+		error_at(ck->c, e->sp, "%s of '%s' is a float (%s): '/' is true division; use '//' for floor division",
+		         what, tname, athene_dtype_name(e->dt));
 	if (dt_is_float(e->dt))
 		error_at(ck->c, e->sp, "%s of '%s' is a float (%s); indices must be integers (cast with i64())",
 		         what, tname, athene_dtype_name(e->dt));
@@ -278,7 +284,7 @@ static void check_index(Checker *ck, Node *e, const char *what, const char *tnam
 
 static void check_load(Checker *ck, Node *n)
 {
-	Tensor *t = resolve_tensor(ck, n);
+	Tensor *t = resolve_tensor(ck, n, false);
 	n->t = t;
 	n->dt = t->dt;
 	n->weak = false;
@@ -330,7 +336,7 @@ static void check_name(Checker *ck, Node *n)
 		n->weak = true;
 		return;
 	}
-	Tensor *t = resolve_tensor(ck, n);
+	Tensor *t = resolve_tensor(ck, n, true);
 	if (t->rank != 0)
 		error_at(ck->c, n->sp, "'%s' has %d dim%s; subscript it", n->name, t->rank, t->rank == 1 ? "" : "s");
 	n->kind = N_LOAD;
@@ -511,8 +517,12 @@ static void check_target(Checker *ck, Stmt *s)
 {
 	Kernel *k = ck->k;
 	if (s->t->role == ROLE_LET) {
-		Tensor *t = s->t;
-		if (kernel_param(k, t->name) || find_let(ck, t->name) || find_sym(k, t->name) >= 0)
+		Tensor *t = s->t, *prev = kernel_param(k, t->name);
+		if (!prev)
+			prev = find_let(ck, t->name);
+		if (prev)
+			note_at(ck->c, prev->sp, "'%s' is first defined here", t->name);
+		if (prev || find_sym(k, t->name) >= 0)
 			error_at(ck->c, s->sp, "'%s' is already defined", t->name);
 		t->rank = s->nlhs;
 		t->index = k->lets.n;
@@ -711,11 +721,12 @@ void bind_kernel(Kernel *k)
 int bind_size(Kernel *k, int s, int64_t value, const char *from)
 {
 	SizeSym *y = &k->syms[s];
+	k->ctx->src = k->src;
 	if (value < 0)
-		error_plain(k->ctx, "size %s cannot be negative (%lld from %s)", y->name, (long long)value, from);
+		error_at(k->ctx, y->sp, "size %s cannot be negative (%lld from %s)", y->name, (long long)value, from);
 	if (y->bound && y->val != value)
-		error_plain(k->ctx, "size %s of kernel %s is %lld from %s but %lld from %s", y->name, k->name,
-		            (long long)y->val, y->from, (long long)value, from);
+		error_at(k->ctx, y->sp, "size %s of kernel %s is %lld from %s but %lld from %s", y->name, k->name,
+		         (long long)y->val, y->from, (long long)value, from);
 	y->bound = true;
 	y->val = value;
 	snprintf(y->from, sizeof y->from, "%s", from);

@@ -70,7 +70,15 @@ struct athene_ctx {
 	const Src *src;   /* source of what is being compiled now */
 	int nerrs;
 	Vec kernels;      /* of Kernel */
+	Buf pending;      /* notes, printed after the next error */
+	int nchunks;      /* diagnostics in errs, for sorting by position */
+	struct DiagChunk {
+		size_t start;
+		int line, col;
+	} chunks[64];
 };
+/* Puts the diagnostics gathered so far in source order. */
+void sort_diagnostics(Ctx *c);
 /* Appends "file:line:col: error: msg" with the source line and a caret. */
 void diag_at(Ctx *c, Span sp, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void vdiag_at(Ctx *c, Span sp, const char *kind, const char *fmt, va_list ap);
@@ -163,6 +171,7 @@ struct Node {
 	Var *var;        /* N_IVAR */
 	int sym;         /* N_SIZE: index into kernel's size symbols */
 	int load_id;     /* N_LOAD, N_FLAT: index into Kernel.loads */
+	int depth;       /* height of the tree below (bounded by the parser) */
 	/* N_REDUCE: variables and optional bounds as written */
 	const char **rnames;
 	Span *rspans;

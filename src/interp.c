@@ -270,14 +270,20 @@ static int64_t load_offset(Interp *in, Node *n)
 	if (n->kind == N_FLAT) {
 		int64_t e = eval_index(in, n->args[0]);
 		if (__builtin_add_overflow(off, e, &off) || off < 0 || off >= t->storage)
-			run_error(in, n->args[0], "flat offset %lld is out of range for the storage of %s (%lld elements)",
+			run_error(in, n->args[0], "flat offset %lld is out of range for the storage of '%s' (%lld elements)",
 			          (long long)e, t->name, (long long)t->storage);
 	} else {
 		for (int d = 0; d < t->rank; d++) {
-			int64_t i = eval_index(in, n->args[d]);
+			Node *s = n->args[d];
+			int64_t i = eval_index(in, s);
+			if ((i < 0 || i >= t->shape[d]) && s->kind == N_OP && s->op == OP_WRAP) {
+				int64_t raw = eval_index(in, s->args[0]), m = eval_index(in, s->args[1]);
+				run_error(in, s, "index %lld out of range for dim %d of '%s' (size %lld; wrap() accepts [%lld, %lld))",
+				          (long long)raw, d, t->name, (long long)t->shape[d], (long long)-m, (long long)m);
+			}
 			if (i < 0 || i >= t->shape[d])
-				run_error(in, n->args[d], "index %lld out of range for dim %d of %s (size %lld)", (long long)i, d,
-				          t->name, (long long)t->shape[d]);
+				run_error(in, s, "index %lld out of range for dim %d of '%s' (size %lld)", (long long)i, d, t->name,
+				          (long long)t->shape[d]);
 			off += t->strides[d] * i; /* in range: the layout check bounds it */
 		}
 	}

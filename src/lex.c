@@ -44,6 +44,7 @@ typedef struct {
 	size_t pos;
 	int line;
 	size_t line_start;
+	bool quiet; /* a bad character was reported in this kernel already */
 } Lexer;
 
 static Span span_here(Lexer *l, size_t start)
@@ -127,6 +128,8 @@ static bool lex_one(Lexer *l, Token *t)
 		while (l->pos < l->src->len && (isalnum((unsigned char)s[l->pos]) || s[l->pos] == '_'))
 			l->pos++;
 		t->kind = keyword(s + start, l->pos - start);
+		if (t->kind == T_KERNEL)
+			l->quiet = false;
 		t->name = arena_strndup(&l->c->arena, s + start, l->pos - start);
 		t->sp = span_here(l, start);
 		return true;
@@ -144,16 +147,28 @@ static bool lex_one(Lexer *l, Token *t)
 		t->kind = (unsigned char)ch;
 		return true;
 	}
-	if (isprint((unsigned char)ch))
+	/* one message for a whole UTF-8 sequence */
+	unsigned char u = (unsigned char)ch;
+	int extra = u >= 0xf0 ? 3 : u >= 0xe0 ? 2 : u >= 0xc0 ? 1 : 0;
+	while (extra-- > 0 && l->pos < l->src->len && ((unsigned char)s[l->pos] & 0xc0) == 0x80)
+		l->pos++;
+	t->sp = span_here(l, start);
+	if (l->quiet)
+		return false;
+	l->quiet = true; /* the parser skips the rest of this kernel */
+	if (isprint(u))
 		diag_at(l->c, t->sp, "unexpected character '%c'", ch);
+	else if (u >= 0xc0 && l->pos - start > 1)
+		diag_at(l->c, t->sp, "unexpected character '%.*s' (only ASCII is allowed outside comments)",
+		        (int)(l->pos - start), s + start);
 	else
-		diag_at(l->c, t->sp, "unexpected byte 0x%02x", (unsigned char)ch);
+		diag_at(l->c, t->sp, "unexpected byte 0x%02x", u);
 	return false;
 }
 
 Token *lex(Ctx *c, const Src *src, int *ntok)
 {
-	Lexer l = {c, src, 0, 1, 0};
+	Lexer l = {c, src, 0, 1, 0, false};
 	Vec toks = {0};
 	for (;;) {
 		const char *s = src->text;

@@ -18,6 +18,7 @@ typedef struct {
 	Kernel *k;
 	SymTab *t;
 	int natoms;
+	bool check; /* report provable errors (the simplify pass) */
 } Lower;
 
 static void dtype_range(DType dt, int64_t *lo, int64_t *hi)
@@ -40,6 +41,7 @@ static Sym *opaque(Lower *l, Node *n)
 }
 
 static Sym *lower_index(Lower *l, Node *n);
+static void overflow_witness(Lower *l, Node *n);
 
 /* wrap(e, m) is e mod m wherever -m <= e < m; otherwise it is opaque. */
 static Sym *lower_wrap(Lower *l, Node *n)
@@ -56,7 +58,26 @@ static Sym *lower_wrap(Lower *l, Node *n)
 	return opaque(l, n);
 }
 
+static Sym *lower_op(Lower *l, Node *n);
+
+/* An index subexpression whose coefficients overflow 64 bits stays opaque:
+ * a compile error where a point of the domain proves the overflow, else the
+ * run-time check catches it. */
 static Sym *lower_index(Lower *l, Node *n)
+{
+	bool before = l->t->overflow;
+	l->t->overflow = false;
+	Sym *r = lower_op(l, n);
+	if (l->t->overflow) {
+		if (l->check)
+			overflow_witness(l, n);
+		r = opaque(l, n);
+	}
+	l->t->overflow = before;
+	return r;
+}
+
+static Sym *lower_op(Lower *l, Node *n)
 {
 	SymTab *t = l->t;
 	Sym *a, *b, *r;
@@ -99,6 +120,70 @@ static Sym *lower_index(Lower *l, Node *n)
 }
 
 /* ---- range checks ---- */
+
+/* Exact evaluation of an index expression without loads at a point. */
+static int eval_node(const Node *n, const int64_t *val, int64_t *out)
+{
+	int64_t a, b;
+	int e;
+	switch (n->kind) {
+	case N_INT: *out = n->ival; return SYM_OK;
+	case N_IVAR: *out = val[n->var->id]; return SYM_OK;
+	case N_OP: break;
+	default: return -1; /* not evaluable here */
+	}
+	if ((e = eval_node(n->args[0], val, &a)))
+		return e;
+	if (n->op == OP_NEG)
+		return a == INT64_MIN ? SYM_EOVF : (*out = -a, SYM_OK);
+	if (n->nargs != 2 || (e = eval_node(n->args[1], val, &b)))
+		return n->nargs != 2 ? -1 : e;
+	switch (n->op) {
+	case OP_ADD: return __builtin_add_overflow(a, b, out) ? SYM_EOVF : SYM_OK;
+	case OP_SUB: return __builtin_sub_overflow(a, b, out) ? SYM_EOVF : SYM_OK;
+	case OP_MUL: return __builtin_mul_overflow(a, b, out) ? SYM_EOVF : SYM_OK;
+	case OP_FLOORDIV:
+	case OP_MOD:
+		if (b == 0)
+			return SYM_EDIV0;
+		if (a == INT64_MIN && b == -1)
+			return n->op == OP_MOD ? (*out = 0, SYM_OK) : SYM_EOVF;
+		*out = n->op == OP_MOD ? floormod64(a, b) : floordiv64(a, b);
+		return SYM_OK;
+	}
+	return -1;
+}
+
+static void node_vars(const Node *n, const Var **vars, int *nv)
+{
+	if (n->kind == N_IVAR) {
+		for (int i = 0; i < *nv; i++)
+			if (vars[i] == n->var)
+				return;
+		if (*nv < 12)
+			vars[(*nv)++] = n->var;
+	}
+	for (int i = 0; i < n->nargs; i++)
+		node_vars(n->args[i], vars, nv);
+}
+
+static void overflow_witness(Lower *l, Node *n)
+{
+	const Var *vars[12];
+	int nv = 0;
+	node_vars(n, vars, &nv);
+	int64_t *val = arena_alloc(&l->k->ctx->arena, (size_t)(l->k->vars.n + 1) * sizeof *val), out;
+	for (int c = 0; c < 1 << nv; c++) {
+		for (int i = 0; i < nv; i++)
+			val[vars[i]->id] = (c >> i) & 1 ? vars[i]->n - 1 : 0;
+		if (eval_node(n, val, &out) != SYM_EOVF)
+			continue;
+		Buf pt = {0};
+		for (int i = 0; i < nv; i++)
+			buf_printf(&pt, "%s%s=%lld", i ? ", " : "", vars[i]->name, (long long)val[vars[i]->id]);
+		error_at(l->k->ctx, n->sp, "index arithmetic overflows 64 bits%s%s", nv ? " at " : "", buf_str(&pt));
+	}
+}
 
 typedef struct {
 	int nv;
@@ -206,6 +291,9 @@ static void check_range(Lower *l, Node *at, const Sym *s, int64_t n, const char 
 		diag_at(c, at->sp, "index arithmetic %s overflows 64 bits at %s", buf_str(&ex), buf_str(&pt));
 	else if (e == SYM_EDIV0)
 		diag_at(c, at->sp, "division by zero in index %s at %s", buf_str(&ex), buf_str(&pt));
+	else if (p.nv == 0)
+		diag_at(c, at->sp, "%s is out of bounds: %lld, but the valid range is [0, %lld)", what, (long long)v,
+		        (long long)n);
 	else
 		diag_at(c, at->sp, "%s is out of bounds: %s = %lld at %s, but the valid range is [0, %lld)", what,
 		        buf_str(&ex), (long long)v, buf_str(&pt), (long long)n);
@@ -263,13 +351,13 @@ void lower_kernel(Kernel *k)
 	k->store_lower = arena_alloc(a, (size_t)(ns + 1) * sizeof(Sym *));
 	k->store_off = arena_alloc(a, (size_t)(ns + 1) * sizeof(Sym *));
 	/* lower with canonical sums only, then simplify into a second table */
-	Lower raw = {k, symtab_new(a, false), 0};
+	Lower raw = {k, symtab_new(a, false), 0, false};
 	for (int i = 0; i < nl; i++)
 		k->load_lower[i] = lower_load(&raw, k->loads.v[i], false);
 	for (int i = 0; i < ns; i++)
 		k->store_lower[i] = lower_store(&raw, k->stmts.v[i]);
 	check_overflow(k, raw.t);
-	Lower simp = {k, symtab_new(a, true), 0};
+	Lower simp = {k, symtab_new(a, true), 0, true};
 	k->st = simp.t;
 	for (int i = 0; i < nl; i++) {
 		Node *n = k->loads.v[i];

@@ -11,10 +11,13 @@ const struct OpInfo op_info[NOPS] = {
 #undef X
 };
 
+#define MAX_DEPTH 1000
+
 typedef struct {
 	Ctx *c;
 	Token *t;
 	int pos, ntok;
+	int depth; /* nesting of the expression being parsed */
 	Kernel *k;
 } Parser;
 
@@ -70,6 +73,25 @@ static Node *new_node(Parser *p, int kind, Span sp)
 	n->load_id = -1;
 	n->sym = -1;
 	return n;
+}
+
+/* Bounds the depth of every expression tree, so that no later recursion
+ * (check, lower, interp) can exhaust the stack. */
+static Node *deep(Parser *p, Node *n)
+{
+	int d = 0;
+	for (int i = 0; i < n->nargs; i++)
+		d = n->args[i]->depth > d ? n->args[i]->depth : d;
+	n->depth = d + 1;
+	if (n->depth > MAX_DEPTH)
+		error_at(p->c, n->sp, "expression nested too deeply (more than %d levels)", MAX_DEPTH);
+	return n;
+}
+
+static void enter(Parser *p, Token *at)
+{
+	if (++p->depth > MAX_DEPTH)
+		error_at(p->c, at->sp, "expression nested too deeply (more than %d levels)", MAX_DEPTH);
 }
 
 static Node **node_list(Parser *p, Vec *v)
@@ -153,7 +175,7 @@ static Node *reduction(Parser *p, Token *name)
 	n->args[0] = expr(p);
 	n->nargs = 1;
 	n->sp = join(n->sp, expect(p, ')', "')' closing the reduction")->sp);
-	return n;
+	return deep(p, n);
 }
 
 /* primary := INT | FLOAT | 'true' | 'false' | NAME | call | reduction | '(' expr ')'
@@ -177,8 +199,10 @@ static Node *primary(Parser *p)
 		n->ival = t->kind == T_TRUE;
 		return n;
 	case '(':
+		enter(p, t);
 		n = expr(p);
 		expect(p, ')', "')'");
+		p->depth--;
 		return n;
 	case T_NAME:
 		break;
@@ -187,13 +211,18 @@ static Node *primary(Parser *p)
 		syntax(p, t, "an expression");
 	}
 	if (peek(p)->kind == '(') {
-		if (reduce_op(t->name) != R_NONE && looks_like_reduction(p))
-			return reduction(p, t);
-		n = new_node(p, N_CALL, t->sp);
-		n->name = t->name;
-		next(p);
-		n->args = expr_list(p, ')', &n->nargs);
-		n->sp = join(n->sp, p->t[p->pos - 1].sp);
+		enter(p, peek(p));
+		if (looks_like_reduction(p))
+			n = reduction(p, t);
+		else {
+			n = new_node(p, N_CALL, t->sp);
+			n->name = t->name;
+			next(p);
+			n->args = expr_list(p, ')', &n->nargs);
+			n->sp = join(n->sp, p->t[p->pos - 1].sp);
+			deep(p, n);
+		}
+		p->depth--;
 		return n;
 	}
 	n = new_node(p, N_NAME, t->sp);
@@ -208,6 +237,7 @@ static Node *postfix(Parser *p)
 	if (peek(p)->kind == '[' || peek(p)->kind == '.') {
 		if (n->kind != N_NAME)
 			syntax(p, peek(p), "an operator");
+		enter(p, peek(p));
 		if (accept(p, '.')) {
 			Token *f = expect(p, T_NAME, "'flat' after '.'");
 			if (strcmp(f->name, "flat"))
@@ -225,6 +255,8 @@ static Node *postfix(Parser *p)
 		n->sp = join(n->sp, p->t[p->pos - 1].sp);
 		if (peek(p)->kind == '[')
 			syntax(p, peek(p), "an operator (one subscript list per load: write x[i, j])");
+		p->depth--;
+		deep(p, n);
 	}
 	return n;
 }
@@ -235,7 +267,9 @@ static Node *unary(Parser *p)
 	Token *t = peek(p);
 	if (t->kind == '-' || t->kind == '!') {
 		next(p);
+		enter(p, t);
 		Node *a = unary(p);
+		p->depth--;
 		if (t->kind == '-' && a->kind == N_INT && a->ival != INT64_MIN) {
 			a->ival = -a->ival; /* a negative literal stays a literal */
 			a->sp = join(t->sp, a->sp);
@@ -251,7 +285,7 @@ static Node *unary(Parser *p)
 		n->args = arena_alloc(&p->c->arena, sizeof *n->args);
 		n->args[0] = a;
 		n->nargs = 1;
-		return n;
+		return deep(p, n);
 	}
 	return postfix(p);
 }
@@ -264,7 +298,7 @@ static Node *binary(Parser *p, int op, Node *a, Node *b, Span opsp)
 	n->args[0] = a;
 	n->args[1] = b;
 	n->nargs = 2;
-	return n;
+	return deep(p, n);
 }
 
 static int binop_of(int tok, int level)
@@ -395,7 +429,8 @@ static Tensor *param(Parser *p, int role)
 		int n;
 		Node **s = expr_list(p, ')', &n);
 		if (n != t->rank)
-			error_at(p->c, st->sp, "'%s' has %d dims but %d strides", t->name, t->rank, n);
+			error_at(p->c, st->sp, "'%s' has %d dim%s but %d stride%s", t->name, t->rank, t->rank == 1 ? "" : "s",
+			         n, n == 1 ? "" : "s");
 		memcpy(t->stride_ex, s, (size_t)n * sizeof *s);
 		t->has_strides = true;
 	}
@@ -488,7 +523,7 @@ int parse_file(Ctx *c, const Src *src)
 	c->src = src;
 	int ntok;
 	Token *toks = lex(c, src, &ntok);
-	Parser p = {c, toks, 0, ntok, NULL};
+	Parser p = {c, toks, 0, ntok, 0, NULL};
 	int bad = 0;
 	jmp_buf jb, *saved = c->jmp;
 	c->jmp = &jb;

@@ -146,17 +146,31 @@ static void show_source(Buf *b, const Src *src, Span sp)
 	while (end < src->len && src->text[end] != '\n')
 		end++;
 	buf_printf(b, "%.*s\n", (int)(end - start), src->text + start);
+	/* columns count characters: UTF-8 continuation bytes take no column */
 	for (size_t i = start; i < (size_t)sp.off; i++)
-		buf_putc(b, src->text[i] == '\t' ? '\t' : ' ');
+		if (((unsigned char)src->text[i] & 0xc0) != 0x80)
+			buf_putc(b, src->text[i] == '\t' ? '\t' : ' ');
 	buf_putc(b, '^');
 	for (int i = 1; i < sp.len && (size_t)sp.off + (size_t)i < end; i++)
-		buf_putc(b, '~');
+		if (((unsigned char)src->text[sp.off + i] & 0xc0) != 0x80)
+			buf_putc(b, '~');
 	buf_putc(b, '\n');
 }
 
 void vdiag_at(Ctx *c, Span sp, const char *kind, const char *fmt, va_list ap)
 {
 	const Src *src = c->src;
+	if (!strcmp(kind, "note")) {
+		Buf *b = &c->pending;
+		if (src && sp.line > 0)
+			buf_printf(b, "%s:%d:%d: note: ", src->name, sp.line, sp.col);
+		buf_vprintf(b, fmt, ap);
+		buf_putc(b, '\n');
+		show_source(b, src, sp);
+		return;
+	}
+	if (c->nchunks < 64)
+		c->chunks[c->nchunks++] = (struct DiagChunk){c->errs.len, sp.line, sp.col};
 	if (src && sp.line > 0)
 		buf_printf(&c->errs, "%s:%d:%d: %s: ", src->name, sp.line, sp.col, kind);
 	else
@@ -164,6 +178,38 @@ void vdiag_at(Ctx *c, Span sp, const char *kind, const char *fmt, va_list ap)
 	buf_vprintf(&c->errs, fmt, ap);
 	buf_putc(&c->errs, '\n');
 	show_source(&c->errs, src, sp);
+	if (c->pending.len) {
+		buf_printf(&c->errs, "%s", buf_str(&c->pending));
+		c->pending.len = 0;
+	}
+}
+
+void sort_diagnostics(Ctx *c)
+{
+	int n = c->nchunks;
+	if (n < 2 || n == 64)
+		return;
+	int order[64];
+	for (int i = 0; i < n; i++)
+		order[i] = i;
+	for (int i = 1; i < n; i++) /* stable insertion sort by line, col */
+		for (int j = i; j > 0; j--) {
+			struct DiagChunk *a = &c->chunks[order[j - 1]], *b = &c->chunks[order[j]];
+			if (a->line < b->line || (a->line == b->line && a->col <= b->col))
+				break;
+			int t = order[j];
+			order[j] = order[j - 1];
+			order[j - 1] = t;
+		}
+	Buf out = {0};
+	for (int i = 0; i < n; i++) {
+		size_t from = c->chunks[order[i]].start;
+		size_t to = order[i] + 1 < n ? c->chunks[order[i] + 1].start : c->errs.len;
+		buf_printf(&out, "%.*s", (int)(to - from), c->errs.s + from);
+	}
+	buf_free(&c->errs);
+	c->errs = out;
+	c->nchunks = 0;
 }
 
 void diag_at(Ctx *c, Span sp, const char *fmt, ...)
@@ -199,6 +245,8 @@ _Noreturn void error_plain(Ctx *c, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
+	if (c->nchunks < 64)
+		c->chunks[c->nchunks++] = (struct DiagChunk){c->errs.len, 0, 0};
 	buf_printf(&c->errs, "error: ");
 	buf_vprintf(&c->errs, fmt, ap);
 	buf_putc(&c->errs, '\n');
