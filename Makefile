@@ -32,7 +32,7 @@ $(B)/athene: src/main.c $(B)/libathene.a
 $(B)/%_test: tests/%_test.c $(B)/libathene.a
 	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) $< $(B)/libathene.a -o $@ $(LDLIBS)
 
-CTESTS = $(B)/sym_test $(B)/npy_test
+CTESTS = $(B)/sym_test $(B)/view_test $(B)/npy_test
 
 $(PY): requirements.txt
 	python3 -m venv .venv && $(PY) -m pip install -q -r requirements.txt && touch $(PY)

@@ -3,6 +3,7 @@
  * binds size symbols to concrete sizes and layouts (bind_kernel). The AST is
  * rewritten in place: names become variables, size symbols or loads; calls
  * become ops or casts. Errors unwind through ctx->jmp (one per kernel). */
+#include <math.h>
 #include <string.h>
 
 #include "internal.h"
@@ -47,8 +48,15 @@ static Var *find_var(Checker *ck, const char *name)
 	return NULL;
 }
 
+static bool reserved(const char *name)
+{
+	return !strcmp(name, "inf") || !strcmp(name, "nan");
+}
+
 static void push_var(Checker *ck, Var *v)
 {
+	if (reserved(v->name))
+		error_at(ck->c, v->sp, "'%s' is a literal and cannot name an index variable", v->name);
 	if (find_var(ck, v->name))
 		error_at(ck->c, v->sp, "index variable '%s' is already in use here", v->name);
 	if (kernel_param(ck->k, v->name) || find_let(ck, v->name) || find_sym(ck->k, v->name) >= 0)
@@ -173,6 +181,9 @@ static void type_op(Checker *ck, Node *n)
 		break;
 	case K_CMP:
 		promote_args(n, 0, &n->opdt, &weak);
+		/* a Python scalar compares exactly: 255 < 300 even for u8 */
+		if (n->args[0]->weak != n->args[1]->weak)
+			n->opdt = dt_is_float(n->opdt) ? ATHENE_F64 : ATHENE_I64;
 		/* fall through */
 	case K_LOGIC:
 	case K_PRED:
@@ -316,7 +327,7 @@ static void check_name(Checker *ck, Node *n)
 {
 	if (!strcmp(n->name, "inf") || !strcmp(n->name, "nan")) {
 		n->kind = N_FLOAT;
-		n->fval = n->name[0] == 'i' ? 1.0 / 0.0 : 0.0 / 0.0;
+		n->fval = n->name[0] == 'i' ? INFINITY : NAN;
 		n->dt = ATHENE_F64;
 		n->weak = true;
 		return;
@@ -505,6 +516,11 @@ static void check_params(Checker *ck)
 		}
 		if (find_sym(k, t->name) >= 0)
 			error_at(ck->c, t->sp, "'%s' is both a parameter and a size symbol", t->name);
+		if (reserved(t->name))
+			error_at(ck->c, t->sp, "'%s' is a literal and cannot name a parameter", t->name);
+		for (int d = 0; d < t->rank; d++)
+			if (t->dims[d].sym >= 0 && reserved(k->syms[t->dims[d].sym].name))
+				error_at(ck->c, t->dims[d].sp, "'%s' is a literal and cannot name a size", k->syms[t->dims[d].sym].name);
 		for (int d = 0; d < t->rank; d++)
 			if (t->has_strides)
 				check_layout_expr(ck, t->stride_ex[d]);
@@ -524,6 +540,8 @@ static void check_target(Checker *ck, Stmt *s)
 			note_at(ck->c, prev->sp, "'%s' is first defined here", t->name);
 		if (prev || find_sym(k, t->name) >= 0)
 			error_at(ck->c, s->sp, "'%s' is already defined", t->name);
+		if (reserved(t->name))
+			error_at(ck->c, s->sp, "'%s' is a literal and cannot name an intermediate", t->name);
 		t->rank = s->nlhs;
 		t->index = k->lets.n;
 		t->def = s;

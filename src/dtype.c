@@ -151,6 +151,20 @@ double dt_round_float(DType t, double x)
 	}
 }
 
+int64_t dt_saturate(DType t, int64_t x)
+{
+	int64_t lo = INT64_MIN, hi = INT64_MAX;
+	switch (t) {
+	case ATHENE_BOOL: return x != 0;
+	case ATHENE_I8: lo = INT8_MIN, hi = INT8_MAX; break;
+	case ATHENE_I16: lo = INT16_MIN, hi = INT16_MAX; break;
+	case ATHENE_I32: lo = INT32_MIN, hi = INT32_MAX; break;
+	case ATHENE_U8: lo = 0, hi = UINT8_MAX; break;
+	default: break;
+	}
+	return x < lo ? lo : x > hi ? hi : x;
+}
+
 int64_t dt_wrap_int(DType t, int64_t x)
 {
 	switch (t) {
@@ -224,7 +238,7 @@ void dt_store_f(void *base, DType t, int64_t i, double x)
 	case ATHENE_F32: ((float *)base)[i] = (float)x; break;
 	case ATHENE_F64: ((double *)base)[i] = x; break;
 	case ATHENE_BOOL: ((uint8_t *)base)[i] = x != 0; break;
-	default: dt_store_i(base, t, i, f2i(x)); break;
+	default: dt_store_i(base, t, i, dt_saturate(t, f2i(x))); break;
 	}
 }
 

@@ -42,13 +42,14 @@ static int64_t f2i(double x)
 	return (int64_t)x;
 }
 
-/* astype: float -> int truncates, float -> bool is x != 0. */
+/* astype: float -> int truncates toward zero and saturates at the target's
+ * range (NaN -> 0); float -> bool is x != 0. */
 static Val conv(Val v, DType from, DType to)
 {
 	if (dt_is_float(to))
 		return (Val){.f = dt_round_float(to, dt_is_float(from) ? v.f : (double)v.i)};
 	if (dt_is_float(from))
-		return (Val){.i = to == ATHENE_BOOL ? v.f != 0 : dt_wrap_int(to, f2i(v.f))};
+		return (Val){.i = to == ATHENE_BOOL ? v.f != 0 : dt_saturate(to, f2i(v.f))};
 	return (Val){.i = dt_wrap_int(to, v.i)};
 }
 
@@ -270,8 +271,8 @@ static int64_t load_offset(Interp *in, Node *n)
 	if (n->kind == N_FLAT) {
 		int64_t e = eval_index(in, n->args[0]);
 		if (__builtin_add_overflow(off, e, &off) || off < 0 || off >= t->storage)
-			run_error(in, n->args[0], "flat offset %lld is out of range for the storage of '%s' (%lld elements)",
-			          (long long)e, t->name, (long long)t->storage);
+			run_error(in, n->args[0], "flat offset %lld (storage element %lld) is out of range for the storage of '%s' (%lld elements)",
+			          (long long)e, (long long)(t->offset + e), t->name, (long long)t->storage);
 	} else {
 		for (int d = 0; d < t->rank; d++) {
 			Node *s = n->args[d];
@@ -420,6 +421,8 @@ static Val red_result(Interp *in, Node *n, Red *r)
 		run_error(in, n, "%s over an empty range", n->name);
 	switch (r->op) {
 	case R_MEAN:
+		if (!r->count)
+			return (Val){.f = NAN};
 		return (Val){.f = dt_round_float(n->dt, (fl ? r->f : (double)r->i) / (double)r->count)};
 	case R_ARGMAX:
 	case R_ARGMIN:

@@ -68,6 +68,8 @@ static Sym *lower_index(Lower *l, Node *n)
 	bool before = l->t->overflow;
 	l->t->overflow = false;
 	Sym *r = lower_op(l, n);
+	if (l->check && r->ovf && n->kind == N_OP && !sym_has_atom(r))
+		overflow_witness(l, n); /* simplification may hide it: x*2^62 % 8 */
 	if (l->t->overflow) {
 		if (l->check)
 			overflow_witness(l, n);
@@ -172,6 +174,9 @@ static void overflow_witness(Lower *l, Node *n)
 	const Var *vars[12];
 	int nv = 0;
 	node_vars(n, vars, &nv);
+	for (int i = 0; i < nv; i++)
+		if (vars[i]->n == 0)
+			return; /* an empty domain */
 	int64_t *val = arena_alloc(&l->k->ctx->arena, (size_t)(l->k->vars.n + 1) * sizeof *val), out;
 	for (int c = 0; c < 1 << nv; c++) {
 		for (int i = 0; i < nv; i++)
@@ -226,6 +231,9 @@ static int find_witness(const Sym *s, int64_t lo, int64_t hi, Point *p, int64_t 
 	collect_vars(s, p);
 	if (p->nv > 16)
 		return 0;
+	for (int i = 0; i < p->nv; i++)
+		if (p->vars[i]->hi < p->vars[i]->lo)
+			return 0; /* an empty domain: nothing is ever read */
 	int64_t total = 1;
 	for (int i = 0; i < p->nv; i++)
 		if (__builtin_mul_overflow(total, p->vars[i]->hi + 1, &total))

@@ -41,6 +41,8 @@ typedef struct {
 	const Sym *atoms[VIEW_MAXDIG];
 	int natoms;
 	int64_t storage;
+	int64_t badcut; /* a cut that does not nest with the others */
+	int badvar;
 } An;
 
 static bool fail(An *an, int cls, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -182,8 +184,11 @@ static int new_cuts(An *an, const Sym *s, int *bad)
 		int64_t sub = d / g; /* the digit is cut at sub of its own units */
 		Cuts *c = &an->cuts[vi];
 		int ncut = c->ncut;
-		if (sub > 1 && sub < digit_extent(c, j) && !add_cut(c, digit_place(c, j) * sub))
+		if (sub > 1 && sub < digit_extent(c, j) && !add_cut(c, digit_place(c, j) * sub)) {
 			(*bad)++;
+			an->badcut = digit_place(c, j) * sub;
+			an->badvar = vi;
+		}
 		added += c->ncut != ncut;
 	}
 	return added;
@@ -231,7 +236,19 @@ static Sym *to_digits(An *an, const Sym *off)
 		if (is_affine(e))
 			return e;
 		int bad = 0;
-		if (!new_cuts(an, e, &bad) || bad) {
+		an->badcut = 0;
+		int added = new_cuts(an, e, &bad);
+		if (an->badcut) {
+			const Cuts *c = &an->cuts[an->badvar];
+			Buf b = {0};
+			for (int i = 0; i < c->ncut; i++)
+				buf_printf(&b, "%s%lld", i ? ", " : "", (long long)c->cut[i]);
+			fail(an, VIEW_ELEM, "'%s' is cut at %lld and at %s: the digits do not nest",
+			     ((const Var *)c->var->p)->name, (long long)an->badcut, buf_str(&b));
+			buf_free(&b);
+			return NULL;
+		}
+		if (!added || bad) {
 			Buf b = {0};
 			sym_print(&b, find_nonaffine(e), print_leaf, NULL);
 			fail(an, VIEW_ELEM, "%s is not affine in the digits of the index variables", buf_str(&b));

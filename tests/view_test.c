@@ -1,0 +1,189 @@
+/* Property test of the access analysis (src/view.c).
+ *
+ * Random accesses: a tensor of rank 1-3 with a random layout (row-major,
+ * permuted, with gaps, negative strides with an offset), subscripted by
+ * random affine / floor-division / modulo expressions of 1-3 index variables
+ * over small domains, and sometimes one dim subscripted by data (an atom,
+ * like idx[s]). The flat offset is built as lowering builds it. Whenever the
+ * analysis produces a view (or a row gather), enumerating the view must give
+ * exactly the address of the original expression at every point of the
+ * domain (and every value of the atom). Every fallback must carry a reason;
+ * the fraction of fallbacks is printed. `view_test [SEED] [COUNT]`. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static uint64_t rng;
+static unsigned rnd(unsigned n)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (unsigned)(rng % n);
+}
+
+static Var vars[3];
+static int nvars;
+
+/* A random subscript of the index variables. */
+static Sym *subscript(SymTab *t, Sym **v)
+{
+	Sym *x = v[rnd((unsigned)nvars)];
+	int64_t d = 2 + rnd(4), m = 2 + rnd(4);
+	switch (rnd(9)) {
+	case 0: return sym_const(t, rnd(3));
+	case 1: return sym_scale(t, x, 1 + rnd(3));
+	case 2: return sym_add(t, sym_scale(t, x, -1), sym_const(t, 20));
+	case 3: return sym_floordiv(t, x, sym_const(t, d));
+	case 4: return sym_mod(t, x, sym_const(t, m));
+	case 5: return sym_mod(t, sym_floordiv(t, x, sym_const(t, d)), sym_const(t, m));
+	case 6: return sym_add(t, x, v[rnd((unsigned)nvars)]);
+	case 7: return sym_add(t, sym_scale(t, sym_mod(t, x, sym_const(t, m)), 3), sym_floordiv(t, x, sym_const(t, m)));
+	default: return sym_add(t, x, sym_const(t, rnd(4)));
+	}
+}
+
+typedef struct {
+	const Sym *atom;
+	int64_t value;
+} AtomVal;
+static AtomVal atomval;
+
+static int leaf(void *env, const Sym *s, int64_t *out)
+{
+	const int64_t *val = env;
+	*out = s->kind == S_VAR ? val[s->c] : atomval.value;
+	return SYM_OK;
+}
+
+static long nviews, nfallback, ngather, npoints, nbad;
+static char reasons[4][200];
+static long counts[4];
+
+static int64_t sym_min_max(const Sym *s, int64_t *hi)
+{
+	int64_t lo = INT64_MAX, v, val[3] = {0, 0, 0};
+	*hi = INT64_MIN;
+	for (val[2] = 0; val[2] < (nvars > 2 ? vars[2].n : 1); val[2]++)
+		for (val[1] = 0; val[1] < (nvars > 1 ? vars[1].n : 1); val[1]++)
+			for (val[0] = 0; val[0] < vars[0].n; val[0]++) {
+				sym_eval(s, leaf, val, &v);
+				lo = v < lo ? v : lo;
+				*hi = v > *hi ? v : *hi;
+			}
+	return lo;
+}
+
+static void test_one(Arena *ar)
+{
+	SymTab *t = symtab_new(ar, true);
+	nvars = 1 + (int)rnd(3);
+	Sym *v[3];
+	for (int i = 0; i < nvars; i++) {
+		vars[i] = (Var){.name = i == 0 ? "i" : i == 1 ? "j" : "k", .id = i, .n = 1 + rnd(10)};
+		v[i] = sym_var(t, i, 0, vars[i].n - 1, &vars[i]);
+	}
+	int rank = 1 + (int)rnd(3), atom_dim = rnd(5) == 0 ? (int)rnd((unsigned)rank) : -1;
+	int64_t shape[3], stride[3], offset = 0, lo, hi;
+	Sym *sub[3];
+	static Tensor idx = {.name = "idx", .rank = 1};
+	Node payload = {.kind = N_LOAD, .name = "idx", .t = &idx};
+	for (int d = 0; d < rank; d++) {
+		if (d == atom_dim) {
+			shape[d] = 1 + rnd(6);
+			sub[d] = sym_atom(t, 0, 0, shape[d] - 1, &payload);
+			continue;
+		}
+		sub[d] = subscript(t, v);
+		lo = sym_min_max(sub[d], &hi);
+		sub[d] = sym_add(t, sub[d], sym_const(t, -lo)); /* in bounds from 0 */
+		shape[d] = hi - lo + 1 + rnd(3);
+	}
+	/* layout: a random order of the dims, gaps, and negative strides */
+	int order[3] = {0, 1, 2};
+	for (int i = rank - 1; i > 0; i--) {
+		int j = (int)rnd((unsigned)i + 1), tmp = order[i];
+		order[i] = order[j];
+		order[j] = tmp;
+	}
+	int64_t acc = 1;
+	for (int i = rank - 1; i >= 0; i--) {
+		int d = rnd(3) ? order[i] : i;
+		(void)d;
+		stride[order[i]] = acc * (rnd(4) == 0 ? 2 : 1);
+		acc = stride[order[i]] * shape[order[i]];
+	}
+	for (int d = 0; d < rank; d++)
+		if (rnd(4) == 0) {
+			offset += stride[d] * (shape[d] - 1);
+			stride[d] = -stride[d];
+		}
+	int64_t storage = offset + 1;
+	for (int d = 0; d < rank; d++)
+		if (stride[d] > 0)
+			storage += stride[d] * (shape[d] - 1);
+	Sym *off = sym_const(t, offset);
+	for (int d = 0; d < rank; d++)
+		off = sym_add(t, off, sym_scale(t, sub[d], stride[d]));
+	View view;
+	view_analyse(&view, ar, off, storage, NULL, NULL);
+	if (view.cls == VIEW_ELEM) {
+		nfallback++;
+		if (!view.reason[0]) {
+			nbad++;
+			fprintf(stderr, "FAIL: fallback without a reason\n");
+		}
+		for (int r = 0; r < 4; r++) /* one example of each kind of reason */
+			if (!reasons[r][0] || !strncmp(reasons[r], view.reason, 12)) {
+				if (!reasons[r][0])
+					snprintf(reasons[r], sizeof reasons[0], "%s", view.reason);
+				counts[r]++;
+				break;
+			}
+		return;
+	}
+	nviews++;
+	ngather += view.cls == VIEW_ROWGATHER;
+	int64_t val[3] = {0, 0, 0}, av[VIEW_MAXDIG] = {0};
+	int64_t natom = atom_dim >= 0 ? shape[atom_dim] : 1;
+	for (atomval.value = 0; atomval.value < natom; atomval.value++)
+		for (val[2] = 0; val[2] < (nvars > 2 ? vars[2].n : 1); val[2]++)
+			for (val[1] = 0; val[1] < (nvars > 1 ? vars[1].n : 1); val[1]++)
+				for (val[0] = 0; val[0] < vars[0].n; val[0]++) {
+					int64_t want, got;
+					sym_eval(off, leaf, val, &want);
+					for (int g = 0; g < view.ngat; g++)
+						av[g] = atomval.value;
+					got = view_address(&view, val, av);
+					npoints++;
+					if (want != got && nbad++ < 10) {
+						Buf b = {0};
+						sym_print(&b, off, NULL, NULL);
+						view_print(&b, &view);
+						fprintf(stderr, "FAIL: at (%lld, %lld, %lld) want %lld got %lld: %s\n", (long long)val[0],
+						        (long long)val[1], (long long)val[2], (long long)want, (long long)got, buf_str(&b));
+						buf_free(&b);
+					}
+				}
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t seed = argc > 1 ? strtoull(argv[1], NULL, 10) : 20261129;
+	long count = argc > 2 ? strtol(argv[2], NULL, 10) : 20000;
+	rng = seed * 2654435761u + 88172645463325252ull;
+	Arena ar = {0};
+	for (long i = 0; i < count; i++) {
+		test_one(&ar);
+		if (i % 500 == 499)
+			arena_free(&ar);
+	}
+	arena_free(&ar);
+	printf("view_test: seed %llu, %ld random accesses: %ld views (%ld row gathers), %ld element gathers (%.1f%%)\n",
+	       (unsigned long long)seed, count, nviews - ngather, ngather, nfallback, 100.0 * (double)nfallback / (double)count);
+	for (int i = 0; i < 4 && reasons[i][0]; i++)
+		printf("  %5ld like: %s\n", counts[i], reasons[i]);
+	printf("%ld passed, %ld failed\n", npoints + nfallback - nbad, nbad);
+	return nbad != 0;
+}
