@@ -49,6 +49,7 @@ examples: $(B)/athene
 test: all $(CTESTS) $(PY)
 	@for t in $(CTESTS); do echo "== $$t"; ./$$t || exit 1; done
 	sh tests/run_diag.sh $(B)/athene
+	sh tests/run_explain.sh $(B)/athene
 	ATHENE=$(B)/athene $(PY) -m pytest -q tests
 
 asan:

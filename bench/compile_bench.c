@@ -1,6 +1,8 @@
 /* Compile-time benchmark: for every kernel of the given files, the time from
  * source text to checked, lowered and simplified IR (parse -> check -> bind
- * -> lower -> simplify), best of several repetitions, in microseconds.
+ * -> lower -> simplify), and then the time of the access analysis and block
+ * planning for the cpu and tpu targets; best of several repetitions, in
+ * microseconds.
  * Size symbols are bound from SYM=INT arguments, or to 64 when not given.
  *   compile_bench [SYM=INT]... FILE... */
 #include <stdlib.h>
@@ -57,10 +59,12 @@ static int kernel_start(const char *src, int off)
 	return off;
 }
 
-/* Time to compile one kernel's source text from scratch, in microseconds. */
-static double time_one(const char *file, const char *text)
+/* Time to compile one kernel's source text from scratch, and to analyse and
+ * plan it for both targets, in microseconds. */
+static double time_one(const char *file, const char *text, double *plan_us)
 {
 	double best = 1e30;
+	*plan_us = 1e30;
 	for (int rep = 0; rep < 50; rep++) {
 		double t0 = now_us();
 		athene_ctx *c = athene_create();
@@ -70,16 +74,20 @@ static double time_one(const char *file, const char *text)
 			athene_destroy(c);
 			return -1;
 		}
-		double t = now_us() - t0;
+		double t1 = now_us();
+		plan_kernel(k, TARGET_CPU);
+		plan_kernel(k, TARGET_TPU);
+		double t2 = now_us();
 		athene_destroy(c);
-		best = t < best ? t : best;
+		best = t1 - t0 < best ? t1 - t0 : best;
+		*plan_us = (t2 - t1) / 2 < *plan_us ? (t2 - t1) / 2 : *plan_us;
 	}
 	return best;
 }
 
 int main(int argc, char **argv)
 {
-	double worst = 0, total = 0;
+	double worst = 0, total = 0, pworst = 0, ptotal = 0;
 	int n = 0;
 	for (int a = 1; a < argc; a++) {
 		char *eq = strchr(argv[a], '=');
@@ -99,19 +107,23 @@ int main(int argc, char **argv)
 			int from = kernel_start(src, k->sp.off);
 			int to = next ? kernel_start(src, next->sp.off) : (int)strlen(src);
 			char *text = strndup(src + from, (size_t)(to - from));
-			double t = time_one(argv[a], text);
+			double pt, t = time_one(argv[a], text, &pt);
 			free(text);
 			if (t < 0)
 				continue;
-			printf("%-28s %-28s %8.1f us\n", argv[a], athene_kernel_name(athene_kernel_at(c, i)), t);
+			printf("%-24s %-32s compile %7.1f us  analyse+plan %7.1f us\n", argv[a],
+			       athene_kernel_name(athene_kernel_at(c, i)), t, pt);
 			worst = t > worst ? t : worst;
 			total += t;
+			pworst = pt > pworst ? pt : pworst;
+			ptotal += pt;
 			n++;
 		}
 		athene_destroy(c);
 		free(src);
 	}
-	printf("%d kernels: mean %.1f us, worst %.1f us (each from its own source text)\n", n,
+	printf("%d kernels: compile mean %.1f us, worst %.1f us (each from its own source text)\n", n,
 	       n ? total / n : 0, worst);
+	printf("%d kernels: analyse+plan per target mean %.1f us, worst %.1f us\n", n, n ? ptotal / n : 0, pworst);
 	return 0;
 }

@@ -347,7 +347,7 @@ enum { VA_ITER, VA_INDEX, VA_GATHER, VA_UNIT };
 /* class flags, derived from the view */
 enum {
 	VF_BROADCAST = 1 << 1, VF_STRIDED = 1 << 2, VF_SLICED = 1 << 3, VF_REVERSED = 1 << 4,
-	VF_PERMUTED = 1 << 5, VF_COLLAPSED = 1 << 6, VF_ROWGATHER = 1 << 7,
+	VF_PERMUTED = 1 << 5, VF_COLLAPSED = 1 << 6, VF_ROWGATHER = 1 << 7, VF_EMPTY = 1 << 8,
 };
 /* One axis of the storage reshaped as a mixed-radix array. */
 typedef struct {
@@ -381,7 +381,10 @@ typedef struct {
 	ViewGather gat[VIEW_MAXDIG];
 	unsigned flags;
 } View;
-void view_analyse(View *v, Arena *ar, const Sym *off, int64_t storage, const Tensor *t, Kernel *k);
+/* scope: the index variables the access iterates over; those absent from
+ * the offset are broadcast. */
+void view_analyse(View *v, Arena *ar, const Sym *off, int64_t storage, const Tensor *t, Kernel *k,
+                  const Var *const *scope, int nscope);
 /* Address of an element through the view (var_value by Var id, atom_value by gather). */
 int64_t view_address(const View *v, const int64_t *var_value, const int64_t *atom_value);
 void view_print(Buf *b, const View *v);
@@ -404,6 +407,7 @@ typedef struct {
 	int64_t size;
 	int64_t block;    /* 0: squeezed */
 	int64_t start, len;
+	int64_t stride;   /* elements, in the operand's storage (0 for unit axes) */
 	int step;
 	int var;          /* VA_ITER: the PlanVar driving it, -1 when none */
 	int ref;          /* VA_ITER: view digit; VA_GATHER: view gather */
@@ -420,6 +424,8 @@ typedef struct {
 typedef struct {
 	Stmt *stmt;
 	bool materialised;
+	bool empty;       /* the output has no elements: nothing to do */
+	char notes[512];  /* target-specific remarks, one per line */
 	int nvars, nlhs;  /* output variables first, then reduction variables */
 	PlanVar vars[PLAN_MAXVARS];
 	int ngrid;

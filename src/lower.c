@@ -183,10 +183,11 @@ static void overflow_witness(Lower *l, Node *n)
 			val[vars[i]->id] = (c >> i) & 1 ? vars[i]->n - 1 : 0;
 		if (eval_node(n, val, &out) != SYM_EOVF)
 			continue;
-		Buf pt = {0};
-		for (int i = 0; i < nv; i++)
-			buf_printf(&pt, "%s%s=%lld", i ? ", " : "", vars[i]->name, (long long)val[vars[i]->id]);
-		error_at(l->k->ctx, n->sp, "index arithmetic overflows 64 bits%s%s", nv ? " at " : "", buf_str(&pt));
+		char pt[256] = "";
+		for (int i = 0, len = 0; i < nv && len < (int)sizeof pt; i++)
+			len += snprintf(pt + len, sizeof pt - (size_t)len, "%s%s=%lld", i ? ", " : "", vars[i]->name,
+			                (long long)val[vars[i]->id]);
+		error_at(l->k->ctx, n->sp, "index arithmetic overflows 64 bits%s%s", nv ? " at " : "", pt);
 	}
 }
 

@@ -43,16 +43,36 @@ static void add_pvar(PlanStmt *ps, const Var *v, bool reduce)
 	ps->vars[ps->nvars++] = (PlanVar){.var = v, .n = v->n, .block = v->n, .grid = -1, .reduce = reduce};
 }
 
+/* A load with the variables it iterates over: the statement's, and those of
+ * the reductions around it. */
+typedef struct {
+	Node *load;
+	int nscope;
+	const Var *scope[PLAN_MAXVARS];
+} Scoped;
+
 /* Loads of a statement in source order, and its reduction variables. */
-static void collect(Arena *ar, PlanStmt *ps, Node *n, Vec *loads)
+static void collect(Arena *ar, PlanStmt *ps, Node *n, Vec *loads, const Var **scope, int nscope)
 {
-	if (n->kind == N_LOAD || n->kind == N_FLAT)
-		vec_push(ar, loads, n);
-	if (n->kind == N_REDUCE)
-		for (int i = 0; i < n->nrvars; i++)
+	const Var *inner[PLAN_MAXVARS];
+	if (n->kind == N_LOAD || n->kind == N_FLAT) {
+		Scoped *l = arena_alloc(ar, sizeof *l);
+		l->load = n;
+		l->nscope = nscope;
+		memcpy(l->scope, scope, (size_t)nscope * sizeof *scope);
+		vec_push(ar, loads, l);
+	}
+	if (n->kind == N_REDUCE) {
+		memcpy(inner, scope, (size_t)nscope * sizeof *scope);
+		for (int i = 0; i < n->nrvars; i++) {
 			add_pvar(ps, n->rvars[i], true);
+			if (nscope < PLAN_MAXVARS)
+				inner[nscope++] = n->rvars[i];
+		}
+		scope = inner;
+	}
 	for (int i = 0; i < n->nargs; i++)
-		collect(ar, ps, n->args[i], loads);
+		collect(ar, ps, n->args[i], loads, scope, nscope);
 }
 
 static int64_t storage_of(const Tensor *t)
@@ -60,12 +80,13 @@ static int64_t storage_of(const Tensor *t)
 	return t->storage > 0 ? t->storage : 1;
 }
 
-static PlanOperand *add_operand(Arena *ar, PlanStmt *ps, Kernel *k, const Tensor *t, const Sym *off, int access)
+static PlanOperand *add_operand(Arena *ar, PlanStmt *ps, Kernel *k, const Tensor *t, const Sym *off, int access,
+                                const Var *const *scope, int nscope)
 {
 	PlanOperand *op = arena_alloc(ar, sizeof *op);
 	op->t = t;
 	op->access = access;
-	view_analyse(&op->view, ar, off, storage_of(t), t, k);
+	view_analyse(&op->view, ar, off, storage_of(t), t, k, scope, nscope);
 	vec_push(ar, &ps->ops, op);
 	return op;
 }
@@ -192,6 +213,8 @@ static void operand_axes(PlanStmt *ps, PlanOperand *op)
 {
 	const View *v = &op->view;
 	op->naxes = 0;
+	if (v->flags & VF_EMPTY)
+		return; /* touches no element */
 	if (v->cls == VIEW_ELEM) { /* the whole storage, read element by element */
 		op->ax[op->naxes++] = (PlanAxis){.kind = VA_ITER, .size = storage_of(op->t), .block = storage_of(op->t),
 		                                 .var = -1, .step = 1, .len = storage_of(op->t), .widened = true};
@@ -201,7 +224,7 @@ static void operand_axes(PlanStmt *ps, PlanOperand *op)
 		const VAxis *a = &v->ax[i];
 		PlanAxis *x = &op->ax[op->naxes++];
 		*x = (PlanAxis){.kind = a->kind, .size = a->size, .start = a->start, .step = a->step, .len = a->len, .var = -1,
-		                .ref = a->ref};
+		                .ref = a->ref, .stride = a->stride};
 		if (a->kind != VA_ITER)
 			continue; /* squeezed: a static index or a gathered row */
 		const ViewDigit *g = &v->dig[a->ref];
@@ -236,6 +259,8 @@ static void append_unit(PlanOperand *op, int at)
 
 static void tpu_rules(PlanOperand *op, bool is_store)
 {
+	if (op->naxes == 0)
+		return;
 	int64_t sub = 8 * packing(op->t->dt);
 	PlanAxis *last = &op->ax[op->naxes - 1];
 	if (!last->block && last->kind == VA_INDEX && !is_store)
@@ -256,6 +281,31 @@ static void tpu_rules(PlanOperand *op, bool is_store)
 	}
 }
 
+/* The tpu has no 64-bit vector types; index tensors are narrowed to i32
+ * (their values are checked to be valid indices, so they fit). */
+static void add_note(PlanStmt *ps, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add_note(PlanStmt *ps, const char *fmt, ...)
+{
+	size_t len = strlen(ps->notes);
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(ps->notes + len, sizeof ps->notes - len, fmt, ap);
+	va_end(ap);
+}
+
+static void tpu_notes(PlanStmt *ps)
+{
+	for (int i = 0; i < ps->ops.n; i++) {
+		const PlanOperand *op = ps->ops.v[i];
+		DType t = op->t->dt;
+		if (op->prefetch && t == ATHENE_I64)
+			add_note(ps, "%s: i64 index narrowed to i32 for scalar prefetch\n", op->t->name);
+		else if (t == ATHENE_F64 || t == ATHENE_I64)
+			add_note(ps, "%s: %s is not supported by the tpu: it would need a 32-bit copy\n", op->t->name,
+			         athene_dtype_name(t));
+	}
+}
+
 /* ---- the whole kernel ---- */
 
 static bool let_fused(Kernel *k, Tensor *t)
@@ -272,7 +322,7 @@ static bool let_fused(Kernel *k, Tensor *t)
 	}
 	Vec tmp = {0};
 	PlanStmt dummy = {0};
-	collect(&k->ctx->arena, &dummy, t->def->rhs, &tmp);
+	collect(&k->ctx->arena, &dummy, t->def->rhs, &tmp, NULL, 0);
 	return uses == 1 && bare && dummy.nvars == 0; /* no reduction inside */
 }
 
@@ -285,11 +335,14 @@ static void plan_stmt(Plan *p, PlanStmt *ps, Kernel *k, int si)
 		add_pvar(ps, s->lhs[d], false);
 	ps->nlhs = ps->nvars;
 	Vec loads = {0};
-	collect(ar, ps, s->rhs, &loads);
-	add_operand(ar, ps, k, s->t, k->store_off[si], -1);
+	const Var *scope[PLAN_MAXVARS];
+	for (int d = 0; d < s->nlhs; d++)
+		scope[d] = s->lhs[d];
+	collect(ar, ps, s->rhs, &loads, scope, s->nlhs);
+	add_operand(ar, ps, k, s->t, k->store_off[si], -1, scope, s->nlhs);
 	for (int i = 0; i < loads.n; i++) {
-		Node *n = loads.v[i];
-		add_operand(ar, ps, k, n->t, k->load_off[n->load_id], n->load_id);
+		Scoped *l = loads.v[i];
+		add_operand(ar, ps, k, l->load->t, k->load_off[l->load->load_id], l->load->load_id, l->scope, l->nscope);
 	}
 	ps->materialised = s->t->role != ROLE_LET || !let_fused(k, s->t);
 	/* index loads of row gathers become scalar-prefetch operands */
@@ -312,8 +365,14 @@ static void plan_stmt(Plan *p, PlanStmt *ps, Kernel *k, int si)
 		if (op->prefetch)
 			mark_vars(ps, k->load_off[op->access], 1);
 	}
+	for (int i = 0; i < ps->nlhs; i++)
+		ps->empty |= ps->vars[i].n == 0;
+	if (ps->empty)
+		return;
 	choose_blocks(p, ps);
 	make_grid(ps);
+	if (p->target == TARGET_TPU)
+		tpu_notes(ps);
 	for (int i = 0; i < ps->ops.n; i++) {
 		PlanOperand *op = ps->ops.v[i];
 		if (op->prefetch)
@@ -363,86 +422,137 @@ static int plan_error(Buf *err, const char *fmt, ...)
 	return -1;
 }
 
-/* Every grid point's blocks stay inside their arrays (a partial last block
- * may run past the end: it is masked), and the grid with the blocks of the
- * output variables covers every output element exactly once. */
-static int check_stmt(const Plan *p, const PlanStmt *ps, Buf *err)
+/* Blocks of every operand at grid point gidx stay inside their arrays (a
+ * partial last block may run past the end of its slice: it is masked). */
+static int check_bounds(const PlanStmt *ps, const int64_t *gidx, Buf *err)
 {
-	int64_t npts = 1, gidx[PLAN_MAXVARS], extent[PLAN_MAXVARS];
+	for (int i = 0; i < ps->ops.n; i++) {
+		const PlanOperand *op = ps->ops.v[i];
+		for (int x = 0; x < op->naxes && !op->prefetch; x++) {
+			const PlanAxis *ax = &op->ax[x];
+			int64_t s = block_start(ax, ps, gidx), b = ax->block ? ax->block : 1;
+			bool partial = ax->var >= 0 && ps->vars[ax->var].grid >= 0 && s + b > ax->start + ax->len;
+			if (ax->kind == VA_GATHER)
+				continue; /* checked at run time against the gathered dim */
+			if (s < 0 || s >= ax->size || (!partial && s + b > ax->size))
+				return plan_error(err, "%s: block at %lld of axis %d (size %lld) leaves the array", op->t->name,
+				                  (long long)s, x, (long long)ax->size);
+		}
+	}
+	return 0;
+}
+
+/* Small outputs: walk every grid step and every position of its output
+ * block, keep the positions inside each axis's slice, and count the storage
+ * elements they address: each output element exactly once. */
+static int check_cover_elements(const PlanStmt *ps, Buf *err)
+{
+	const PlanOperand *out = ps->ops.v[0];
+	int64_t nout = 1, npts = 1, gidx[PLAN_MAXVARS], extent[PLAN_MAXVARS];
+	for (int i = 0; i < ps->nlhs; i++)
+		nout *= ps->vars[i].n;
 	for (int a = 0; a < ps->ngrid; a++) {
 		const PlanVar *v = &ps->vars[ps->grid_var[a]];
 		extent[a] = (v->n + v->block - 1) / v->block;
 		npts *= extent[a];
 	}
-	for (int i = 0; i < ps->nlhs; i++)
-		if (ps->vars[i].n == 0)
-			return 0; /* nothing to cover */
-	/* coverage: grid points × block ranges of the output variables */
-	int64_t nout = 1;
-	for (int i = 0; i < ps->nlhs; i++)
-		nout *= ps->vars[i].n;
-	if (nout > (1 << 26))
-		return 0; /* too large to enumerate; the rules are the same as for small */
-	unsigned char *hit = calloc((size_t)nout, 1);
+	int64_t storage = out->t->storage;
+	if (nout > (1 << 16) || storage > (1 << 20))
+		return 0;
+	unsigned char *hit = calloc((size_t)storage + 1, 1);
+	int64_t count = 0;
 	int rc = 0;
 	for (int64_t pt = 0; pt < npts && !rc; pt++) {
-		int64_t r = pt;
+		int64_t r = pt, inblock = 1;
 		for (int a = ps->ngrid - 1; a >= 0; a--) {
 			gidx[a] = r % extent[a];
 			r /= extent[a];
 		}
-		for (int i = 0; i < ps->ops.n && !rc; i++) {
-			const PlanOperand *op = ps->ops.v[i];
-			for (int x = 0; x < op->naxes && !op->prefetch; x++) {
-				const PlanAxis *ax = &op->ax[x];
-				int64_t s = block_start(ax, ps, gidx);
-				bool partial = ax->var >= 0 && ps->vars[ax->var].grid >= 0 &&
-				               s + (ax->block ? ax->block : 1) > ax->start + ax->len;
-				if (ax->kind == VA_GATHER)
-					continue; /* checked at run time against the gathered dim */
-				if (s < 0 || s >= ax->size || (!partial && s + (ax->block ? ax->block : 1) > ax->size))
-					rc = plan_error(err, "%s: block at %lld of axis %d (size %lld) leaves the array", op->t->name,
-					                (long long)s, x, (long long)ax->size);
-			}
-		}
-		/* the output elements of this grid point (once per reduction) */
-		bool first = true;
+		bool first = true; /* reduction steps revisit the same block */
 		for (int a = 0; a < ps->ngrid; a++)
 			first &= !ps->vars[ps->grid_var[a]].reduce || gidx[a] == 0;
 		if (!first)
 			continue;
-		int64_t lo[PLAN_MAXVARS], hi[PLAN_MAXVARS], cnt = 1;
-		for (int i = 0; i < ps->nlhs; i++) {
-			const PlanVar *v = &ps->vars[i];
-			lo[i] = v->grid >= 0 ? gidx[v->grid] * v->block : 0;
-			hi[i] = v->grid >= 0 ? lo[i] + v->block : v->n;
-			hi[i] = hi[i] < v->n ? hi[i] : v->n;
-			cnt *= hi[i] - lo[i];
-		}
-		for (int64_t e = 0; e < cnt && !rc; e++) {
-			int64_t q = e, flat = 0, mul = 1;
-			for (int i = ps->nlhs - 1; i >= 0; i--) {
-				int64_t ext = hi[i] - lo[i];
-				flat += (lo[i] + q % ext) * mul;
-				q /= ext;
-				mul *= ps->vars[i].n;
+		for (int x = 0; x < out->naxes; x++)
+			inblock *= out->ax[x].block ? out->ax[x].block : 1;
+		for (int64_t e = 0; e < inblock && !rc; e++) {
+			int64_t q = e, addr = 0;
+			bool valid = true;
+			for (int x = out->naxes - 1; x >= 0; x--) {
+				const PlanAxis *ax = &out->ax[x];
+				int64_t b = ax->block ? ax->block : 1, pos = block_start(ax, ps, gidx) + q % b;
+				q /= b;
+				int64_t lo = ax->step > 0 ? ax->start : ax->start - ax->len + 1;
+				if (ax->kind == VA_ITER && (pos < lo || pos >= lo + ax->len))
+					valid = false; /* masked: past the end of a partial block */
+				addr += pos * ax->stride;
 			}
-			if (hit[flat]++)
-				rc = plan_error(err, "output %s: element %lld is written twice", ps->stmt->t->name, (long long)flat);
+			if (!valid)
+				continue;
+			if (addr < 0 || addr >= storage)
+				rc = plan_error(err, "output %s: a block writes storage element %lld, outside [0, %lld)",
+				                ps->stmt->t->name, (long long)addr, (long long)storage);
+			else if (hit[addr]++)
+				rc = plan_error(err, "output %s: storage element %lld is written twice", ps->stmt->t->name,
+				                (long long)addr);
+			count++;
 		}
 	}
-	for (int64_t e = 0; e < nout && !rc; e++)
-		if (!hit[e])
-			rc = plan_error(err, "output %s: element %lld is never written", ps->stmt->t->name, (long long)e);
+	if (!rc && count != nout)
+		rc = plan_error(err, "output %s: %lld elements written, not %lld", ps->stmt->t->name, (long long)count,
+		                (long long)nout);
 	free(hit);
-	(void)p;
 	return rc;
+}
+
+/* Every output element is written by exactly one grid step: each output
+ * variable's blocks partition its range, and each drives its own axis of
+ * the output. Small outputs are also enumerated element by element. */
+static int check_cover(const PlanStmt *ps, Buf *err)
+{
+	const PlanOperand *out = ps->ops.v[0];
+	if (out->view.cls == VIEW_ELEM)
+		return plan_error(err, "output %s: the store is not a view", ps->stmt->t->name);
+	for (int i = 0; i < ps->nlhs; i++) {
+		const PlanVar *v = &ps->vars[i];
+		int64_t g = v->grid >= 0 ? (v->n + v->block - 1) / v->block : 1;
+		if (v->grid < 0 ? v->block != v->n : (g - 1) * v->block >= v->n || g * v->block < v->n)
+			return plan_error(err, "output %s: the blocks of %s do not partition [0, %lld)", ps->stmt->t->name,
+			                  v->var->name, (long long)v->n);
+		int axes = 0;
+		for (int d = 0; d < out->view.ndig; d++)
+			axes += out->view.dig[d].var == v->var && out->view.dig[d].axis >= 0;
+		if (v->n > 1 && axes == 0)
+			return plan_error(err, "output %s: %s drives no axis", ps->stmt->t->name, v->var->name);
+	}
+	return check_cover_elements(ps, err);
+}
+
+static int check_stmt(const PlanStmt *ps, Buf *err)
+{
+	if (ps->empty)
+		return 0;
+	int64_t gidx[PLAN_MAXVARS], extent[PLAN_MAXVARS];
+	for (int a = 0; a < ps->ngrid; a++) {
+		const PlanVar *v = &ps->vars[ps->grid_var[a]];
+		extent[a] = (v->n + v->block - 1) / v->block;
+	}
+	/* index maps are affine in each grid index: the corners of the grid
+	 * bound every block */
+	int na = ps->ngrid < 16 ? ps->ngrid : 16;
+	for (int64_t c = 0; c < (int64_t)1 << na; c++) {
+		for (int a = 0; a < ps->ngrid; a++)
+			gidx[a] = a < na && (c >> a) & 1 ? extent[a] - 1 : 0;
+		if (check_bounds(ps, gidx, err))
+			return -1;
+	}
+	return check_cover(ps, err);
 }
 
 int plan_check(const Plan *p, Buf *err)
 {
 	for (int i = 0; i < p->nstmts; i++)
-		if (check_stmt(p, &p->st[i], err))
+		if (check_stmt(&p->st[i], err))
 			return -1;
 	return 0;
 }
@@ -559,6 +669,10 @@ static void explain_access_text(Buf *b, const PlanOperand *op)
 
 static void explain_plan_text(Buf *b, const PlanStmt *ps)
 {
+	if (ps->empty) {
+		buf_printf(b, "    plan  empty: the output has no elements\n");
+		return;
+	}
 	buf_printf(b, "    plan  grid (");
 	for (int a = 0; a < ps->ngrid; a++) {
 		const PlanVar *v = &ps->vars[ps->grid_var[a]];
@@ -581,6 +695,10 @@ static void explain_plan_text(Buf *b, const PlanStmt *ps)
 			buf_printf(b, "          %-8s scalar prefetch\n", op->t->name);
 			continue;
 		}
+		if (op->naxes == 0) {
+			buf_printf(b, "          %-8s no elements\n", op->t->name);
+			continue;
+		}
 		Buf t = {0};
 		buf_printf(&t, "          %-8s array ", op->t->name);
 		print_tuple(&t, op, 0, ps, false);
@@ -595,6 +713,14 @@ static void explain_plan_text(Buf *b, const PlanStmt *ps)
 			}
 		buf_printf(b, "%s\n", buf_str(&t));
 		buf_free(&t);
+	}
+	const char *n = ps->notes;
+	while (*n) {
+		const char *e = strchr(n, '\n');
+		if (!e)
+			break;
+		buf_printf(b, "          note: %.*s\n", (int)(e - n), n);
+		n = e + 1;
 	}
 }
 

@@ -94,14 +94,19 @@ static void grow(SymTab *t)
 /* Saturating interval arithmetic for the ranges. */
 static bool range_add(int64_t alo, int64_t ahi, int64_t blo, int64_t bhi, int64_t *lo, int64_t *hi)
 {
-	return __builtin_add_overflow(alo, blo, lo) | __builtin_add_overflow(ahi, bhi, hi);
+	bool a = __builtin_add_overflow(alo, blo, lo);
+	bool b = __builtin_add_overflow(ahi, bhi, hi);
+	return a || b;
 }
 
 static bool range_mul(int64_t alo, int64_t ahi, int64_t blo, int64_t bhi, int64_t *lo, int64_t *hi)
 {
 	int64_t p[4];
-	bool ovf = __builtin_mul_overflow(alo, blo, &p[0]) | __builtin_mul_overflow(alo, bhi, &p[1]) |
-	           __builtin_mul_overflow(ahi, blo, &p[2]) | __builtin_mul_overflow(ahi, bhi, &p[3]);
+	bool ovf = false;
+	ovf |= __builtin_mul_overflow(alo, blo, &p[0]);
+	ovf |= __builtin_mul_overflow(alo, bhi, &p[1]);
+	ovf |= __builtin_mul_overflow(ahi, blo, &p[2]);
+	ovf |= __builtin_mul_overflow(ahi, bhi, &p[3]);
 	*lo = *hi = p[0];
 	for (int i = 1; i < 4; i++) {
 		*lo = p[i] < *lo ? p[i] : *lo;
@@ -256,10 +261,13 @@ static void acc_term(Acc *s, Sym *term, int64_t k)
 static void acc_add(Acc *s, Sym *x, int64_t k)
 {
 	int64_t v;
-	if (x->kind == S_CONST) {
-		s->ovf |= __builtin_mul_overflow(x->c, k, &v) | __builtin_add_overflow(s->c, v, &s->c);
-	} else if (x->kind == S_ADD) {
-		s->ovf |= __builtin_mul_overflow(x->c, k, &v) | __builtin_add_overflow(s->c, v, &s->c);
+	if (x->kind == S_CONST || x->kind == S_ADD) {
+		s->ovf |= __builtin_mul_overflow(x->c, k, &v);
+		s->ovf |= __builtin_add_overflow(s->c, v, &s->c);
+	}
+	if (x->kind == S_CONST)
+		return;
+	if (x->kind == S_ADD) {
 		for (int i = 0; i < x->n; i++) {
 			s->ovf |= __builtin_mul_overflow(x->k[i], k, &v);
 			acc_term(s, x->a[i], v);

@@ -291,9 +291,8 @@ static bool factor_fail(An *an, const Term *lo, const Term *hi, bool overlap)
 	term_name(an, lo, &a);
 	term_name(an, hi, &b);
 	if (overlap)
-		fail(an, VIEW_ELEM, "coefficients %lld (%s, %lld values) and %lld (%s) overlap%s", (long long)lo->c,
-		     buf_str(&a), (long long)lo->n, (long long)hi->c, buf_str(&b),
-		     llabs(lo->c) == 1 && llabs(hi->c) == 1 ? ": sliding window" : "");
+		fail(an, VIEW_ELEM, "coefficients %lld (%s, %lld values) and %lld (%s) overlap: overlapping windows, like unfold",
+		     (long long)lo->c, buf_str(&a), (long long)lo->n, (long long)hi->c, buf_str(&b));
 	else
 		fail(an, VIEW_ELEM, "coefficients %lld (%s) and %lld (%s) are not nested: neither divides the other",
 		     (long long)lo->c, buf_str(&a), (long long)hi->c, buf_str(&b));
@@ -315,8 +314,11 @@ static bool factor(An *an, const Sym *e)
 		if (t->kind == S_VAR) {
 			int vi = (int)(t->c / (MAXCUT + 1)), j = (int)(t->c % (MAXCUT + 1));
 			for (int d = 0; d < v->ndig; d++)
-				if (v->dig[d].vi == vi && v->dig[d].index == j)
-					v->dig[d].coef = k, tm[nt++] = (Term){k, v->dig[d].n, d};
+				if (v->dig[d].vi == vi && v->dig[d].index == j) {
+					v->dig[d].coef = k;
+					if (v->dig[d].n > 1) /* a digit that is always 0 takes no axis */
+						tm[nt++] = (Term){k, v->dig[d].n, d};
+				}
 		} else {
 			/* an atom a in [lo, hi]: a = lo + a', a' in [0, hi - lo] */
 			int g = v->ngat++;
@@ -403,6 +405,8 @@ static void classify(View *v, const Tensor *t)
 	int prev = -1;
 	for (int d = 0; d < v->ndig; d++) {
 		const ViewDigit *g = &v->dig[d];
+		if (g->n <= 1)
+			continue;
 		if (g->coef == 0) {
 			f |= VF_BROADCAST;
 			continue;
@@ -499,7 +503,46 @@ static Sym *bound_atoms(An *an, Sym *e)
 	return e;
 }
 
-void view_analyse(View *v, Arena *ar, const Sym *off, int64_t storage, const Tensor *t, Kernel *k)
+/* Digits of the variables the offset does not mention: broadcast. */
+static void add_scope(View *v, const Var *const *scope, int nscope)
+{
+	for (int i = 0; i < nscope; i++) {
+		bool seen = false;
+		for (int d = 0; d < v->ndig; d++)
+			seen |= v->dig[d].var == scope[i];
+		if (!seen && v->ndig < VIEW_MAXDIG)
+			v->dig[v->ndig++] = (ViewDigit){.var = scope[i], .vi = -1, .nsplit = 1, .place = 1, .n = scope[i]->n,
+			                                .axis = -1};
+	}
+	/* iteration order: by variable, most significant digit first (stable) */
+	for (int i = 1; i < v->ndig; i++)
+		for (int j = i; j > 0 && v->dig[j].var->id < v->dig[j - 1].var->id; j--) {
+			ViewDigit tmp = v->dig[j];
+			v->dig[j] = v->dig[j - 1];
+			v->dig[j - 1] = tmp;
+		}
+}
+
+/* An access that touches nothing: a variable ranges over zero values. */
+static bool empty_view(View *v)
+{
+	bool empty = false;
+	for (int d = 0; d < v->ndig; d++)
+		empty |= v->dig[d].n == 0;
+	if (!empty)
+		return false;
+	v->cls = VIEW_VIEW;
+	v->flags = VF_EMPTY;
+	v->naxes = v->ngat = 0;
+	for (int d = 0; d < v->ndig && v->naxes < VIEW_MAXAX; d++) {
+		v->dig[d].axis = v->naxes;
+		v->ax[v->naxes++] = (VAxis){.kind = VA_ITER, .size = v->dig[d].n, .len = v->dig[d].n, .step = 1, .ref = d};
+	}
+	return true;
+}
+
+void view_analyse(View *v, Arena *ar, const Sym *off, int64_t storage, const Tensor *t, Kernel *k,
+                  const Var *const *scope, int nscope)
 {
 	memset(v, 0, sizeof *v);
 	An an = {.v = v, .t = symtab_new(ar, true), .storage = storage};
@@ -524,6 +567,9 @@ void view_analyse(View *v, Arena *ar, const Sym *off, int64_t storage, const Ten
 			v->dig[v->ndig++] = (ViewDigit){.var = an.cuts[i].var->p, .vi = i, .index = j,
 			                                .nsplit = digit_count(&an.cuts[i]), .place = digit_place(&an.cuts[i], j),
 			                                .n = digit_extent(&an.cuts[i], j), .axis = -1};
+	add_scope(v, scope, nscope);
+	if (empty_view(v))
+		return;
 	if (!is_affine(e = bound_atoms(&an, e)) || !factor(&an, e))
 		return;
 	if (v->ngat && !check_gathers(&an, k))
@@ -559,7 +605,7 @@ int64_t view_address(const View *v, const int64_t *var_value, const int64_t *ato
 }
 
 static const char *class_names[] = {"contiguous", "broadcast", "strided", "sliced", "reversed",
-                                    "permuted", "collapsed", "row gather"};
+                                    "permuted", "collapsed", "row gather", "empty"};
 
 void view_class(Buf *b, const View *v)
 {
@@ -568,7 +614,7 @@ void view_class(Buf *b, const View *v)
 		return;
 	}
 	bool any = false;
-	for (int i = 1; i < 8; i++)
+	for (int i = 1; i < 9; i++)
 		if (v->flags & (1u << i)) {
 			buf_printf(b, "%s%s", any ? ", " : "", class_names[i]);
 			any = true;
@@ -581,6 +627,13 @@ void view_print(Buf *b, const View *v)
 {
 	if (v->cls == VIEW_ELEM) {
 		buf_printf(b, "none: %s", v->reason);
+		return;
+	}
+	if (v->flags & VF_EMPTY) {
+		buf_printf(b, "reshape (");
+		for (int i = 0; i < v->naxes; i++)
+			buf_printf(b, "%s%lld", i ? ", " : "", (long long)v->ax[i].size);
+		buf_printf(b, v->naxes == 1 ? ",): no elements" : "): no elements");
 		return;
 	}
 	buf_printf(b, "reshape (");
@@ -635,7 +688,7 @@ void view_print(Buf *b, const View *v)
 	}
 	bool bc = false;
 	for (int d = 0; d < v->ndig; d++)
-		if (v->dig[d].coef == 0) {
+		if (v->dig[d].coef == 0 && v->dig[d].n > 1) {
 			buf_printf(b, bc ? ", %s" : " · broadcast %s", v->dig[d].var->name);
 			if (v->dig[d].nsplit > 1)
 				buf_printf(b, " digit %d", v->dig[d].index);
@@ -643,9 +696,10 @@ void view_print(Buf *b, const View *v)
 		}
 	for (int d = 0; d < v->ndig; d++)
 		if (v->dig[d].nsplit > 1 && v->dig[d].index == v->dig[d].nsplit - 1) {
+			/* most significant digit first, as the reshape writes it */
 			buf_printf(b, " · split %s = (", v->dig[d].var->name);
 			for (int e = d; e < v->ndig && v->dig[e].var == v->dig[d].var; e++)
 				buf_printf(b, "%s%lld", e > d ? ", " : "", (long long)v->dig[e].n);
-			buf_putc(b, ')');
+			buf_printf(b, ") digits %d..0", v->dig[d].nsplit - 1);
 		}
 }

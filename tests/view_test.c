@@ -127,7 +127,8 @@ static void test_one(Arena *ar)
 	for (int d = 0; d < rank; d++)
 		off = sym_add(t, off, sym_scale(t, sub[d], stride[d]));
 	View view;
-	view_analyse(&view, ar, off, storage, NULL, NULL);
+	const Var *scope[3] = {&vars[0], &vars[1], &vars[2]};
+	view_analyse(&view, ar, off, storage, NULL, NULL, scope, nvars);
 	if (view.cls == VIEW_ELEM) {
 		nfallback++;
 		if (!view.reason[0]) {
