@@ -363,10 +363,15 @@ int main(int argc, char **argv)
 		usage("no kernel named '%s' in this file", o.kernel);
 	if (!only && nk > 1 && (o.nins || o.nouts))
 		usage("%s", "this file has several kernels: choose one with --kernel to use --in or --out");
-	for (int i = 0; i < nk; i++) {
+	bool json = !strcmp(o.cmd, "explain") && o.json;
+	if (json)
+		fputs("[\n", stdout); /* one JSON document: an array of kernels */
+	for (int i = 0, printed = 0; i < nk; i++) {
 		athene_kernel *k = athene_kernel_at(c, i);
 		if (only && k != only)
 			continue;
+		if (json && printed++)
+			fputs(",\n", stdout);
 		if (!strcmp(o.cmd, "check")) {
 			bind_sizes(c, k, &o);
 			bool bound = true;
@@ -386,6 +391,8 @@ int main(int argc, char **argv)
 		if (o.dump)
 			dump(c, k, o.dump);
 	}
+	if (json)
+		fputs("]\n", stdout);
 	for (int i = 0; i < o.nsizes; i++)
 		if (!o.sizes[i].used && (only || nk == 1))
 			fprintf(stderr, "athene: warning: no kernel in %s has a size symbol '%s'\n", o.file, o.sizes[i].name);

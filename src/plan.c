@@ -103,6 +103,40 @@ static bool is_index_load(PlanStmt *ps, const Node *n)
 	return false;
 }
 
+/* A split variable (kept whole in the block) that addresses an index load
+ * of a row gather, with more than one value: that is not one row per grid
+ * step, so the access falls back to an element gather. */
+static const Var *split_var_in(PlanStmt *ps, const Sym *s)
+{
+	if (s->kind == S_VAR) {
+		int i = find_pvar(ps, s->p);
+		return i >= 0 && ps->vars[i].split && ps->vars[i].n > 1 ? s->p : NULL;
+	}
+	for (int j = 0; j < s->n; j++) {
+		const Var *v = split_var_in(ps, s->a[j]);
+		if (v)
+			return v;
+	}
+	return NULL;
+}
+
+static void check_gather_vars(PlanStmt *ps, Kernel *k, PlanOperand *op)
+{
+	View *v = &op->view;
+	for (int g = 0; g < v->ngat && v->cls == VIEW_ROWGATHER; g++) {
+		const Var *bad = split_var_in(ps, k->load_off[v->gat[g].index_load->load_id]);
+		if (!bad)
+			continue;
+		Buf b = {0};
+		dump_node(&b, v->gat[g].index_load);
+		snprintf(v->reason, sizeof v->reason,
+		         "the index %s changes inside a block: '%s' stays whole because another access splits it into digits",
+		         buf_str(&b), bad->name);
+		buf_free(&b);
+		v->cls = VIEW_ELEM;
+	}
+}
+
 static void mark_vars(PlanStmt *ps, const Sym *s, int64_t block)
 {
 	if (s->kind == S_VAR) {
@@ -150,45 +184,85 @@ static int64_t point_bytes(PlanStmt *ps)
 	return b ? b : 1;
 }
 
+/* Does var i drive the last axis of some operand? */
+static bool is_minor(PlanStmt *ps, int vi)
+{
+	for (int i = 0; i < ps->ops.n; i++) {
+		const PlanOperand *op = ps->ops.v[i];
+		for (int d = 0; d < op->view.ndig && op->view.cls != VIEW_ELEM && !op->prefetch; d++) {
+			const ViewDigit *g = &op->view.dig[d];
+			if (g->var == ps->vars[vi].var && g->axis >= 0 && g->axis == op->view.naxes - 1)
+				return true;
+		}
+	}
+	return false;
+}
+
+static int64_t var_align(Plan *p, PlanStmt *ps, int i)
+{
+	if (p->target == TARGET_TPU)
+		return tpu_align(ps, i);
+	return is_minor(ps, i) ? 16 : 1;
+}
+
+/* Bytes of one block: every operand's element for every point of it. */
+static int64_t footprint(PlanStmt *ps, const bool *set, int skip)
+{
+	int64_t f = point_bytes(ps);
+	for (int i = 0; i < ps->nvars; i++)
+		if (set[i] && i != skip && ps->vars[i].block > 1 && __builtin_mul_overflow(f, ps->vars[i].block, &f))
+			return INT64_MAX;
+	return f;
+}
+
+/* Order of growth: variables on some operand's minor axis first (innermost
+ * output variable first), then reductions, then the other output
+ * variables from the inside out. Each grows to the whole range if the budget
+ * allows, else to the largest aligned tile; what is left gets block 1. */
 static void choose_blocks(Plan *p, PlanStmt *ps)
 {
 	int64_t budget = p->target == TARGET_TPU ? TPU_BUDGET / 2 : CPU_BUDGET;
-	int64_t foot = point_bytes(ps);
-	for (int i = 0; i < ps->nvars; i++) /* fixed choices first */
-		if (ps->vars[i].split || ps->vars[i].block == 1 || ps->vars[i].reduce)
-			foot *= ps->vars[i].block > 0 ? ps->vars[i].block : 1;
-	bool full = false;
-	for (int i = ps->nlhs - 1; i >= 0; i--) {
+	bool set[PLAN_MAXVARS] = {0};
+	int order[PLAN_MAXVARS], no = 0;
+	for (int i = 0; i < ps->nvars; i++)
+		set[i] = ps->vars[i].split || ps->vars[i].block <= 1;
+	for (int pass = 0; pass < 3; pass++)
+		for (int j = 0; j < ps->nvars; j++) {
+			int i = j < ps->nlhs ? ps->nlhs - 1 - j : j; /* output variables inside out */
+			bool minor = is_minor(ps, i), red = ps->vars[i].reduce;
+			if (!set[i] && (pass == 0 ? minor : pass == 1 ? red && !minor : !red && !minor))
+				order[no++] = i;
+		}
+	for (int j = 0; j < no; j++) { /* a first aligned tile for the minor ones */
+		PlanVar *v = &ps->vars[order[j]];
+		if (is_minor(ps, order[j])) {
+			int64_t a = var_align(p, ps, order[j]);
+			v->block = a < v->n ? a : v->n;
+			set[order[j]] = true;
+		}
+	}
+	for (int j = 0; j < no; j++) {
+		int i = order[j];
 		PlanVar *v = &ps->vars[i];
-		if (v->split || v->block == 1)
-			continue;
-		if (full || v->n == 0) {
-			v->block = v->n ? 1 : 0;
-			continue;
-		}
-		if (foot * v->n <= budget) {
-			foot *= v->n;
-			continue;
-		}
-		int64_t align = p->target == TARGET_TPU ? tpu_align(ps, i) : i == ps->nlhs - 1 ? 16 : 1;
-		int64_t b = budget / foot;
-		b -= b % align;
-		v->block = b >= align ? b : align < v->n ? align : v->n;
-		foot *= v->block;
-		full = true;
+		int64_t cur = set[i] ? v->block : 1, a = var_align(p, ps, i);
+		int64_t maxb = budget / footprint(ps, set, i);
+		if (maxb >= v->n)
+			v->block = v->n;
+		else
+			v->block = maxb - maxb % a > cur ? maxb - maxb % a : cur;
+		set[i] = true;
 	}
 	if (p->target != TARGET_CPU)
 		return;
-	/* enough blocks for every thread: halve the outermost whole variable */
-	for (int guard = 0; guard < 8; guard++) {
+	/* enough blocks for every thread, but no block under 16 KiB */
+	for (int guard = 0; guard < 16; guard++) {
 		int64_t nb = 1;
 		for (int i = 0; i < ps->nlhs; i++)
-			if (ps->vars[i].block)
-				nb *= (ps->vars[i].n + ps->vars[i].block - 1) / ps->vars[i].block;
+			nb *= (ps->vars[i].n + ps->vars[i].block - 1) / ps->vars[i].block;
 		int o = 0;
-		while (o < ps->nlhs && (ps->vars[o].split || ps->vars[o].block <= 1))
+		while (o < ps->nlhs && (ps->vars[o].split || ps->vars[o].block < 2))
 			o++;
-		if (nb >= CPU_THREADS || o == ps->nlhs || ps->vars[o].block < 16)
+		if (nb >= CPU_THREADS || o == ps->nlhs || footprint(ps, set, -1) / 2 < (16 << 10))
 			break;
 		ps->vars[o].block = (ps->vars[o].block + 1) / 2;
 	}
@@ -345,12 +419,6 @@ static void plan_stmt(Plan *p, PlanStmt *ps, Kernel *k, int si)
 		add_operand(ar, ps, k, l->load->t, k->load_off[l->load->load_id], l->load->load_id, l->scope, l->nscope);
 	}
 	ps->materialised = s->t->role != ROLE_LET || !let_fused(k, s->t);
-	/* index loads of row gathers become scalar-prefetch operands */
-	for (int i = 1; i < ps->ops.n; i++) {
-		PlanOperand *op = ps->ops.v[i];
-		if (op->access >= 0 && is_index_load(ps, k->loads.v[op->access]))
-			op->prefetch = true;
-	}
 	for (int i = 0; i < ps->ops.n; i++) {
 		const View *v = &((PlanOperand *)ps->ops.v[i])->view;
 		for (int d = 0; d < v->ndig; d++)
@@ -359,6 +427,14 @@ static void plan_stmt(Plan *p, PlanStmt *ps, Kernel *k, int si)
 				if (j >= 0)
 					ps->vars[j].split = true;
 			}
+	}
+	for (int i = 0; i < ps->ops.n; i++)
+		check_gather_vars(ps, k, ps->ops.v[i]);
+	/* index loads of row gathers become scalar-prefetch operands */
+	for (int i = 1; i < ps->ops.n; i++) {
+		PlanOperand *op = ps->ops.v[i];
+		if (op->access >= 0 && is_index_load(ps, k->loads.v[op->access]))
+			op->prefetch = true;
 	}
 	for (int i = 0; i < ps->ops.n; i++) {
 		PlanOperand *op = ps->ops.v[i];
@@ -431,10 +507,16 @@ static int check_bounds(const PlanStmt *ps, const int64_t *gidx, Buf *err)
 		for (int x = 0; x < op->naxes && !op->prefetch; x++) {
 			const PlanAxis *ax = &op->ax[x];
 			int64_t s = block_start(ax, ps, gidx), b = ax->block ? ax->block : 1;
-			bool partial = ax->var >= 0 && ps->vars[ax->var].grid >= 0 && s + b > ax->start + ax->len;
 			if (ax->kind == VA_GATHER)
 				continue; /* checked at run time against the gathered dim */
-			if (s < 0 || s >= ax->size || (!partial && s + b > ax->size))
+			/* a partial last block is masked to the slice [lo, lo + len) */
+			int64_t lo = ax->step > 0 ? ax->start : ax->start - ax->len + 1, e = s + b;
+			bool grid = ax->var >= 0 && ps->vars[ax->var].grid >= 0;
+			if (grid && ax->kind == VA_ITER && !ax->widened) {
+				s = s > lo ? s : lo;
+				e = e < lo + ax->len ? e : lo + ax->len;
+			}
+			if (s < 0 || s >= ax->size || e > ax->size)
 				return plan_error(err, "%s: block at %lld of axis %d (size %lld) leaves the array", op->t->name,
 				                  (long long)s, x, (long long)ax->size);
 		}
@@ -637,9 +719,11 @@ static void print_tuple(Buf *b, const PlanOperand *op, int what, const PlanStmt 
 			buf_printf(b, x->block ? "%lld" : (json ? "null" : "-"), (long long)x->block);
 		else {
 			Buf m = {0};
-			if (x->kind == VA_GATHER)
+			if (x->kind == VA_GATHER) {
+				if (x->start)
+					buf_printf(&m, "%lld + ", (long long)x->start);
 				dump_node(&m, op->view.gat[x->ref].atom->p);
-			else
+			} else
 				axis_map(&m, ps, x);
 			if (json)
 				json_str(b, buf_str(&m));
@@ -706,11 +790,12 @@ static void explain_plan_text(Buf *b, const PlanStmt *ps)
 		print_tuple(&t, op, 1, ps, false);
 		buf_printf(&t, "  map ");
 		print_tuple(&t, op, 2, ps, false);
+		int nw = 0;
 		for (int x = 0; x < op->naxes; x++)
-			if (op->ax[x].widened) {
-				buf_printf(&t, "  (axis %d loaded whole, indexed in the kernel)", x);
-				break;
-			}
+			if (op->ax[x].widened)
+				buf_printf(&t, nw++ ? ", %d" : "  (loaded whole, indexed in the kernel: axis %d", x);
+		if (nw)
+			buf_putc(&t, ')');
 		buf_printf(b, "%s\n", buf_str(&t));
 		buf_free(&t);
 	}
@@ -754,6 +839,10 @@ static void explain_json_stmt(Buf *b, const PlanStmt *ps)
 			print_tuple(b, op, 1, ps, true);
 			buf_printf(b, ", \"map\": ");
 			print_tuple(b, op, 2, ps, true);
+			buf_printf(b, ", \"widened\": [");
+			for (int x = 0; x < op->naxes; x++)
+				buf_printf(b, "%s%s", x ? ", " : "", op->ax[x].widened ? "true" : "false");
+			buf_putc(b, ']');
 		}
 		buf_putc(b, '}');
 	}
@@ -775,7 +864,9 @@ static void explain_json_stmt(Buf *b, const PlanStmt *ps)
 		json_str(b, op->t->name);
 		first = false;
 	}
-	buf_printf(b, "]}");
+	buf_printf(b, "], \"empty\": %s, \"notes\": ", ps->empty ? "true" : "false");
+	json_str(b, ps->notes);
+	buf_printf(b, "}");
 	buf_free(&tmp);
 }
 
@@ -790,7 +881,7 @@ void plan_explain(Buf *b, const Plan *p, bool json)
 			buf_printf(b, i ? ", " : "");
 			explain_json_stmt(b, &p->st[i]);
 		}
-		buf_printf(b, "]}\n");
+		buf_printf(b, "]}");
 		return;
 	}
 	buf_printf(b, "kernel %s  (target %s)\n", p->k->name, tname);

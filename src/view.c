@@ -472,15 +472,18 @@ static Sym *bound_atoms(An *an, Sym *e)
 		Sym *a = e->a[i];
 		int64_t c = e->k[i], rlo = e->c, rhi = e->c;
 		bool other = false;
+		bool ovf = false;
 		for (int j = 0; j < e->n; j++) {
 			if (j == i)
 				continue;
 			other |= e->a[j]->kind == S_ATOM;
-			int64_t x = e->a[j]->lo * e->k[j], y = e->a[j]->hi * e->k[j];
-			rlo += x < y ? x : y;
-			rhi += x < y ? y : x;
+			int64_t x, y;
+			ovf |= __builtin_mul_overflow(e->a[j]->lo, e->k[j], &x);
+			ovf |= __builtin_mul_overflow(e->a[j]->hi, e->k[j], &y);
+			ovf |= __builtin_add_overflow(rlo, x < y ? x : y, &rlo);
+			ovf |= __builtin_add_overflow(rhi, x < y ? y : x, &rhi);
 		}
-		if (a->kind != S_ATOM || other)
+		if (a->kind != S_ATOM || other || ovf)
 			continue;
 		/* 0 <= rest + c*a <= storage-1 for every rest in [rlo, rhi] */
 		int64_t m = c > 0 ? c : -c, lo, hi;
@@ -503,13 +506,27 @@ static Sym *bound_atoms(An *an, Sym *e)
 	return e;
 }
 
-/* Digits of the variables the offset does not mention: broadcast. */
-static void add_scope(View *v, const Var *const *scope, int nscope)
+static bool node_uses(const Node *n, const Var *v)
 {
+	if (n->kind == N_IVAR && n->var == v)
+		return true;
+	for (int i = 0; i < n->nargs; i++)
+		if (node_uses(n->args[i], v))
+			return true;
+	return false;
+}
+
+/* Digits of the variables the offset does not mention (not even through a
+ * gathered index): broadcast. */
+static void add_scope(An *an, const Var *const *scope, int nscope)
+{
+	View *v = an->v;
 	for (int i = 0; i < nscope; i++) {
 		bool seen = false;
 		for (int d = 0; d < v->ndig; d++)
 			seen |= v->dig[d].var == scope[i];
+		for (int a = 0; a < an->natoms; a++)
+			seen |= node_uses(an->atoms[a]->p, scope[i]);
 		if (!seen && v->ndig < VIEW_MAXDIG)
 			v->dig[v->ndig++] = (ViewDigit){.var = scope[i], .vi = -1, .nsplit = 1, .place = 1, .n = scope[i]->n,
 			                                .axis = -1};
@@ -562,12 +579,19 @@ void view_analyse(View *v, Arena *ar, const Sym *off, int64_t storage, const Ten
 	Sym *e = to_digits(&an, off);
 	if (!e)
 		return;
+	int ndig = 0;
+	for (int i = 0; i < an.nvars; i++)
+		ndig += digit_count(&an.cuts[i]);
+	if (ndig + nscope > VIEW_MAXDIG) {
+		fail(&an, VIEW_ELEM, "too many digits (%d)", ndig);
+		return;
+	}
 	for (int i = 0; i < an.nvars; i++)
 		for (int j = digit_count(&an.cuts[i]) - 1; j >= 0; j--)
 			v->dig[v->ndig++] = (ViewDigit){.var = an.cuts[i].var->p, .vi = i, .index = j,
 			                                .nsplit = digit_count(&an.cuts[i]), .place = digit_place(&an.cuts[i], j),
 			                                .n = digit_extent(&an.cuts[i], j), .axis = -1};
-	add_scope(v, scope, nscope);
+	add_scope(&an, scope, nscope);
 	if (empty_view(v))
 		return;
 	if (!is_affine(e = bound_atoms(&an, e)) || !factor(&an, e))
@@ -654,8 +678,11 @@ void view_print(Buf *b, const View *v)
 				buf_printf(b, ", ");
 			if (a->kind == VA_INDEX)
 				buf_printf(b, "%lld", (long long)a->start);
-			else if (a->kind == VA_GATHER)
+			else if (a->kind == VA_GATHER) {
+				if (a->start)
+					buf_printf(b, "%lld + ", (long long)a->start);
 				dump_node(b, v->gat[a->ref].atom->p);
+			}
 			else if (a->step > 0 && a->start == 0 && a->len == a->size)
 				buf_printf(b, ":");
 			else if (a->step > 0)

@@ -61,6 +61,12 @@ static long nviews, nfallback, ngather, npoints, nbad;
 static char reasons[4][200];
 static long counts[4];
 
+static void name_leaf(Buf *b, const Sym *s, void *env)
+{
+	(void)env;
+	buf_printf(b, "%s", s->kind == S_VAR ? ((const Var *)s->p)->name : "idx");
+}
+
 static int64_t sym_min_max(const Sym *s, int64_t *hi)
 {
 	int64_t lo = INT64_MAX, v, val[3] = {0, 0, 0};
@@ -160,7 +166,8 @@ static void test_one(Arena *ar)
 					npoints++;
 					if (want != got && nbad++ < 10) {
 						Buf b = {0};
-						sym_print(&b, off, NULL, NULL);
+						sym_print(&b, off, name_leaf, NULL);
+						buf_printf(&b, "  ->  ");
 						view_print(&b, &view);
 						fprintf(stderr, "FAIL: at (%lld, %lld, %lld) want %lld got %lld: %s\n", (long long)val[0],
 						        (long long)val[1], (long long)val[2], (long long)want, (long long)got, buf_str(&b));
