@@ -2,7 +2,7 @@
 # every test, `make asan` runs the C tests and examples under ASan+UBSan.
 CC      ?= cc
 CFLAGS  ?= -O2 -g
-WARN     = -std=c11 -Wall -Wextra -Werror -Wno-unused-parameter
+WARN     = -std=c11 -Wall -Wextra -Werror
 CPPFLAGS = -Iinclude -Isrc -D_POSIX_C_SOURCE=200809L
 LDLIBS   = -lm -lpthread
 B        = build
@@ -46,16 +46,20 @@ examples: $(B)/athene
 	  case $$f in *bad_*) continue;; esac; \
 	  echo "== $$f"; ./$(B)/athene run $$f $(EXAMPLE_SIZES) || exit 1; done
 
-test: all $(CTESTS) $(PY)
+SIZEARGS = $(EXAMPLE_SIZES:--size=)
+
+test: all $(CTESTS) $(B)/plan_test $(PY)
 	@for t in $(CTESTS); do echo "== $$t"; ./$$t || exit 1; done
+	./$(B)/plan_test $(SIZEARGS) $(EXAMPLES)
 	sh tests/run_diag.sh $(B)/athene
 	sh tests/run_explain.sh $(B)/athene
 	ATHENE=$(B)/athene $(PY) -m pytest -q tests
 
 asan:
 	$(MAKE) B=build-asan CC=clang CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
-	  build-asan/athene $(CTESTS:$(B)/%=build-asan/%)
+	  build-asan/athene build-asan/plan_test $(CTESTS:$(B)/%=build-asan/%)
 	@for t in $(CTESTS:$(B)/%=build-asan/%); do echo "== $$t"; ./$$t || exit 1; done
+	./build-asan/plan_test $(SIZEARGS) $(EXAMPLES)
 	$(MAKE) B=build-asan examples
 	sh tests/run_diag.sh build-asan/athene
 
@@ -63,7 +67,7 @@ $(B)/compile_bench: bench/compile_bench.c $(B)/libathene.a
 	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) $< $(B)/libathene.a -o $@ $(LDLIBS)
 
 bench: all $(B)/compile_bench
-	./$(B)/compile_bench $(EXAMPLE_SIZES:--size=) $(EXAMPLES)
+	./$(B)/compile_bench $(SIZEARGS) $(EXAMPLES)
 
 clean:
 	rm -rf build build-asan

@@ -1,0 +1,151 @@
+/* Plan tests: every kernel of the given files is planned for cpu and tpu;
+ * the plan checker (every output element written exactly once, every block
+ * inside its array) must pass on both, and every tpu plan must obey the
+ * block rule: the last two block dims divisible by (8·packing, 128) or equal
+ * to the array's dims, a squeezed dim counting as 1. The checkers are also
+ * shown to fail on plans broken on purpose.
+ *   plan_test [SYM=INT]... FILE...   (unbound size symbols default to 64) */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static long passed, failed;
+
+static void expect(bool ok, const char *what, const char *kernel, const char *detail)
+{
+	if (ok) {
+		passed++;
+		return;
+	}
+	failed++;
+	fprintf(stderr, "FAIL %s: %s: %s\n", kernel, what, detail);
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *s = malloc((size_t)n + 1);
+	if (fread(s, 1, (size_t)n, f) != (size_t)n)
+		n = 0;
+	s[n] = 0;
+	fclose(f);
+	return s;
+}
+
+static const char *sym_names[64];
+static long sym_vals[64];
+static int nsyms;
+
+static int bind_all(athene_kernel *k)
+{
+	for (int s = 0; s < k->nsyms; s++) {
+		long v = 64;
+		for (int i = 0; i < nsyms; i++)
+			if (!strcmp(sym_names[i], k->syms[s].name))
+				v = sym_vals[i];
+		if (athene_bind_size(k, k->syms[s].name, v))
+			return -1;
+	}
+	return athene_compile(k);
+}
+
+/* The first operand with an axis that can be broken, or NULL. */
+static PlanAxis *some_last_axis(Plan *p)
+{
+	for (int i = 0; i < p->nstmts; i++)
+		for (int j = 0; j < p->st[i].ops.n; j++) {
+			PlanOperand *op = p->st[i].ops.v[j];
+			if (!op->prefetch && op->naxes && op->ax[op->naxes - 1].size > 128)
+				return &op->ax[op->naxes - 1];
+		}
+	return NULL;
+}
+
+static void test_kernel(athene_kernel *k)
+{
+	const char *name = athene_kernel_name(k);
+	Buf err = {0};
+	for (int t = 0; t < 2; t++) {
+		Plan *p = plan_kernel(k, t == 0 ? TARGET_CPU : TARGET_TPU);
+		err.len = 0;
+		int rc = plan_check(p, &err);
+		expect(rc == 0, t ? "tpu plan check" : "cpu plan check", name, buf_str(&err));
+		if (t == 1) {
+			err.len = 0;
+			rc = plan_check_tpu(p, &err);
+			expect(rc == 0, "tpu block rule", name, buf_str(&err));
+		}
+		/* break the plan: the checkers must notice */
+		PlanAxis *ax = some_last_axis(p);
+		if (ax && t == 1) {
+			int64_t keep = ax->block;
+			bool widened = ax->widened;
+			ax->block = 100;
+			ax->widened = false;
+			err.len = 0;
+			expect(plan_check_tpu(p, &err) != 0, "tpu rule catches a block of 100", name, "not caught");
+			ax->block = keep;
+			ax->widened = widened;
+		}
+		PlanStmt *ps = &p->st[0];
+		if (!ps->empty && ps->nlhs && ps->vars[0].n > 1 && ps->vars[0].n <= 4096) {
+			PlanVar *v = &ps->vars[0];
+			int64_t keep = v->block;
+			int grid = v->grid;
+			/* a grid with a block too small: elements are never written */
+			v->block = v->n > 2 ? v->n / 2 : 1;
+			v->grid = -1;
+			err.len = 0;
+			expect(plan_check(p, &err) != 0, "checker catches an uncovered output", name, "not caught");
+			v->block = keep;
+			v->grid = grid;
+		}
+	}
+	buf_free(&err);
+}
+
+int main(int argc, char **argv)
+{
+	int nk = 0;
+	for (int a = 1; a < argc; a++) {
+		char *eq = strchr(argv[a], '=');
+		if (eq && nsyms < 64) {
+			*eq = 0;
+			sym_names[nsyms] = argv[a];
+			sym_vals[nsyms++] = strtol(eq + 1, NULL, 10);
+			continue;
+		}
+		char *src = slurp(argv[a]);
+		if (!src) {
+			fprintf(stderr, "FAIL cannot read %s\n", argv[a]);
+			failed++;
+			continue;
+		}
+		athene_ctx *c = athene_create();
+		if (athene_load(c, argv[a], src)) {
+			fprintf(stderr, "FAIL %s does not compile:\n%s", argv[a], athene_errors(c));
+			failed++;
+		}
+		for (int i = 0; i < athene_kernel_count(c); i++) {
+			athene_kernel *k = athene_kernel_at(c, i);
+			if (bind_all(k)) {
+				fprintf(stderr, "FAIL %s: %s", athene_kernel_name(k), athene_errors(c));
+				failed++;
+				continue;
+			}
+			test_kernel(k);
+			nk++;
+		}
+		athene_destroy(c);
+		free(src);
+	}
+	printf("plan_test: %d kernels planned for cpu and tpu\n", nk);
+	printf("%ld passed, %ld failed\n", passed, failed);
+	return failed != 0;
+}
