@@ -4,6 +4,7 @@
  * rewritten in place: names become variables, size symbols or loads; calls
  * become ops or casts. Errors unwind through ctx->jmp (one per kernel). */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -593,6 +594,146 @@ static void check_stmt(Checker *ck, Stmt *s, int i)
 	}
 }
 
+/* ---- symbolic bounds: provable for every size ---- */
+
+#define MAXLSYM 16
+/* c + Σ a[s]·S_s, over the kernel's size symbols */
+typedef struct {
+	int64_t c, a[MAXLSYM];
+} Lin;
+
+static Lin lin_dim(Dim d)
+{
+	Lin l = {0};
+	if (d.sym < 0)
+		l.c = d.val;
+	else if (d.sym < MAXLSYM)
+		l.a[d.sym] = 1;
+	return l;
+}
+
+static bool lin_axpy(Lin *y, int64_t k, const Lin *x) /* y += k·x; false on overflow */
+{
+	bool ovf = false;
+	int64_t t;
+	ovf |= __builtin_mul_overflow(k, x->c, &t) || __builtin_add_overflow(y->c, t, &y->c);
+	for (int i = 0; i < MAXLSYM; i++)
+		ovf |= __builtin_mul_overflow(k, x->a[i], &t) || __builtin_add_overflow(y->a[i], t, &y->a[i]);
+	return !ovf;
+}
+
+/* The exact range [lo, hi] of an affine subscript in which every variable
+ * appears once, as forms in the sizes. False when it is not of that shape. */
+static bool lin_range(const Node *n, Lin *lo, Lin *hi, uint64_t *seen, bool *symbolic)
+{
+	Lin l2, h2, one = {.c = 1};
+	memset(lo, 0, sizeof *lo);
+	memset(hi, 0, sizeof *hi);
+	switch (n->kind) {
+	case N_INT:
+		lo->c = hi->c = n->ival;
+		return true;
+	case N_SIZE:
+		if (n->sym >= MAXLSYM)
+			return false;
+		lo->a[n->sym] = hi->a[n->sym] = 1;
+		*symbolic = true;
+		return true;
+	case N_IVAR:
+		if (n->var->id < 64 && (*seen >> n->var->id & 1))
+			return false; /* twice: the interval would not be exact */
+		*seen |= n->var->id < 64 ? 1ull << n->var->id : 0;
+		*symbolic |= n->var->ext.sym >= 0;
+		*hi = lin_dim(n->var->ext);
+		return lin_axpy(hi, -1, &one);
+	case N_OP:
+		break;
+	default:
+		return false;
+	}
+	if (n->op == OP_NEG)
+		return lin_range(n->args[0], &l2, &h2, seen, symbolic) && lin_axpy(lo, -1, &h2) && lin_axpy(hi, -1, &l2);
+	if (n->op != OP_ADD && n->op != OP_SUB && n->op != OP_MUL)
+		return false;
+	Lin l1, h1;
+	if (!lin_range(n->args[0], &l1, &h1, seen, symbolic) || !lin_range(n->args[1], &l2, &h2, seen, symbolic))
+		return false;
+	if (n->op == OP_MUL) { /* only by a constant */
+		bool c1 = !memcmp(&l1, &h1, sizeof l1), c2 = !memcmp(&l2, &h2, sizeof l2);
+		Lin *cl = c1 ? &l1 : &l2, *vl = c1 ? &l2 : &l1, *vh = c1 ? &h2 : &h1;
+		for (int i = 0; i < MAXLSYM; i++)
+			if (cl->a[i])
+				return false;
+		if (!c1 && !c2)
+			return false;
+		int64_t k = cl->c;
+		return lin_axpy(lo, k, k >= 0 ? vl : vh) && lin_axpy(hi, k, k >= 0 ? vh : vl);
+	}
+	int64_t sg = n->op == OP_SUB ? -1 : 1;
+	return lin_axpy(lo, 1, &l1) && lin_axpy(hi, 1, &h1) && lin_axpy(lo, sg, sg > 0 ? &l2 : &h2) &&
+	       lin_axpy(hi, sg, sg > 0 ? &h2 : &l2);
+}
+
+/* Is c + Σ a·S > 0 for every size S >= 1? */
+static bool lin_positive(const Lin *l)
+{
+	int64_t at_one = l->c;
+	for (int i = 0; i < MAXLSYM; i++) {
+		if (l->a[i] < 0 || __builtin_add_overflow(at_one, l->a[i], &at_one))
+			return false;
+	}
+	return at_one > 0;
+}
+
+static void lin_print(Buf *b, const Kernel *k, const Lin *l)
+{
+	bool any = false;
+	for (int i = 0; i < MAXLSYM && i < k->nsyms; i++)
+		if (l->a[i]) {
+			if (l->a[i] == 1 || l->a[i] == -1)
+				buf_printf(b, "%s%s", l->a[i] < 0 ? (any ? " - " : "-") : (any ? " + " : ""), k->syms[i].name);
+			else
+				buf_printf(b, "%s%lld*%s", any ? (l->a[i] < 0 ? " - " : " + ") : (l->a[i] < 0 ? "-" : ""),
+				           (long long)llabs(l->a[i]), k->syms[i].name);
+			any = true;
+		}
+	if (l->c || !any)
+		buf_printf(b, any ? (l->c < 0 ? " - %lld" : " + %lld") : "%lld", (long long)(any ? llabs(l->c) : l->c));
+}
+
+/* A subscript out of bounds for every size of the symbols it involves. */
+static void check_symbolic_bounds(Checker *ck)
+{
+	Kernel *k = ck->k;
+	Lin one = {.c = 1};
+	for (int i = 0; i < k->loads.n; i++) {
+		Node *n = k->loads.v[i];
+		for (int d = 0; d < n->nargs && n->kind == N_LOAD; d++) {
+			Lin lo, hi, dim = lin_dim(n->t->dims[d]), over;
+			uint64_t seen = 0;
+			bool symbolic = n->t->dims[d].sym >= 0;
+			if (!lin_range(n->args[d], &lo, &hi, &seen, &symbolic) || !symbolic)
+				continue; /* concrete sizes: checked with a witness when bound */
+			over = hi; /* hi - (dim - 1) */
+			bool ok = lin_axpy(&over, -1, &dim) && lin_axpy(&over, 1, &one);
+			Lin neg = {0};
+			ok = ok && lin_axpy(&neg, -1, &lo);
+			if (!ok || (!lin_positive(&over) && !lin_positive(&neg)))
+				continue;
+			Buf b = {0};
+			lin_print(&b, k, lin_positive(&over) ? &hi : &lo);
+			buf_printf(&b, "%s", lin_positive(&over) ? ", but the dim has size " : "");
+			if (lin_positive(&over))
+				lin_print(&b, k, &dim);
+			char msg[300];
+			snprintf(msg, sizeof msg, "%s", buf_str(&b));
+			buf_free(&b);
+			error_at(ck->c, n->args[d]->sp, "subscript %d of '%s' is out of bounds for every size: it reaches %s", d,
+			         n->t->name, msg);
+		}
+	}
+}
+
 void check_kernel(Kernel *k)
 {
 	Checker ck = {.k = k, .c = k->ctx};
@@ -606,6 +747,7 @@ void check_kernel(Kernel *k)
 		if (!t->def)
 			error_at(ck.c, t->sp, "output '%s' is never written", t->name);
 	}
+	check_symbolic_bounds(&ck);
 	k->state = KS_CHECKED;
 }
 
