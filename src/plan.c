@@ -25,7 +25,7 @@
 #include "internal.h"
 
 #define CPU_BUDGET (256 << 10)
-#define TPU_BUDGET (16 << 20)
+#define TPU_BUDGET (16 << 20) /* scoped VMEM, both buffers of every block */
 #define CPU_THREADS 4
 
 static int find_pvar(PlanStmt *ps, const Var *v)
@@ -176,14 +176,6 @@ static int64_t tpu_align(PlanStmt *ps, int vi)
 	return align;
 }
 
-static int64_t point_bytes(PlanStmt *ps)
-{
-	int64_t b = 0;
-	for (int i = 0; i < ps->ops.n; i++)
-		b += (int64_t)athene_dtype_size(((PlanOperand *)ps->ops.v[i])->t->dt);
-	return b ? b : 1;
-}
-
 /* Does var i drive the last axis of some operand? */
 static bool is_minor(PlanStmt *ps, int vi)
 {
@@ -205,14 +197,66 @@ static int64_t var_align(Plan *p, PlanStmt *ps, int i)
 	return is_minor(ps, i) ? 16 : 1;
 }
 
-/* Bytes of one block: every operand's element for every point of it. */
-static int64_t footprint(PlanStmt *ps, const bool *set, int skip)
+/* Bytes of one grid step's blocks, all operands, when variable `trial` has
+ * block tb (set variables their blocks, the others 1). On tpu the last two
+ * dims of every block are padded to the (8·packing, 128) tile and each block
+ * is double-buffered. An element gather loads its whole operand. */
+static int64_t block_bytes(const Plan *p, PlanStmt *ps, const bool *set, int trial, int64_t tb)
 {
-	int64_t f = point_bytes(ps);
-	for (int i = 0; i < ps->nvars; i++)
-		if (set[i] && i != skip && ps->vars[i].block > 1 && __builtin_mul_overflow(f, ps->vars[i].block, &f))
+	int64_t total = 0;
+	for (int i = 0; i < ps->ops.n; i++) {
+		const PlanOperand *op = ps->ops.v[i];
+		const View *v = &op->view;
+		int64_t bytes = (int64_t)athene_dtype_size(op->t->dt), dim[VIEW_MAXAX] = {0};
+		if (op->prefetch || (v->flags & VF_EMPTY))
+			continue;
+		int nd = v->cls == VIEW_ELEM ? 1 : v->naxes;
+		if (nd <= 0 || nd > VIEW_MAXAX)
+			continue;
+		for (int a = 0; a < nd; a++) {
+			dim[a] = v->cls == VIEW_ELEM ? storage_of(op->t) : 1;
+			if (v->cls == VIEW_ELEM || v->ax[a].kind != VA_ITER)
+				continue;
+			const ViewDigit *g = &v->dig[v->ax[a].ref];
+			int vi = find_pvar(ps, g->var);
+			dim[a] = vi < 0 || ps->vars[vi].split ? g->n : vi == trial ? tb : set[vi] ? ps->vars[vi].block : 1;
+		}
+		if (p->target == TARGET_TPU) {
+			dim[nd - 1] = (dim[nd - 1] + 127) / 128 * 128;
+			if (nd >= 2) {
+				int64_t sub = 8 * packing(op->t->dt);
+				dim[nd - 2] = (dim[nd - 2] + sub - 1) / sub * sub;
+			}
+		}
+		for (int a = 0; a < nd; a++)
+			if (__builtin_mul_overflow(bytes, dim[a] > 0 ? dim[a] : 1, &bytes))
+				return INT64_MAX;
+		if (__builtin_add_overflow(total, bytes, &total))
 			return INT64_MAX;
-	return f;
+	}
+	if (p->target == TARGET_TPU && __builtin_mul_overflow(total, 2, &total))
+		return INT64_MAX;
+	return total;
+}
+
+/* The largest block of var i, a multiple of a (or the whole range), at
+ * least cur, whose blocks fit the budget; cur when none does. */
+static int64_t fit_block(const Plan *p, PlanStmt *ps, const bool *set, int i, int64_t a, int64_t cur, int64_t budget)
+{
+	int64_t n = ps->vars[i].n;
+	if (block_bytes(p, ps, set, i, n) <= budget)
+		return n;
+	int64_t lo = 0, hi = n / a; /* in units of a: lo fits (or is 0), hi does not */
+	while (hi - lo > 1) {
+		int64_t mid = lo + (hi - lo) / 2;
+		if (block_bytes(p, ps, set, i, mid * a) <= budget)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	if (lo > 0 && block_bytes(p, ps, set, i, lo * a) > budget)
+		lo = 0;
+	return lo * a > cur ? lo * a : cur;
 }
 
 /* Order of growth: variables on some operand's minor axis first (innermost
@@ -221,7 +265,7 @@ static int64_t footprint(PlanStmt *ps, const bool *set, int skip)
  * allows, else to the largest aligned tile; what is left gets block 1. */
 static void choose_blocks(Plan *p, PlanStmt *ps)
 {
-	int64_t budget = p->target == TARGET_TPU ? TPU_BUDGET / 2 : CPU_BUDGET;
+	int64_t budget = p->target == TARGET_TPU ? TPU_BUDGET : CPU_BUDGET;
 	bool set[PLAN_MAXVARS] = {0};
 	int order[PLAN_MAXVARS], no = 0;
 	for (int i = 0; i < ps->nvars; i++)
@@ -244,12 +288,8 @@ static void choose_blocks(Plan *p, PlanStmt *ps)
 	for (int j = 0; j < no; j++) {
 		int i = order[j];
 		PlanVar *v = &ps->vars[i];
-		int64_t cur = set[i] ? v->block : 1, a = var_align(p, ps, i);
-		int64_t maxb = budget / footprint(ps, set, i);
-		if (maxb >= v->n)
-			v->block = v->n;
-		else
-			v->block = maxb - maxb % a > cur ? maxb - maxb % a : cur;
+		int64_t cur = set[i] ? v->block : 1;
+		v->block = fit_block(p, ps, set, i, var_align(p, ps, i), cur, budget);
 		set[i] = true;
 	}
 	if (p->target != TARGET_CPU)
@@ -262,7 +302,7 @@ static void choose_blocks(Plan *p, PlanStmt *ps)
 		int o = 0;
 		while (o < ps->nlhs && (ps->vars[o].split || ps->vars[o].block < 2))
 			o++;
-		if (nb >= CPU_THREADS || o == ps->nlhs || footprint(ps, set, -1) / 2 < (16 << 10))
+		if (nb >= CPU_THREADS || o == ps->nlhs || block_bytes(p, ps, set, -1, 0) / 2 < (16 << 10))
 			break;
 		ps->vars[o].block = (ps->vars[o].block + 1) / 2;
 	}
