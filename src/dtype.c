@@ -199,7 +199,7 @@ int64_t dt_load_i(const void *base, DType t, int64_t i)
 	case ATHENE_U8: return ((const uint8_t *)base)[i];
 	default: {
 		double x = dt_load_f(base, t, i);
-		return isnan(x) ? 0 : x >= 0x1p63 ? INT64_MAX : x < -0x1p63 ? INT64_MIN : (int64_t)x;
+		return dt_f2i(x);
 	}
 	}
 }
@@ -219,7 +219,7 @@ void dt_store_i(void *base, DType t, int64_t i, int64_t x)
 
 /* float -> integer conversion: truncation toward zero, like astype; values
  * out of range saturate (C leaves them undefined, NumPy unspecified). */
-static int64_t f2i(double x)
+int64_t dt_f2i(double x)
 {
 	if (isnan(x))
 		return 0;
@@ -238,7 +238,7 @@ void dt_store_f(void *base, DType t, int64_t i, double x)
 	case ATHENE_F32: ((float *)base)[i] = (float)x; break;
 	case ATHENE_F64: ((double *)base)[i] = x; break;
 	case ATHENE_BOOL: ((uint8_t *)base)[i] = x != 0; break;
-	default: dt_store_i(base, t, i, dt_saturate(t, f2i(x))); break;
+	default: dt_store_i(base, t, i, dt_saturate(t, dt_f2i(x))); break;
 	}
 }
 

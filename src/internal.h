@@ -103,6 +103,7 @@ double bf16_to_double(uint16_t h);
 double dt_round_float(DType t, double x); /* x rounded to float dtype t */
 int64_t dt_wrap_int(DType t, int64_t x);  /* x wrapped to int dtype t (bool: x != 0) */
 int64_t dt_saturate(DType t, int64_t x);  /* x clamped to the range of int dtype t */
+int64_t dt_f2i(double x);                 /* truncation toward zero, saturating; NaN -> 0 */
 /* Element i of a buffer of dtype t, as a double or as an integer, and back.
  * Storing converts like NumPy's astype (float -> int truncates; NaN -> 0). */
 double dt_load_f(const void *base, DType t, int64_t i);

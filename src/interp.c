@@ -31,17 +31,6 @@ static int64_t eval_index(Interp *in, Node *n);
 
 /* ---- values ---- */
 
-static int64_t f2i(double x)
-{
-	if (isnan(x))
-		return 0;
-	if (x >= 0x1p63)
-		return INT64_MAX;
-	if (x < -0x1p63)
-		return INT64_MIN;
-	return (int64_t)x;
-}
-
 /* astype: float -> int truncates toward zero and saturates at the target's
  * range (NaN -> 0); float -> bool is x != 0. */
 static Val conv(Val v, DType from, DType to)
@@ -49,7 +38,7 @@ static Val conv(Val v, DType from, DType to)
 	if (dt_is_float(to))
 		return (Val){.f = dt_round_float(to, dt_is_float(from) ? v.f : (double)v.i)};
 	if (dt_is_float(from))
-		return (Val){.i = to == ATHENE_BOOL ? v.f != 0 : dt_saturate(to, f2i(v.f))};
+		return (Val){.i = to == ATHENE_BOOL ? v.f != 0 : dt_saturate(to, dt_f2i(v.f))};
 	return (Val){.i = dt_wrap_int(to, v.i)};
 }
 
