@@ -9,11 +9,14 @@
  *    (the reshape happens inside the block);
  *  - a variable that addresses an index load of a row gather is a grid axis
  *    of block 1, so the index is one scalar per grid step (scalar prefetch);
- *  - reduction variables stay whole inside the block; a very long one becomes
- *    an 'arbitrary' grid axis with an accumulator;
- *  - the other output variables, innermost first, grow the block until the
- *    budget is spent (cpu: L2; tpu: VMEM with double buffering), then tile,
- *    then go on the grid with block 1.
+ *  - the other variables grow the block in this order until the budget is
+ *    spent (cpu: L2; tpu: VMEM, counting tile padding and double buffering):
+ *    those on some operand's minor axis first (from an aligned tile), then
+ *    reductions (one that does not fit whole becomes an 'arbitrary' grid
+ *    axis with an accumulator), then the output variables from the inside
+ *    out; each takes its whole range or the largest aligned tile that fits,
+ *    and what is left goes on the grid with block 1;
+ *  - cpu: enough grid steps for every thread, while blocks stay >= 16 KiB.
  * tpu then enforces its block rule on every operand: the last two block dims
  * divisible by (8·packing, 128) or equal to the array's dims, a squeezed dim
  * counting as 1. Inputs whose axes break it are widened to the whole axis
