@@ -62,11 +62,13 @@ static void collect(Arena *ar, PlanStmt *ps, Node *n, Vec *loads, const Var **sc
 		Scoped *l = arena_alloc(ar, sizeof *l);
 		l->load = n;
 		l->nscope = nscope;
-		memcpy(l->scope, scope, (size_t)nscope * sizeof *scope);
+		for (int i = 0; i < nscope; i++)
+			l->scope[i] = scope[i];
 		vec_push(ar, loads, l);
 	}
 	if (n->kind == N_REDUCE) {
-		memcpy(inner, scope, (size_t)nscope * sizeof *scope);
+		for (int i = 0; i < nscope; i++)
+			inner[i] = scope[i];
 		for (int i = 0; i < n->nrvars; i++) {
 			add_pvar(ps, n->rvars[i], true);
 			if (nscope < PLAN_MAXVARS)
