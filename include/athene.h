@@ -75,8 +75,9 @@ int athene_param_info(const athene_kernel *k, int i, athene_param *out);
 enum { ATHENE_REFERENCE = 1 };
 int athene_run(athene_kernel *k, void *const *storage, int mode);
 
-/* The values an integer input may hold when it is used whole as a subscript
- * (idx in x[idx[s]] or x[wrap(idx[s], n)]): for generating valid inputs.
+/* The values an integer input may hold when it is used as an index: whole as
+ * a subscript (idx in x[idx[s]] or x[wrap(idx[s], n)]) or as a term of a
+ * flat offset (x.flat[64*idx[s] + d]): for generating valid inputs.
  * 0 with [lo, hi] set, or -1 when it is not used that way. */
 int athene_index_range(const athene_kernel *k, int param, int64_t *lo, int64_t *hi);
 

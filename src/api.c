@@ -220,9 +220,41 @@ const char *athene_dump(athene_kernel *k, const char *pass)
 	return buf_str(b);
 }
 
+/* The values a of `param` that keep c·a + rest inside the storage of a flat
+ * load x.flat[c*idx[s] + rest] (rest free of data). */
+static bool flat_range(const Kernel *k, const Node *n, const Tensor *p, int64_t *lo, int64_t *hi)
+{
+	const Sym *e = k->load_off[n->load_id];
+	if (e->kind != S_ADD)
+		return false;
+	int at = -1;
+	int64_t rlo = e->c, rhi = e->c;
+	for (int j = 0; j < e->n; j++) {
+		const Sym *t = e->a[j];
+		const Node *pl = t->kind == S_ATOM ? t->p : NULL;
+		if (pl && pl->kind == N_LOAD && pl->t == p && at < 0 && e->k[j] != 0) {
+			at = j;
+			continue;
+		}
+		int64_t x, y;
+		if (t->kind == S_ATOM || __builtin_mul_overflow(t->lo, e->k[j], &x) ||
+		    __builtin_mul_overflow(t->hi, e->k[j], &y) || __builtin_add_overflow(rlo, x < y ? x : y, &rlo) ||
+		    __builtin_add_overflow(rhi, x < y ? y : x, &rhi))
+			return false;
+	}
+	if (at < 0)
+		return false;
+	int64_t c = e->k[at], last = n->t->storage - 1;
+	/* 0 <= c*a + rest <= last for every rest in [rlo, rhi] */
+	*lo = c > 0 ? -floordiv64(rlo, c) : -floordiv64(last - rhi, -c);
+	*hi = c > 0 ? floordiv64(last - rhi, c) : floordiv64(rlo, -c);
+	return true;
+}
+
 /* Which values of an integer input are valid as indices: the intersection
  * over its uses as a whole subscript, x[idx[s]] (then [0, n)) or
- * x[wrap(idx[s], n)] (then [-n, n)). Returns 0 when it is used so. */
+ * x[wrap(idx[s], n)] (then [-n, n)), and as a term of a flat offset.
+ * Returns 0 when it is used so. */
 int athene_index_range(const athene_kernel *k, int param, int64_t *lo, int64_t *hi)
 {
 	bool found = false;
@@ -232,6 +264,12 @@ int athene_index_range(const athene_kernel *k, int param, int64_t *lo, int64_t *
 	int64_t rlo = INT64_MIN, rhi = INT64_MAX;
 	for (int i = 0; i < k->loads.n; i++) {
 		const Node *n = k->loads.v[i];
+		int64_t l, h;
+		if (n->kind == N_FLAT && flat_range(k, n, p, &l, &h)) {
+			rlo = l > rlo ? l : rlo;
+			rhi = h < rhi ? h : rhi;
+			found = true;
+		}
 		for (int d = 0; d < n->nargs && n->kind == N_LOAD; d++) {
 			const Node *s = n->args[d];
 			bool wrap = s->kind == N_OP && s->op == OP_WRAP;

@@ -389,6 +389,7 @@ void view_analyse(View *v, Arena *ar, const Sym *off, int64_t storage, const Ten
 /* Address of an element through the view (var_value by Var id, atom_value by gather). */
 int64_t view_address(const View *v, const int64_t *var_value, const int64_t *atom_value);
 void view_print(Buf *b, const View *v);
+void gather_position(Buf *b, const View *v, const VAxis *a);
 void view_class(Buf *b, const View *v);
 
 /* ---------------------------------------------------------------- plan.c */
@@ -426,6 +427,7 @@ typedef struct {
 	Stmt *stmt;
 	bool materialised;
 	bool empty;       /* the output has no elements: nothing to do */
+	bool scatter;     /* the store is not a view: one block for everything */
 	char notes[512];  /* target-specific remarks, one per line */
 	int nvars, nlhs;  /* output variables first, then reduction variables */
 	PlanVar vars[PLAN_MAXVARS];

@@ -355,8 +355,13 @@ int main(int argc, char **argv)
 	Opts o = parse_args(argc, argv);
 	char *src = read_file(o.file);
 	athene_ctx *c = athene_create();
-	if (athene_load(c, o.file, src))
-		fail(c);
+	int rc = 0;
+	if (athene_load(c, o.file, src)) {
+		if (strcmp(o.cmd, "check"))
+			fail(c);
+		fputs(athene_errors(c), stderr); /* check goes on with the kernels that compiled */
+		rc = 1;
+	}
 	int nk = athene_kernel_count(c);
 	athene_kernel *only = NULL;
 	if (o.kernel && !(only = athene_find_kernel(c, o.kernel)))
@@ -377,8 +382,11 @@ int main(int argc, char **argv)
 			bool bound = true;
 			for (int s = 0; s < k->nsyms; s++)
 				bound &= k->syms[s].bound;
-			if (bound && athene_compile(k))
-				fail(c);
+			if (bound && athene_compile(k)) {
+				fputs(athene_errors(c), stderr);
+				rc = 1;
+				continue;
+			}
 		} else if (!strcmp(o.cmd, "explain")) {
 			bind_sizes(c, k, &o);
 			const char *text = athene_explain(k, o.target ? o.target : "cpu", o.json);
@@ -404,5 +412,5 @@ int main(int argc, char **argv)
 		free((void *)o.ins[i].name);
 	for (int i = 0; i < o.nouts; i++)
 		free((void *)o.outs[i].name);
-	return 0;
+	return rc;
 }

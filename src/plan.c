@@ -473,6 +473,14 @@ static void plan_stmt(Plan *p, PlanStmt *ps, Kernel *k, int si)
 					ps->vars[j].split = true;
 			}
 	}
+	if (((PlanOperand *)ps->ops.v[0])->view.cls == VIEW_ELEM) {
+		/* an output layout that is no view: one block writes all of it */
+		ps->scatter = true;
+		for (int i = 0; i < ps->nlhs; i++)
+			ps->vars[i].split = true;
+		add_note(ps, "%s: the store is not a view (%s): one block writes the whole output\n", s->t->name,
+		         ((PlanOperand *)ps->ops.v[0])->view.reason);
+	}
 	for (int i = 0; i < ps->ops.n; i++)
 		check_gather_vars(ps, k, ps->ops.v[i]);
 	/* index loads of row gathers become scalar-prefetch operands */
@@ -638,8 +646,13 @@ static int check_cover_elements(const PlanStmt *ps, Buf *err)
 static int check_cover(const PlanStmt *ps, Buf *err)
 {
 	const PlanOperand *out = ps->ops.v[0];
-	if (out->view.cls == VIEW_ELEM)
-		return plan_error(err, "output %s: the store is not a view", ps->stmt->t->name);
+	if (out->view.cls == VIEW_ELEM) { /* a single block must write everything */
+		for (int i = 0; i < ps->nlhs; i++)
+			if (ps->vars[i].grid >= 0 || ps->vars[i].block != ps->vars[i].n)
+				return plan_error(err, "output %s: the store is not a view but the block of %s is not all of it",
+				                  ps->stmt->t->name, ps->vars[i].var->name);
+		return 0;
+	}
 	for (int i = 0; i < ps->nlhs; i++) {
 		const PlanVar *v = &ps->vars[i];
 		int64_t g = v->grid >= 0 ? (v->n + v->block - 1) / v->block : 1;
@@ -764,11 +777,9 @@ static void print_tuple(Buf *b, const PlanOperand *op, int what, const PlanStmt 
 			buf_printf(b, x->block ? "%lld" : (json ? "null" : "-"), (long long)x->block);
 		else {
 			Buf m = {0};
-			if (x->kind == VA_GATHER) {
-				if (x->start)
-					buf_printf(&m, "%lld + ", (long long)x->start);
-				dump_node(&m, op->view.gat[x->ref].atom->p);
-			} else
+			if (x->kind == VA_GATHER)
+				gather_position(&m, &op->view, &op->view.ax[op->view.gat[x->ref].axis]);
+			else
 				axis_map(&m, ps, x);
 			if (json)
 				json_str(b, buf_str(&m));
@@ -788,7 +799,10 @@ static const char *access_kind(const PlanOperand *op)
 static void explain_access_text(Buf *b, const PlanOperand *op)
 {
 	Buf c = {0}, v = {0};
-	view_class(&c, &op->view);
+	if (op->access < 0 && op->view.cls == VIEW_ELEM)
+		buf_printf(&c, "element scatter");
+	else
+		view_class(&c, &op->view);
 	view_print(&v, &op->view);
 	buf_printf(b, "    %-5s %-8s %s\n", access_kind(op), op->t->name, buf_str(&c));
 	buf_printf(b, "          view  %s\n", buf_str(&v));
@@ -815,7 +829,7 @@ static void explain_plan_text(Buf *b, const PlanStmt *ps)
 			buf_printf(b, "%s%lld blocks of %lld", v->reduce ? "arbitrary " : "", (long long)((v->n + v->block - 1) / v->block),
 			           (long long)v->block);
 		else
-			buf_printf(b, "whole %lld%s", (long long)v->n, v->split ? " (split)" : "");
+			buf_printf(b, "whole %lld%s", (long long)v->n, v->split && !ps->scatter ? " (split)" : "");
 	}
 	buf_printf(b, "\n");
 	for (int i = 0; i < ps->ops.n; i++) {
@@ -866,7 +880,10 @@ static void explain_json_stmt(Buf *b, const PlanStmt *ps)
 		json_str(b, op->t->name);
 		buf_printf(b, ", \"kind\": \"%s\", \"class\": ", access_kind(op));
 		tmp.len = 0;
-		view_class(&tmp, &op->view);
+		if (op->access < 0 && op->view.cls == VIEW_ELEM)
+			buf_printf(&tmp, "element scatter");
+		else
+			view_class(&tmp, &op->view);
 		json_str(b, buf_str(&tmp));
 		buf_printf(b, ", \"view\": ");
 		tmp.len = 0;

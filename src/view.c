@@ -322,16 +322,19 @@ static bool factor(An *an, const Sym *e)
 		} else {
 			/* an atom a in [lo, hi]: a = lo + a', a' in [0, hi - lo] */
 			int g = v->ngat++;
+			int64_t shift, ext;
 			v->gat[g].atom = t;
 			v->gat[g].coef = k;
-			base += k * t->lo;
-			tm[nt++] = (Term){k, t->hi - t->lo + 1, -1 - g};
+			if (__builtin_mul_overflow(k, t->lo, &shift) || __builtin_add_overflow(base, shift, &base) ||
+			    __builtin_sub_overflow(t->hi, t->lo, &ext) || ext == INT64_MAX)
+				return fail(an, VIEW_ELEM, "a data-dependent index with no bounded range"), false;
+			tm[nt++] = (Term){k, ext + 1, -1 - g};
 		}
 	}
 	qsort(tm, (size_t)nt, sizeof *tm, by_abs_coef);
 	for (int i = 0; i + 1 < nt; i++) {
-		int64_t a = llabs(tm[i].c), b = llabs(tm[i + 1].c);
-		if (tm[i].n > 1 && (a * tm[i].n > b || a == b))
+		int64_t a = llabs(tm[i].c), b = llabs(tm[i + 1].c), span;
+		if (tm[i].n > 1 && (__builtin_mul_overflow(a, tm[i].n, &span) || span > b || a == b))
 			return factor_fail(an, &tm[i], &tm[i + 1], true);
 		if (b % a)
 			return factor_fail(an, &tm[i], &tm[i + 1], false);
@@ -647,6 +650,17 @@ void view_class(Buf *b, const View *v)
 		buf_printf(b, "contiguous");
 }
 
+/* The position a gathered axis takes: start + step·(atom - lo). */
+void gather_position(Buf *b, const View *v, const VAxis *a)
+{
+	int64_t c = a->start - a->step * v->gat[a->ref].atom->lo;
+	if (c)
+		buf_printf(b, "%lld %c ", (long long)c, a->step > 0 ? '+' : '-');
+	else if (a->step < 0)
+		buf_putc(b, '-');
+	dump_node(b, v->gat[a->ref].atom->p);
+}
+
 void view_print(Buf *b, const View *v)
 {
 	if (v->cls == VIEW_ELEM) {
@@ -678,11 +692,8 @@ void view_print(Buf *b, const View *v)
 				buf_printf(b, ", ");
 			if (a->kind == VA_INDEX)
 				buf_printf(b, "%lld", (long long)a->start);
-			else if (a->kind == VA_GATHER) {
-				if (a->start)
-					buf_printf(b, "%lld + ", (long long)a->start);
-				dump_node(b, v->gat[a->ref].atom->p);
-			}
+			else if (a->kind == VA_GATHER)
+				gather_position(b, v, a);
 			else if (a->step > 0 && a->start == 0 && a->len == a->size)
 				buf_printf(b, ":");
 			else if (a->step > 0)

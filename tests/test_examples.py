@@ -386,6 +386,12 @@ def colmajor_out(rng):
     return {"x": x}, {"y": affine(x)}
 
 
+@case(L)
+def scatter_out(rng):
+    x = randn(rng, 2, 2)
+    return {"x": x}, {"y": x * np.float32(2.0)}
+
+
 # ---- permute.ath
 
 P = "permute.ath"
@@ -604,6 +610,18 @@ def gather_clamped(rng):
     table = randn(rng, 16, 4)
     ind = np.array([-5, -1, 0, 7, 15, 16, 25, 3], dtype=i64)
     return {"table": table, "idx": ind}, {"y": table[np.clip(ind, 0, 15)]}
+
+
+@case(G)
+def gather_flipped_table(rng):
+    t, ind = randn(rng, 16, 4), idx(rng, 0, 16, 6)  # t: the logical (flipped) table
+    return {"t": t, "idx": ind}, {"y": t[ind]}
+
+
+@case(G)
+def gather_flat_next_row(rng):
+    t, ind = randn(rng, 64), idx(rng, 0, 15, 6)
+    return {"t": t, "idx": ind}, {"y": t.reshape(16, 4)[ind + 1]}
 
 
 @case("bad_index.ath")  # with good indices it is an ordinary gather
