@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "internal.h"
+#include "kernel_files.h"
 
 static double now_us(void)
 {
@@ -18,38 +19,6 @@ static double now_us(void)
 	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
 }
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *s = malloc((size_t)n + 1);
-	if (fread(s, 1, (size_t)n, f) != (size_t)n)
-		n = 0;
-	s[n] = 0;
-	fclose(f);
-	return s;
-}
-
-static const char *sym_names[64];
-static long sym_vals[64];
-static int nsyms;
-
-static int bind_all(athene_kernel *k)
-{
-	for (int s = 0; s < k->nsyms; s++) {
-		long v = 64;
-		for (int i = 0; i < nsyms; i++)
-			if (!strcmp(sym_names[i], k->syms[s].name))
-				v = sym_vals[i];
-		if (athene_bind_size(k, k->syms[s].name, v))
-			return -1;
-	}
-	return athene_compile(k);
-}
 
 /* Start of the 'kernel' keyword of a kernel whose name is at offset off. */
 static int kernel_start(const char *src, int off)
@@ -70,7 +39,7 @@ static double time_one(const char *file, const char *text, double *plan_us)
 		athene_ctx *c = athene_create();
 		athene_load(c, file, text);
 		athene_kernel *k = athene_kernel_at(c, 0);
-		if (!k || bind_all(k)) {
+		if (!k || kf_compile(k)) {
 			athene_destroy(c);
 			return -1;
 		}
@@ -90,14 +59,9 @@ int main(int argc, char **argv)
 	double worst = 0, total = 0, pworst = 0, ptotal = 0;
 	int n = 0;
 	for (int a = 1; a < argc; a++) {
-		char *eq = strchr(argv[a], '=');
-		if (eq && nsyms < 64) {
-			*eq = 0;
-			sym_names[nsyms] = argv[a];
-			sym_vals[nsyms++] = strtol(eq + 1, NULL, 10);
+		if (kf_size_arg(argv[a]))
 			continue;
-		}
-		char *src = slurp(argv[a]);
+		char *src = kf_read(argv[a]);
 		if (!src)
 			continue;
 		athene_ctx *c = athene_create();

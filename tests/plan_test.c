@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "kernel_files.h"
 
 static long passed, failed;
 
@@ -22,38 +23,6 @@ static void expect(bool ok, const char *what, const char *kernel, const char *de
 	fprintf(stderr, "FAIL %s: %s: %s\n", kernel, what, detail);
 }
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *s = malloc((size_t)n + 1);
-	if (fread(s, 1, (size_t)n, f) != (size_t)n)
-		n = 0;
-	s[n] = 0;
-	fclose(f);
-	return s;
-}
-
-static const char *sym_names[64];
-static long sym_vals[64];
-static int nsyms;
-
-static int bind_all(athene_kernel *k)
-{
-	for (int s = 0; s < k->nsyms; s++) {
-		long v = 64;
-		for (int i = 0; i < nsyms; i++)
-			if (!strcmp(sym_names[i], k->syms[s].name))
-				v = sym_vals[i];
-		if (athene_bind_size(k, k->syms[s].name, v))
-			return -1;
-	}
-	return athene_compile(k);
-}
 
 /* The first operand with an axis that can be broken, or NULL. */
 static PlanAxis *some_last_axis(Plan *p)
@@ -114,14 +83,9 @@ int main(int argc, char **argv)
 {
 	int nk = 0;
 	for (int a = 1; a < argc; a++) {
-		char *eq = strchr(argv[a], '=');
-		if (eq && nsyms < 64) {
-			*eq = 0;
-			sym_names[nsyms] = argv[a];
-			sym_vals[nsyms++] = strtol(eq + 1, NULL, 10);
+		if (kf_size_arg(argv[a]))
 			continue;
-		}
-		char *src = slurp(argv[a]);
+		char *src = kf_read(argv[a]);
 		if (!src) {
 			fprintf(stderr, "FAIL cannot read %s\n", argv[a]);
 			failed++;
@@ -134,7 +98,7 @@ int main(int argc, char **argv)
 		}
 		for (int i = 0; i < athene_kernel_count(c); i++) {
 			athene_kernel *k = athene_kernel_at(c, i);
-			if (bind_all(k)) {
+			if (kf_compile(k)) {
 				fprintf(stderr, "FAIL %s: %s", athene_kernel_name(k), athene_errors(c));
 				failed++;
 				continue;

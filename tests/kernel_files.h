@@ -1,0 +1,58 @@
+/* Shared by the C test and benchmark drivers that take kernel files and
+ * SYM=INT arguments on the command line: reading a file, and binding every
+ * size symbol of a kernel (unbound ones default to 64) before compiling. */
+#ifndef ATHENE_KERNEL_FILES_H
+#define ATHENE_KERNEL_FILES_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static const char *kf_names[64];
+static long kf_vals[64];
+static int kf_nsyms;
+
+/* Takes a SYM=INT argument; false when arg is not one. */
+static bool kf_size_arg(char *arg)
+{
+	char *eq = strchr(arg, '=');
+	if (!eq || kf_nsyms == 64)
+		return false;
+	*eq = 0;
+	kf_names[kf_nsyms] = arg;
+	kf_vals[kf_nsyms++] = strtol(eq + 1, NULL, 10);
+	return true;
+}
+
+static char *kf_read(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *s = malloc((size_t)(n > 0 ? n : 0) + 1);
+	if (n < 0 || fread(s, 1, (size_t)n, f) != (size_t)n)
+		n = 0;
+	s[n] = 0;
+	fclose(f);
+	return s;
+}
+
+static int kf_compile(athene_kernel *k)
+{
+	for (int s = 0; s < k->nsyms; s++) {
+		long v = 64;
+		for (int i = 0; i < kf_nsyms; i++)
+			if (!strcmp(kf_names[i], k->syms[s].name))
+				v = kf_vals[i];
+		if (athene_bind_size(k, k->syms[s].name, v))
+			return -1;
+	}
+	return athene_compile(k);
+}
+
+#endif
