@@ -25,6 +25,7 @@
 #include "internal.h"
 
 #define MAXCUT 8
+#define MAXPEND 64
 
 typedef struct {
 	const Sym *var; /* S_VAR in the source table */
@@ -41,8 +42,11 @@ typedef struct {
 	const Sym *atoms[VIEW_MAXDIG];
 	int natoms;
 	int64_t storage;
-	int64_t badcut; /* a cut that does not nest with the others */
-	int badvar;
+	int npend; /* cuts found in this round, applied after it */
+	struct {
+		int vi;
+		int64_t place;
+	} pend[MAXPEND];
 } An;
 
 static bool fail(An *an, int cls, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -183,15 +187,33 @@ static int new_cuts(An *an, const Sym *s, int *bad)
 		}
 		int64_t sub = d / g; /* the digit is cut at sub of its own units */
 		Cuts *c = &an->cuts[vi];
-		int ncut = c->ncut;
-		if (sub > 1 && sub < digit_extent(c, j) && !add_cut(c, digit_place(c, j) * sub)) {
-			(*bad)++;
-			an->badcut = digit_place(c, j) * sub;
-			an->badvar = vi;
+		if (sub > 1 && sub < digit_extent(c, j) && an->npend < MAXPEND) {
+			/* applied after the walk: the digit numbering stays fixed during it */
+			an->pend[an->npend].vi = vi;
+			an->pend[an->npend++].place = digit_place(c, j) * sub;
+			added++;
 		}
-		added += c->ncut != ncut;
 	}
 	return added;
+}
+
+/* Applies the cuts found in one round. False (reason set) when one does not
+ * nest with the others. */
+static bool apply_cuts(An *an)
+{
+	for (int i = 0; i < an->npend; i++) {
+		Cuts *c = &an->cuts[an->pend[i].vi];
+		if (add_cut(c, an->pend[i].place))
+			continue;
+		Buf b = {0};
+		for (int j = 0; j < c->ncut; j++)
+			buf_printf(&b, "%s%lld", j ? ", " : "", (long long)c->cut[j]);
+		fail(an, VIEW_ELEM, "'%s' is cut at %lld and at %s: the digits do not nest", ((const Var *)c->var->p)->name,
+		     (long long)an->pend[i].place, buf_str(&b));
+		buf_free(&b);
+		return false;
+	}
+	return true;
 }
 
 static bool is_affine(const Sym *s)
@@ -236,18 +258,10 @@ static Sym *to_digits(An *an, const Sym *off)
 		if (is_affine(e))
 			return e;
 		int bad = 0;
-		an->badcut = 0;
+		an->npend = 0;
 		int added = new_cuts(an, e, &bad);
-		if (an->badcut) {
-			const Cuts *c = &an->cuts[an->badvar];
-			Buf b = {0};
-			for (int i = 0; i < c->ncut; i++)
-				buf_printf(&b, "%s%lld", i ? ", " : "", (long long)c->cut[i]);
-			fail(an, VIEW_ELEM, "'%s' is cut at %lld and at %s: the digits do not nest",
-			     ((const Var *)c->var->p)->name, (long long)an->badcut, buf_str(&b));
-			buf_free(&b);
+		if (!apply_cuts(an))
 			return NULL;
-		}
 		if (!added || bad) {
 			Buf b = {0};
 			sym_print(&b, find_nonaffine(e), print_leaf, NULL);
