@@ -401,7 +401,10 @@ typedef struct {
 	int64_t n, block; /* elements of the variable per block */
 	int grid;         /* grid axis, -1 when the block holds the whole variable */
 	bool reduce;      /* a reduction variable: its grid axis is 'arbitrary' */
-	bool split;       /* split into digits by some access: kept whole */
+	bool split;       /* split into digits by some access */
+	bool whole;       /* must stay whole (the store is not a view) */
+	int64_t unit;     /* the block is a multiple of it: the place of the top
+	                   * digit of every access that splits the variable */
 } PlanVar;
 /* One axis of an operand's array (its storage reshaped by the view). */
 typedef struct {

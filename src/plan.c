@@ -5,8 +5,9 @@
  * offset on every axis from the grid indices and prefetched scalars.
  *
  * Choices, per statement:
- *  - a variable that some access splits into digits stays whole in the block
- *    (the reshape happens inside the block);
+ *  - a variable that some access splits into digits is tiled in multiples of
+ *    the place of its top digit: a block holds whole lower digits and a
+ *    range of the top one (the reshape happens inside the block);
  *  - a variable that addresses an index load of a row gather is a grid axis
  *    of block 1, so the index is one scalar per grid step (scalar prefetch);
  *  - the other variables grow the block in this order until the budget is
@@ -43,7 +44,7 @@ static void add_pvar(PlanStmt *ps, const Var *v, bool reduce)
 {
 	if (find_pvar(ps, v) >= 0 || ps->nvars == PLAN_MAXVARS)
 		return;
-	ps->vars[ps->nvars++] = (PlanVar){.var = v, .n = v->n, .block = v->n, .grid = -1, .reduce = reduce};
+	ps->vars[ps->nvars++] = (PlanVar){.var = v, .n = v->n, .block = v->n, .grid = -1, .reduce = reduce, .unit = 1};
 }
 
 /* A load with the variables it iterates over: the statement's, and those of
@@ -108,9 +109,9 @@ static bool is_index_load(PlanStmt *ps, const Node *n)
 	return false;
 }
 
-/* A split variable (kept whole in the block) that addresses an index load
- * of a row gather, with more than one value: that is not one row per grid
- * step, so the access falls back to an element gather. */
+/* A split variable (its blocks hold whole lower digits, so more than one
+ * value) that addresses an index load of a row gather: that is not one row
+ * per grid step, so the access falls back to an element gather. */
 static const Var *split_var_in(PlanStmt *ps, const Sym *s)
 {
 	if (s->kind == S_VAR) {
@@ -135,7 +136,7 @@ static void check_gather_vars(PlanStmt *ps, Kernel *k, PlanOperand *op)
 		Buf b = {0};
 		dump_node(&b, v->gat[g].index_load);
 		snprintf(v->reason, sizeof v->reason,
-		         "the index %s changes inside a block: '%s' stays whole because another access splits it into digits",
+		         "the index %s changes inside a block: another access splits '%s' into digits, so a block holds several of its values",
 		         buf_str(&b), bad->name);
 		buf_free(&b);
 		v->cls = VIEW_ELEM;
@@ -195,11 +196,27 @@ static bool is_minor(PlanStmt *ps, int vi)
 	return false;
 }
 
+static int64_t gcd(int64_t a, int64_t b)
+{
+	while (b) {
+		int64_t r = a % b;
+		a = b;
+		b = r;
+	}
+	return a;
+}
+
+static int64_t lcm(int64_t a, int64_t b)
+{
+	int64_t l;
+	return __builtin_mul_overflow(a / gcd(a, b), b, &l) ? INT64_MAX : l;
+}
+
+/* Blocks of var i are multiples of this. */
 static int64_t var_align(Plan *p, PlanStmt *ps, int i)
 {
-	if (p->target == TARGET_TPU)
-		return tpu_align(ps, i);
-	return is_minor(ps, i) ? 16 : 1;
+	int64_t a = p->target == TARGET_TPU ? tpu_align(ps, i) : is_minor(ps, i) ? 16 : 1;
+	return lcm(a, ps->vars[i].unit);
 }
 
 /* Bytes of one grid step's blocks, all operands, when variable `trial` has
@@ -224,7 +241,13 @@ static int64_t block_bytes(const Plan *p, PlanStmt *ps, const bool *set, int tri
 				continue;
 			const ViewDigit *g = &v->dig[v->ax[a].ref];
 			int vi = find_pvar(ps, g->var);
-			dim[a] = vi < 0 || ps->vars[vi].split ? g->n : vi == trial ? tb : set[vi] ? ps->vars[vi].block : 1;
+			if (vi < 0 || ps->vars[vi].whole) {
+				dim[a] = g->n;
+				continue;
+			}
+			int64_t vb = vi == trial ? tb : set[vi] ? ps->vars[vi].block : ps->vars[vi].unit;
+			/* a split variable: lower digits whole, a range of the top one */
+			dim[a] = g->nsplit == 1 ? vb : g->index == g->nsplit - 1 ? (vb + g->place - 1) / g->place : g->n;
 		}
 		if (p->target == TARGET_TPU) {
 			dim[nd - 1] = (dim[nd - 1] + 127) / 128 * 128;
@@ -274,7 +297,7 @@ static void choose_blocks(Plan *p, PlanStmt *ps)
 	bool set[PLAN_MAXVARS] = {0};
 	int order[PLAN_MAXVARS], no = 0;
 	for (int i = 0; i < ps->nvars; i++)
-		set[i] = ps->vars[i].split || ps->vars[i].block <= 1;
+		set[i] = ps->vars[i].whole || ps->vars[i].block <= 1;
 	for (int pass = 0; pass < 3; pass++)
 		for (int j = 0; j < ps->nvars; j++) {
 			int i = j < ps->nlhs ? ps->nlhs - 1 - j : j; /* output variables inside out */
@@ -305,7 +328,7 @@ static void choose_blocks(Plan *p, PlanStmt *ps)
 		for (int i = 0; i < ps->nlhs; i++)
 			nb *= (ps->vars[i].n + ps->vars[i].block - 1) / ps->vars[i].block;
 		int o = 0;
-		while (o < ps->nlhs && (ps->vars[o].split || ps->vars[o].block < 2))
+		while (o < ps->nlhs && (ps->vars[o].split || ps->vars[o].whole || ps->vars[o].block < 2))
 			o++;
 		if (nb >= CPU_THREADS || o == ps->nlhs || block_bytes(p, ps, set, -1, 0) / 2 < (16 << 10))
 			break;
@@ -349,10 +372,15 @@ static void operand_axes(PlanStmt *ps, PlanOperand *op)
 		const ViewDigit *g = &v->dig[a->ref];
 		x->var = find_pvar(ps, g->var);
 		x->block = g->n;
-		if (x->var >= 0 && !ps->vars[x->var].split) {
-			const PlanVar *pv = &ps->vars[x->var];
+		if (x->var < 0)
+			continue;
+		const PlanVar *pv = &ps->vars[x->var];
+		if (g->nsplit == 1)
 			x->block = pv->grid >= 0 && pv->block == 1 ? 0 : pv->block;
-		}
+		else if (g->index == g->nsplit - 1 && pv->grid >= 0)
+			x->block = pv->block / g->place; /* a range of the top digit per step */
+		else
+			x->var = -1; /* a lower digit, or the variable is whole: not on the grid */
 	}
 }
 
@@ -469,15 +497,18 @@ static void plan_stmt(Plan *p, PlanStmt *ps, Kernel *k, int si)
 		for (int d = 0; d < v->ndig; d++)
 			if (v->dig[d].nsplit > 1) {
 				int j = find_pvar(ps, v->dig[d].var);
-				if (j >= 0)
-					ps->vars[j].split = true;
+				if (j < 0)
+					continue;
+				ps->vars[j].split = true;
+				if (v->dig[d].index == v->dig[d].nsplit - 1)
+					ps->vars[j].unit = lcm(ps->vars[j].unit, v->dig[d].place);
 			}
 	}
 	if (((PlanOperand *)ps->ops.v[0])->view.cls == VIEW_ELEM) {
 		/* an output layout that is no view: one block writes all of it */
 		ps->scatter = true;
 		for (int i = 0; i < ps->nlhs; i++)
-			ps->vars[i].split = true;
+			ps->vars[i].whole = true;
 		add_note(ps, "%s: the store is not a view (%s): one block writes the whole output\n", s->t->name,
 		         ((PlanOperand *)ps->ops.v[0])->view.reason);
 	}
@@ -826,10 +857,10 @@ static void explain_plan_text(Buf *b, const PlanStmt *ps)
 		const PlanVar *v = &ps->vars[i];
 		buf_printf(b, "%s%s ", i ? ", " : "  ", v->var->name);
 		if (v->grid >= 0)
-			buf_printf(b, "%s%lld blocks of %lld", v->reduce ? "arbitrary " : "", (long long)((v->n + v->block - 1) / v->block),
-			           (long long)v->block);
+			buf_printf(b, "%s%lld blocks of %lld%s", v->reduce ? "arbitrary " : "",
+			           (long long)((v->n + v->block - 1) / v->block), (long long)v->block, v->split ? " (split)" : "");
 		else
-			buf_printf(b, "whole %lld%s", (long long)v->n, v->split && !ps->scatter ? " (split)" : "");
+			buf_printf(b, "whole %lld%s", (long long)v->n, v->split ? " (split)" : "");
 	}
 	buf_printf(b, "\n");
 	for (int i = 0; i < ps->ops.n; i++) {
