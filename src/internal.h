@@ -416,6 +416,7 @@ typedef struct {
 	int step;
 	int var;          /* VA_ITER: the PlanVar driving it, -1 when none */
 	int ref;          /* VA_ITER: view digit; VA_GATHER: view gather */
+	int vaxis;        /* the view's axis it comes from, -1 for an added unit axis */
 	bool widened;     /* loaded whole; the kernel indexes inside the block */
 } PlanAxis;
 typedef struct {

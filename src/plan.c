@@ -116,7 +116,7 @@ static const Var *split_var_in(PlanStmt *ps, const Sym *s)
 {
 	if (s->kind == S_VAR) {
 		int i = find_pvar(ps, s->p);
-		return i >= 0 && ps->vars[i].split && ps->vars[i].n > 1 ? s->p : NULL;
+		return i >= 0 && (ps->vars[i].split || ps->vars[i].whole) && ps->vars[i].n > 1 ? s->p : NULL;
 	}
 	for (int j = 0; j < s->n; j++) {
 		const Var *v = split_var_in(ps, s->a[j]);
@@ -135,9 +135,9 @@ static void check_gather_vars(PlanStmt *ps, Kernel *k, PlanOperand *op)
 			continue;
 		Buf b = {0};
 		dump_node(&b, v->gat[g].index_load);
-		snprintf(v->reason, sizeof v->reason,
-		         "the index %s changes inside a block: another access splits '%s' into digits, so a block holds several of its values",
-		         buf_str(&b), bad->name);
+		snprintf(v->reason, sizeof v->reason, "the index %s changes inside a block: %s, so a block holds several values of '%s'",
+		         buf_str(&b), ps->scatter ? "the store is not a view" : "another access splits it into digits",
+		         bad->name);
 		buf_free(&b);
 		v->cls = VIEW_ELEM;
 	}
@@ -147,7 +147,7 @@ static void mark_vars(PlanStmt *ps, const Sym *s, int64_t block)
 {
 	if (s->kind == S_VAR) {
 		int i = find_pvar(ps, s->p);
-		if (i >= 0 && !ps->vars[i].split)
+		if (i >= 0 && !ps->vars[i].split && !ps->vars[i].whole)
 			ps->vars[i].block = block;
 		return;
 	}
@@ -163,8 +163,26 @@ static int packing(DType t)
 	return s >= 4 ? 1 : s == 2 ? 2 : 4;
 }
 
-/* The tpu alignment var i needs: 128 if it drives the last axis of some
- * operand, 8·packing if a second-minor one, else 1. */
+static int64_t gcd(int64_t a, int64_t b)
+{
+	while (b) {
+		int64_t r = a % b;
+		a = b;
+		b = r;
+	}
+	return a;
+}
+
+static int64_t lcm(int64_t a, int64_t b)
+{
+	int64_t l;
+	return __builtin_mul_overflow(a / gcd(a, b), b, &l) ? INT64_MAX : l;
+}
+
+/* The tpu alignment var i needs: its block on the last axis of an operand a
+ * multiple of 128, on a second-minor one of 8·packing, else 1. A top digit
+ * takes block/place of the variable, so its multiple scales by the place;
+ * a lower digit is whole in the block and needs nothing. */
 static int64_t tpu_align(PlanStmt *ps, int vi)
 {
 	int64_t align = 1;
@@ -173,10 +191,10 @@ static int64_t tpu_align(PlanStmt *ps, int vi)
 		int last = op->view.naxes - 1;
 		for (int d = 0; d < op->view.ndig && op->view.cls != VIEW_ELEM; d++) {
 			const ViewDigit *g = &op->view.dig[d];
-			if (g->var != ps->vars[vi].var || g->axis < 0 || last - g->axis > 1)
+			if (g->var != ps->vars[vi].var || g->axis < 0 || last - g->axis > 1 || g->index < g->nsplit - 1)
 				continue;
 			int64_t a = last == g->axis ? 128 : 8 * packing(op->t->dt);
-			align = a > align ? a : align;
+			align = lcm(align, a * g->place);
 		}
 	}
 	return align;
@@ -194,22 +212,6 @@ static bool is_minor(PlanStmt *ps, int vi)
 		}
 	}
 	return false;
-}
-
-static int64_t gcd(int64_t a, int64_t b)
-{
-	while (b) {
-		int64_t r = a % b;
-		a = b;
-		b = r;
-	}
-	return a;
-}
-
-static int64_t lcm(int64_t a, int64_t b)
-{
-	int64_t l;
-	return __builtin_mul_overflow(a / gcd(a, b), b, &l) ? INT64_MAX : l;
 }
 
 /* Blocks of var i are multiples of this. */
@@ -316,7 +318,8 @@ static void choose_blocks(Plan *p, PlanStmt *ps)
 	for (int j = 0; j < no; j++) {
 		int i = order[j];
 		PlanVar *v = &ps->vars[i];
-		int64_t cur = set[i] ? v->block : 1;
+		/* at least one unit: a block of a split variable holds whole lower digits */
+		int64_t cur = set[i] ? v->block : v->unit < v->n ? v->unit : v->n;
 		v->block = fit_block(p, ps, set, i, var_align(p, ps, i), cur, budget);
 		set[i] = true;
 	}
@@ -366,7 +369,7 @@ static void operand_axes(PlanStmt *ps, PlanOperand *op)
 		const VAxis *a = &v->ax[i];
 		PlanAxis *x = &op->ax[op->naxes++];
 		*x = (PlanAxis){.kind = a->kind, .size = a->size, .start = a->start, .step = a->step, .len = a->len, .var = -1,
-		                .ref = a->ref, .stride = a->stride};
+		                .ref = a->ref, .stride = a->stride, .vaxis = i};
 		if (a->kind != VA_ITER)
 			continue; /* squeezed: a static index or a gathered row */
 		const ViewDigit *g = &v->dig[a->ref];
@@ -400,7 +403,7 @@ static void widen(PlanAxis *x)
 static void append_unit(PlanOperand *op, int at)
 {
 	memmove(&op->ax[at + 1], &op->ax[at], (size_t)(op->naxes - at) * sizeof op->ax[0]);
-	op->ax[at] = (PlanAxis){.kind = VA_UNIT, .size = 1, .block = 1, .var = -1, .step = 1, .len = 1};
+	op->ax[at] = (PlanAxis){.kind = VA_UNIT, .size = 1, .block = 1, .var = -1, .step = 1, .len = 1, .vaxis = -1};
 	op->naxes++;
 }
 
@@ -699,10 +702,66 @@ static int check_cover(const PlanStmt *ps, Buf *err)
 	return check_cover_elements(ps, err);
 }
 
+/* Does the block of op at the grid step of the point `val` (values by Var
+ * id) hold the element the kernel reads or writes there? */
+static bool holds(const PlanStmt *ps, const PlanOperand *op, const int64_t *val, int64_t *gidx)
+{
+	for (int a = 0; a < ps->ngrid; a++) {
+		const PlanVar *v = &ps->vars[ps->grid_var[a]];
+		gidx[a] = val[v->var->id] / v->block;
+	}
+	for (int x = 0; x < op->naxes; x++) {
+		const PlanAxis *ax = &op->ax[x];
+		if (ax->kind != VA_ITER || ax->widened)
+			continue;
+		/* where the view puts the element: the truth the plan must follow */
+		const VAxis *va = &op->view.ax[ax->vaxis];
+		const ViewDigit *g = &op->view.dig[va->ref];
+		int64_t digit = val[g->var->id] / g->place;
+		if (g->index < g->nsplit - 1)
+			digit %= g->n;
+		int64_t pos = va->start + va->step * digit, s = block_start(ax, ps, gidx);
+		if (pos < s || pos >= s + (ax->block ? ax->block : 1))
+			return false;
+	}
+	return true;
+}
+
+/* Small iteration domains: every point's element lies in the block that its
+ * grid step moves, for every operand (gathered axes aside: their row comes
+ * from the data). */
+static int check_holds(const PlanStmt *ps, Buf *err)
+{
+	int64_t total = 1, val[1024] = {0}, gidx[PLAN_MAXVARS];
+	for (int i = 0; i < ps->nvars; i++) {
+		if (ps->vars[i].var->id >= 1024 || __builtin_mul_overflow(total, ps->vars[i].n, &total))
+			return 0;
+	}
+	if (total > (1 << 16))
+		return 0;
+	for (int64_t pt = 0; pt < total; pt++) {
+		int64_t r = pt;
+		for (int i = ps->nvars - 1; i >= 0; i--) {
+			val[ps->vars[i].var->id] = r % ps->vars[i].n;
+			r /= ps->vars[i].n;
+		}
+		for (int j = 0; j < ps->ops.n; j++) {
+			const PlanOperand *op = ps->ops.v[j];
+			if (op->prefetch || op->view.cls == VIEW_ELEM || (op->view.flags & VF_EMPTY))
+				continue;
+			if (!holds(ps, op, val, gidx))
+				return plan_error(err, "%s: the block of a grid step misses an element it needs", op->t->name);
+		}
+	}
+	return 0;
+}
+
 static int check_stmt(const PlanStmt *ps, Buf *err)
 {
 	if (ps->empty)
 		return 0;
+	if (check_holds(ps, err))
+		return -1;
 	int64_t gidx[PLAN_MAXVARS], extent[PLAN_MAXVARS];
 	for (int a = 0; a < ps->ngrid; a++) {
 		const PlanVar *v = &ps->vars[ps->grid_var[a]];

@@ -62,6 +62,23 @@ static void test_kernel(athene_kernel *k)
 			ax->block = keep;
 			ax->widened = widened;
 		}
+		/* shift a load's window by one: it misses an element it needs */
+		for (int j = 1; j < p->st[0].ops.n && !p->st[0].empty; j++) {
+			PlanOperand *op = p->st[0].ops.v[j];
+			if (op->prefetch || op->view.cls != VIEW_VIEW || !op->naxes || op->ax[0].kind != VA_ITER ||
+			    op->ax[0].widened || op->ax[0].len < 2)
+				continue;
+			int64_t npts = 1;
+			for (int v = 0; v < p->st[0].nvars; v++)
+				npts *= p->st[0].vars[v].n;
+			if (npts > (1 << 16))
+				break;
+			op->ax[0].start += op->ax[0].step;
+			err.len = 0;
+			expect(plan_check(p, &err) != 0, "checker catches a shifted block", name, "not caught");
+			op->ax[0].start -= op->ax[0].step;
+			break;
+		}
 		PlanStmt *ps = &p->st[0];
 		if (!ps->empty && ps->nlhs && ps->vars[0].n > 1 && ps->vars[0].n <= 4096) {
 			PlanVar *v = &ps->vars[0];

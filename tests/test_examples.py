@@ -642,6 +642,12 @@ def reshuffle_mod4(rng):
 
 
 @case(R)
+def row_digit_swap(rng):
+    x = randn(rng, 16, 4096)
+    return {"x": x}, {"y": x[[(i % 8) * 2 + i // 8 for i in range(16)]]}
+
+
+@case(R)
 def repeat_interleave3(rng):
     x = randn(rng, 10)
     return {"x": x}, {"y": np.repeat(x, 3)}
