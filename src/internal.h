@@ -262,7 +262,6 @@ struct athene_kernel {
 	struct SymTab *st;
 	Sym **load_off;  /* per load: flat storage offset of the element read */
 	Sym **store_off; /* per statement: flat offset of the element written */
-	Sym **var_sym;   /* per var */
 	Sym **load_lower;/* per load: offset as lowered, before simplification */
 	Sym **store_lower;
 };
@@ -369,13 +368,11 @@ typedef struct {
 typedef struct {
 	const Sym *atom;       /* payload: the subscript node (with its index load) */
 	const Node *index_load;
-	int64_t coef;
 	int axis;
 } ViewGather;
 typedef struct {
 	int cls;
 	char reason[200];
-	int64_t base;
 	int naxes, ndig, ngat;
 	VAxis ax[VIEW_MAXAX];        /* outer to inner */
 	ViewDigit dig[VIEW_MAXDIG];  /* by variable, most significant digit first */

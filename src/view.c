@@ -338,7 +338,6 @@ static bool factor(An *an, const Sym *e)
 			int g = v->ngat++;
 			int64_t shift, ext;
 			v->gat[g].atom = t;
-			v->gat[g].coef = k;
 			if (__builtin_mul_overflow(k, t->lo, &shift) || __builtin_add_overflow(base, shift, &base) ||
 			    __builtin_sub_overflow(t->hi, t->lo, &ext) || ext == INT64_MAX)
 				return fail(an, VIEW_ELEM, "a data-dependent index with no bounded range"), false;
@@ -616,7 +615,6 @@ void view_analyse(View *v, Arena *ar, const Sym *off, int64_t storage, const Ten
 	if (v->ngat && !check_gathers(&an, k))
 		return;
 	v->cls = v->ngat ? VIEW_ROWGATHER : VIEW_VIEW;
-	v->base = 0;
 	classify(v, t);
 }
 
