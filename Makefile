@@ -29,7 +29,7 @@ $(B)/libathene.so: $(LIBOBJ)
 $(B)/athene: src/main.c $(B)/libathene.a
 	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) src/main.c $(B)/libathene.a -o $@ $(LDLIBS)
 
-$(B)/%_test: tests/%_test.c tests/kernel_files.h $(B)/libathene.a
+$(B)/%_test: tests/%_test.c tests/testlib.h $(B)/libathene.a
 	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) $< $(B)/libathene.a -o $@ $(LDLIBS)
 
 CTESTS = $(B)/sym_test $(B)/view_test $(B)/npy_test
@@ -63,7 +63,7 @@ asan:
 	$(MAKE) B=build-asan examples
 	sh tests/run_diag.sh build-asan/athene
 
-$(B)/compile_bench: bench/compile_bench.c tests/kernel_files.h $(B)/libathene.a
+$(B)/compile_bench: bench/compile_bench.c tests/testlib.h $(B)/libathene.a
 	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) -Itests $< $(B)/libathene.a -o $@ $(LDLIBS)
 
 bench: all $(B)/compile_bench

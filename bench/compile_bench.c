@@ -10,7 +10,7 @@
 #include <time.h>
 
 #include "internal.h"
-#include "kernel_files.h"
+#include "testlib.h"
 
 static double now_us(void)
 {

@@ -317,8 +317,10 @@ Sym *sym_mul(SymTab *t, Sym *a, Sym *b);
 Sym *sym_scale(SymTab *t, Sym *a, int64_t k);
 Sym *sym_floordiv(SymTab *t, Sym *a, Sym *b); /* NULL: constant division by zero */
 Sym *sym_mod(SymTab *t, Sym *a, Sym *b);
-/* Rebuilds s in t (with t's rules); leaves map to themselves. */
-Sym *sym_rebuild(SymTab *t, Sym *s);
+/* Rebuilds s in t (with t's rules). map (may be NULL) gives the replacement
+ * of a VAR or ATOM leaf, or NULL to keep it. */
+typedef Sym *(*SymMap)(SymTab *t, const Sym *leaf, void *env);
+Sym *sym_rebuild(SymTab *t, const Sym *s, SymMap map, void *env);
 /* Evaluates s; leaf() gives the value of VAR and ATOM nodes. Returns 0, or
  * SYM_EOVF / SYM_EDIV0. */
 enum { SYM_OK, SYM_EOVF, SYM_EDIV0 };

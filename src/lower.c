@@ -378,7 +378,7 @@ void lower_kernel(Kernel *k)
 		}
 	}
 	for (int i = 0; i < ns; i++)
-		k->store_off[i] = sym_rebuild(simp.t, k->store_lower[i]);
+		k->store_off[i] = sym_rebuild(simp.t, k->store_lower[i], NULL, NULL);
 	check_overflow(k, simp.t);
 }
 

@@ -586,27 +586,30 @@ Sym *sym_mod(SymTab *t, Sym *a, Sym *b)
 	return mod_node(t, a, b);
 }
 
-Sym *sym_rebuild(SymTab *t, Sym *s)
+Sym *sym_rebuild(SymTab *t, const Sym *s, SymMap map, void *env)
 {
 	Sym *r, *x, *y;
 	switch (s->kind) {
 	case S_CONST: return sym_const(t, s->c);
-	case S_VAR: return sym_var(t, (int)s->c, s->lo, s->hi, s->p);
-	case S_ATOM: return sym_atom(t, (int)s->c, s->lo, s->hi, s->p);
+	case S_VAR:
+	case S_ATOM:
+		if (map && (r = map(t, s, env)))
+			return r;
+		return s->kind == S_VAR ? sym_var(t, (int)s->c, s->lo, s->hi, s->p) : sym_atom(t, (int)s->c, s->lo, s->hi, s->p);
 	case S_ADD:
 		r = sym_const(t, s->c);
 		for (int i = 0; i < s->n; i++)
-			r = sym_add(t, r, sym_scale(t, sym_rebuild(t, s->a[i]), s->k[i]));
+			r = sym_add(t, r, sym_scale(t, sym_rebuild(t, s->a[i], map, env), s->k[i]));
 		return r;
 	case S_MUL:
 		r = sym_const(t, 1);
 		for (int i = 0; i < s->n; i++)
-			r = sym_mul(t, r, sym_rebuild(t, s->a[i]));
+			r = sym_mul(t, r, sym_rebuild(t, s->a[i], map, env));
 		return r;
 	case S_DIV:
 	case S_MOD:
-		x = sym_rebuild(t, s->a[0]);
-		y = sym_rebuild(t, s->a[1]);
+		x = sym_rebuild(t, s->a[0], map, env);
+		y = sym_rebuild(t, s->a[1], map, env);
 		r = s->kind == S_DIV ? sym_floordiv(t, x, y) : sym_mod(t, x, y);
 		return r ? r : overflowed(t);
 	}

@@ -60,7 +60,7 @@ static bool fail(An *an, int cls, const char *fmt, ...)
 	return false;
 }
 
-static void collect_leaves(An *an, const Sym *s, bool top)
+static void collect_leaves(An *an, const Sym *s)
 {
 	if (s->kind == S_VAR) {
 		for (int i = 0; i < an->nvars; i++)
@@ -79,7 +79,7 @@ static void collect_leaves(An *an, const Sym *s, bool top)
 		return;
 	}
 	for (int i = 0; i < s->n; i++)
-		collect_leaves(an, s->a[i], top && s->kind == S_ADD);
+		collect_leaves(an, s->a[i]);
 }
 
 /* ---- 1. digits ---- */
@@ -102,43 +102,26 @@ static int64_t digit_extent(const Cuts *c, int j)
 	return c->cut[j] / place;
 }
 
-/* Digit variables are numbered var_index * MAXCUT + j in the digit table. */
+/* Digit j of variable vi is variable number vi·(MAXCUT + 1) + j in the digit table. */
 static Sym *digit_sym(An *an, int vi, int j)
 {
 	return sym_var(an->t, vi * (MAXCUT + 1) + j, 0, digit_extent(&an->cuts[vi], j) - 1, an->cuts[vi].var->p);
 }
 
-static Sym *substitute(An *an, const Sym *s)
+/* A variable becomes the sum of its digits, each times its place. */
+static Sym *digits_of(SymTab *t, const Sym *leaf, void *env)
 {
-	Sym *r, *x, *y;
-	switch (s->kind) {
-	case S_CONST: return sym_const(an->t, s->c);
-	case S_ATOM: return sym_atom(an->t, (int)s->c, s->lo, s->hi, s->p);
-	case S_VAR:
-		for (int i = 0; i < an->nvars; i++)
-			if (an->cuts[i].var == s) {
-				r = sym_const(an->t, 0);
-				for (int j = 0; j < digit_count(&an->cuts[i]); j++)
-					r = sym_add(an->t, r, sym_scale(an->t, digit_sym(an, i, j), digit_place(&an->cuts[i], j)));
-				return r;
-			}
-		die("unknown variable in view");
-	case S_ADD:
-		r = sym_const(an->t, s->c);
-		for (int i = 0; i < s->n; i++)
-			r = sym_add(an->t, r, sym_scale(an->t, substitute(an, s->a[i]), s->k[i]));
-		return r;
-	case S_MUL:
-		r = sym_const(an->t, 1);
-		for (int i = 0; i < s->n; i++)
-			r = sym_mul(an->t, r, substitute(an, s->a[i]));
-		return r;
-	default:
-		x = substitute(an, s->a[0]);
-		y = substitute(an, s->a[1]);
-		r = s->kind == S_DIV ? sym_floordiv(an->t, x, y) : sym_mod(an->t, x, y);
-		return r ? r : sym_const(an->t, 0);
-	}
+	An *an = env;
+	if (leaf->kind != S_VAR)
+		return NULL;
+	for (int i = 0; i < an->nvars; i++)
+		if (an->cuts[i].var == leaf) {
+			Sym *r = sym_const(t, 0);
+			for (int j = 0; j < digit_count(&an->cuts[i]); j++)
+				r = sym_add(t, r, sym_scale(t, digit_sym(an, i, j), digit_place(&an->cuts[i], j)));
+			return r;
+		}
+	die("unknown variable in view");
 }
 
 /* Adds cut `place` to variable vi. False if it would break the chain. */
@@ -252,7 +235,7 @@ static Sym *to_digits(An *an, const Sym *off)
 {
 	for (int iter = 0; iter < 2 * MAXCUT; iter++) {
 		an->t = symtab_new(an->t->ar, true);
-		Sym *e = substitute(an, off);
+		Sym *e = sym_rebuild(an->t, off, digits_of, an);
 		if (an->t->overflow)
 			return fail(an, VIEW_ELEM, "the offset overflows 64 bits"), NULL;
 		if (is_affine(e))
@@ -579,7 +562,7 @@ void view_analyse(View *v, Arena *ar, const Sym *off, int64_t storage, const Ten
 {
 	memset(v, 0, sizeof *v);
 	An an = {.v = v, .t = symtab_new(ar, true), .storage = storage};
-	collect_leaves(&an, off, true);
+	collect_leaves(&an, off);
 	if (an.nvars >= VIEW_MAXDIG || an.natoms >= VIEW_MAXDIG) {
 		fail(&an, VIEW_ELEM, "too many index variables");
 		return;

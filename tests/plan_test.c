@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "internal.h"
-#include "kernel_files.h"
+#include "testlib.h"
 
 static long passed, failed;
 

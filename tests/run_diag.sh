@@ -13,38 +13,14 @@
 # sanitizer report. --update rewrites every NAME.err from the current output: review the diff
 # before committing it. Needs only sh, diff and mktemp.
 
-if [ $# -lt 1 ] || [ $# -gt 2 ] || { [ $# -eq 2 ] && [ "$2" != --update ]; }; then
-	echo "usage: sh tests/run_diag.sh ATHENE [--update]" >&2
-	exit 2
-fi
-athene=$1
-update=${2:-}
-case $athene in
-*/*) ;;
-*) command -v "$athene" >/dev/null 2>&1 || athene=./$athene ;;
-esac
-if [ ! -x "$athene" ] && ! command -v "$athene" >/dev/null 2>&1; then
-	echo "run_diag: $athene is not an executable" >&2
-	exit 2
-fi
+name=run_diag
+. "$(dirname "$0")/golden.sh"
 
 dir=tests/diag
 if [ ! -d "$dir" ]; then
 	echo "run_diag: no $dir here; run from the repository root" >&2
 	exit 2
 fi
-
-tmp=$(mktemp -d) || exit 2
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 130' INT TERM
-
-passed=0
-failed=0
-
-fail() {
-	echo "FAIL $1: $2"
-	failed=$((failed + 1))
-}
 
 # run_case NAME: runs the case, leaving stderr in $tmp/err and the status in $rc.
 run_case() {

@@ -14,20 +14,8 @@
 # --update rewrites every golden file from the current output: review the diff before
 # committing it. Needs sh, diff, mktemp and python3.
 
-if [ $# -lt 1 ] || [ $# -gt 2 ] || { [ $# -eq 2 ] && [ "$2" != --update ]; }; then
-	echo "usage: sh tests/run_explain.sh ATHENE [--update]" >&2
-	exit 2
-fi
-athene=$1
-update=${2:-}
-case $athene in
-*/*) ;;
-*) command -v "$athene" >/dev/null 2>&1 || athene=./$athene ;;
-esac
-if [ ! -x "$athene" ] && ! command -v "$athene" >/dev/null 2>&1; then
-	echo "run_explain: $athene is not an executable" >&2
-	exit 2
-fi
+name=run_explain
+. "$(dirname "$0")/golden.sh"
 
 dir=tests/explain
 if [ ! -d examples ] || [ ! -d tests ]; then
@@ -45,17 +33,6 @@ fi
 sizes="--size N=64 --size D=32 --size V=100 --size S=16 --size B=4 --size M=48 --size K=24"
 targets="cpu tpu"
 
-tmp=$(mktemp -d) || exit 2
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 130' INT TERM
-
-passed=0
-failed=0
-
-fail() {
-	echo "FAIL $1: $2"
-	failed=$((failed + 1))
-}
 
 # explain FILE TARGET [--json]: runs athene, leaving stdout in $tmp/out, stderr in $tmp/err and
 # the exit status in $rc.

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "testlib.h"
 
 enum { E_VAR, E_CONST, E_ADD, E_SUB, E_MUL, E_DIV, E_MOD, E_NEG };
 
@@ -22,14 +23,6 @@ typedef struct Ex {
 	struct Ex *a, *b;
 } Ex;
 
-static uint64_t rng;
-static unsigned rnd(unsigned n)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (unsigned)(rng % n);
-}
 
 static int nvars;
 static int64_t ext[3];
@@ -197,7 +190,7 @@ static void test_one(Arena *ar)
 		vs[i] = sym_var(simp, i, 0, ext[i] - 1, NULL);
 	}
 	Sym *r = build(raw, e, vr), *s = build(simp, e, vs);
-	Sym *s2 = r ? sym_rebuild(simp, r) : NULL;
+	Sym *s2 = r ? sym_rebuild(simp, r, NULL, NULL) : NULL;
 	int64_t pt[3] = {0, 0, 0};
 	for (pt[2] = 0; pt[2] < ext[2]; pt[2]++)
 		for (pt[1] = 0; pt[1] < ext[1]; pt[1]++)

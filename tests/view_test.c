@@ -13,15 +13,8 @@
 #include <string.h>
 
 #include "internal.h"
+#include "testlib.h"
 
-static uint64_t rng;
-static unsigned rnd(unsigned n)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (unsigned)(rng % n);
-}
 
 static Var vars[3];
 static int nvars;

@@ -1,8 +1,9 @@
-/* Shared by the C test and benchmark drivers that take kernel files and
- * SYM=INT arguments on the command line: reading a file, and binding every
- * size symbol of a kernel (unbound ones default to 64) before compiling. */
-#ifndef ATHENE_KERNEL_FILES_H
-#define ATHENE_KERNEL_FILES_H
+/* Shared by the C tests and the benchmark: a seeded random generator for
+ * the property tests, and for the drivers that take kernel files and SYM=INT
+ * arguments, reading a file and binding every size symbol of a kernel
+ * (unbound ones default to 64) before compiling. */
+#ifndef ATHENE_TESTLIB_H
+#define ATHENE_TESTLIB_H
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,12 +11,22 @@
 
 #include "internal.h"
 
+/* xorshift64: reproducible from the seed stored in rng (nonzero) */
+static uint64_t rng;
+static inline unsigned rnd(unsigned n)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (unsigned)(rng % n);
+}
+
 static const char *kf_names[64];
 static long kf_vals[64];
 static int kf_nsyms;
 
 /* Takes a SYM=INT argument; false when arg is not one. */
-static bool kf_size_arg(char *arg)
+static inline bool kf_size_arg(char *arg)
 {
 	char *eq = strchr(arg, '=');
 	if (!eq || kf_nsyms == 64)
@@ -26,7 +37,7 @@ static bool kf_size_arg(char *arg)
 	return true;
 }
 
-static char *kf_read(const char *path)
+static inline char *kf_read(const char *path)
 {
 	FILE *f = fopen(path, "rb");
 	if (!f)
@@ -42,7 +53,7 @@ static char *kf_read(const char *path)
 	return s;
 }
 
-static int kf_compile(athene_kernel *k)
+static inline int kf_compile(athene_kernel *k)
 {
 	for (int s = 0; s < k->nsyms; s++) {
 		long v = 64;
