@@ -225,30 +225,12 @@ const char *athene_dump(athene_kernel *k, const char *pass)
 static bool flat_range(const Kernel *k, const Node *n, const Tensor *p, int64_t *lo, int64_t *hi)
 {
 	const Sym *e = k->load_off[n->load_id];
-	if (e->kind != S_ADD)
-		return false;
-	int at = -1;
-	int64_t rlo = e->c, rhi = e->c;
-	for (int j = 0; j < e->n; j++) {
-		const Sym *t = e->a[j];
-		const Node *pl = t->kind == S_ATOM ? t->p : NULL;
-		if (pl && pl->kind == N_LOAD && pl->t == p && at < 0 && e->k[j] != 0) {
-			at = j;
-			continue;
-		}
-		int64_t x, y;
-		if (t->kind == S_ATOM || __builtin_mul_overflow(t->lo, e->k[j], &x) ||
-		    __builtin_mul_overflow(t->hi, e->k[j], &y) || __builtin_add_overflow(rlo, x < y ? x : y, &rlo) ||
-		    __builtin_add_overflow(rhi, x < y ? y : x, &rhi))
-			return false;
+	for (int j = 0; e->kind == S_ADD && j < e->n; j++) {
+		const Node *pl = e->a[j]->kind == S_ATOM ? e->a[j]->p : NULL;
+		if (pl && pl->kind == N_LOAD && pl->t == p)
+			return sym_term_range(e, j, n->t->storage - 1, lo, hi);
 	}
-	if (at < 0)
-		return false;
-	int64_t c = e->k[at], last = n->t->storage - 1;
-	/* 0 <= c*a + rest <= last for every rest in [rlo, rhi] */
-	*lo = c > 0 ? -floordiv64(rlo, c) : -floordiv64(last - rhi, -c);
-	*hi = c > 0 ? floordiv64(last - rhi, c) : floordiv64(rlo, -c);
-	return true;
+	return false;
 }
 
 /* Which values of an integer input are valid as indices: the intersection

@@ -327,10 +327,14 @@ enum { SYM_OK, SYM_EOVF, SYM_EDIV0 };
 typedef int (*SymLeaf)(void *env, const Sym *s, int64_t *out);
 int sym_eval(const Sym *s, SymLeaf leaf, void *env, int64_t *out);
 bool sym_has_atom(const Sym *s);
+/* The values of term `at` of the sum e that keep e in [0, last] whatever
+ * the other terms take (none of them an atom). */
+bool sym_term_range(const Sym *e, int at, int64_t last, int64_t *lo, int64_t *hi);
 typedef void (*SymName)(Buf *b, const Sym *leaf, void *env);
 void sym_print(Buf *b, const Sym *s, SymName name, void *env);
 /* Python-semantics floor division and modulo on int64 (d != 0). */
 int64_t floordiv64(int64_t a, int64_t d);
+int64_t gcd64(int64_t a, int64_t b); /* >= 0; 0 when it does not fit */
 int64_t floormod64(int64_t a, int64_t d);
 
 /* ---------------------------------------------------------------- lower.c */
@@ -339,6 +343,8 @@ int64_t floormod64(int64_t a, int64_t d);
  * then simplifies them (k->load_off). Unwinds on provable errors. */
 void lower_kernel(Kernel *k);
 void dump_lowered(Buf *b, Kernel *k, bool simplified);
+/* Prints a leaf of a lowered offset: a variable's name, or an atom's expression. */
+void sym_leaf_name(Buf *b, const Sym *leaf, void *env);
 
 /* ---------------------------------------------------------------- view.c */
 

@@ -273,7 +273,7 @@ static void print_point(Buf *b, const Point *p)
 	}
 }
 
-static void sym_name(Buf *b, const Sym *s, void *env)
+void sym_leaf_name(Buf *b, const Sym *s, void *env)
 {
 	(void)env;
 	if (s->kind == S_VAR)
@@ -294,7 +294,7 @@ static void check_range(Lower *l, Node *at, const Sym *s, int64_t n, const char 
 		return; /* not provable: the run-time checks catch it */
 	Buf pt = {0}, ex = {0};
 	print_point(&pt, &p);
-	sym_print(&ex, s, sym_name, NULL);
+	sym_print(&ex, s, sym_leaf_name, NULL);
 	Ctx *c = l->k->ctx;
 	if (e == SYM_EOVF)
 		diag_at(c, at->sp, "index arithmetic %s overflows 64 bits at %s", buf_str(&ex), buf_str(&pt));
@@ -390,13 +390,13 @@ void dump_lowered(Buf *b, Kernel *k, bool simplified)
 	for (int i = 0; i < k->stmts.n; i++) {
 		Stmt *s = k->stmts.v[i];
 		buf_printf(b, "  store %s: ", s->t->name);
-		sym_print(b, stores[i], sym_name, NULL);
+		sym_print(b, stores[i], sym_leaf_name, NULL);
 		buf_printf(b, "  in [%lld, %lld]\n", (long long)stores[i]->lo, (long long)stores[i]->hi);
 	}
 	for (int i = 0; i < k->loads.n; i++) {
 		Node *n = k->loads.v[i];
 		buf_printf(b, "  load %s: ", n->t->name);
-		sym_print(b, loads[i], sym_name, NULL);
+		sym_print(b, loads[i], sym_leaf_name, NULL);
 		if (loads[i]->ovf)
 			buf_printf(b, "  (range unknown: data-dependent)\n");
 		else

@@ -163,20 +163,10 @@ static int packing(DType t)
 	return s >= 4 ? 1 : s == 2 ? 2 : 4;
 }
 
-static int64_t gcd(int64_t a, int64_t b)
-{
-	while (b) {
-		int64_t r = a % b;
-		a = b;
-		b = r;
-	}
-	return a;
-}
-
 static int64_t lcm(int64_t a, int64_t b)
 {
 	int64_t l;
-	return __builtin_mul_overflow(a / gcd(a, b), b, &l) ? INT64_MAX : l;
+	return __builtin_mul_overflow(a / gcd64(a, b), b, &l) ? INT64_MAX : l;
 }
 
 /* The tpu alignment var i needs: its block on the last axis of an operand a

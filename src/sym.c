@@ -29,7 +29,7 @@ int64_t floormod64(int64_t a, int64_t d)
 	return r;
 }
 
-static int64_t gcd64(int64_t a, int64_t b)
+int64_t gcd64(int64_t a, int64_t b)
 {
 	uint64_t x = a < 0 ? -(uint64_t)a : (uint64_t)a, y = b < 0 ? -(uint64_t)b : (uint64_t)b;
 	while (y) {
@@ -665,6 +665,28 @@ int sym_eval(const Sym *s, SymLeaf leaf, void *env, int64_t *out)
 		return SYM_OK;
 	}
 	return SYM_EOVF;
+}
+
+/* 0 <= e <= last: the values of term `at` of the sum e that keep it there
+ * whatever the other terms (which must not be atoms) take. */
+bool sym_term_range(const Sym *e, int at, int64_t last, int64_t *lo, int64_t *hi)
+{
+	if (e->kind != S_ADD || at < 0 || at >= e->n || e->k[at] == 0)
+		return false;
+	int64_t rlo = e->c, rhi = e->c, c = e->k[at];
+	for (int j = 0; j < e->n; j++) {
+		int64_t x, y;
+		if (j == at)
+			continue;
+		if (e->a[j]->kind == S_ATOM || __builtin_mul_overflow(e->a[j]->lo, e->k[j], &x) ||
+		    __builtin_mul_overflow(e->a[j]->hi, e->k[j], &y) || __builtin_add_overflow(rlo, x < y ? x : y, &rlo) ||
+		    __builtin_add_overflow(rhi, x < y ? y : x, &rhi))
+			return false;
+	}
+	/* 0 <= c*a + rest <= last for every rest in [rlo, rhi] */
+	*lo = c > 0 ? -floordiv64(rlo, c) : -floordiv64(last - rhi, -c);
+	*hi = c > 0 ? floordiv64(last - rhi, c) : floordiv64(rlo, -c);
+	return true;
 }
 
 bool sym_has_atom(const Sym *s)

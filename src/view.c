@@ -162,13 +162,7 @@ static int new_cuts(An *an, const Sym *s, int *bad)
 		if (t->kind != S_VAR || k <= 0)
 			continue;
 		int vi = (int)(t->c / (MAXCUT + 1)), j = (int)(t->c % (MAXCUT + 1));
-		int64_t g = d, a = k;
-		while (a) { /* gcd */
-			int64_t r = g % a;
-			g = a;
-			a = r;
-		}
-		int64_t sub = d / g; /* the digit is cut at sub of its own units */
+		int64_t sub = d / gcd64(d, k); /* the digit is cut at sub of its own units */
 		Cuts *c = &an->cuts[vi];
 		if (sub > 1 && sub < digit_extent(c, j) && an->npend < MAXPEND) {
 			/* applied after the walk: the digit numbering stays fixed during it */
@@ -221,15 +215,6 @@ static Sym *find_nonaffine(Sym *s)
 	return s;
 }
 
-static void print_leaf(Buf *b, const Sym *s, void *env)
-{
-	(void)env;
-	if (s->kind == S_ATOM)
-		dump_node(b, s->p);
-	else
-		buf_printf(b, "%s", ((const Var *)s->p)->name);
-}
-
 /* Digit until affine; returns the affine offset or NULL (reason set). */
 static Sym *to_digits(An *an, const Sym *off)
 {
@@ -247,7 +232,7 @@ static Sym *to_digits(An *an, const Sym *off)
 			return NULL;
 		if (!added || bad) {
 			Buf b = {0};
-			sym_print(&b, find_nonaffine(e), print_leaf, NULL);
+			sym_print(&b, find_nonaffine(e), sym_leaf_name, NULL);
 			fail(an, VIEW_ELEM, "%s is not affine in the digits of the index variables", buf_str(&b));
 			buf_free(&b);
 			return NULL;
@@ -362,12 +347,9 @@ static bool factor(An *an, const Sym *e)
 		if (a->kind == VA_INDEX)
 			continue;
 		int64_t first = a->step > 0 ? a->start : a->start - a->len + 1;
-		if (first < 0 || first + a->len > (top && a->start + a->len > a->size ? a->start + a->len : a->size)) {
-			if (!top || first < 0)
-				return fail(an, VIEW_ELEM, "the slice of %lld elements from %lld does not fit in an axis of %lld (stride %lld)",
-				            (long long)a->len, (long long)a->start, (long long)a->size, (long long)a->stride);
-			a->size = first + a->len; /* the top axis grows to hold the slice */
-		}
+		if (first < 0 || first + a->len > a->size)
+			return fail(an, VIEW_ELEM, "the slice of %lld elements from %lld does not fit in an axis of %lld (stride %lld)",
+			            (long long)a->len, (long long)a->start, (long long)a->size, (long long)a->stride);
 	}
 	v->naxes = na;
 	for (int i = 0; i < na; i++)
@@ -465,40 +447,15 @@ static bool check_gathers(An *an, Kernel *k)
  * other data-dependent term. */
 static Sym *bound_atoms(An *an, Sym *e)
 {
-	if (e->kind != S_ADD)
-		return e;
-	for (int i = 0; i < e->n; i++) {
+	for (int i = 0; e->kind == S_ADD && i < e->n; i++) {
 		Sym *a = e->a[i];
-		int64_t c = e->k[i], rlo = e->c, rhi = e->c;
-		bool other = false;
-		bool ovf = false;
-		for (int j = 0; j < e->n; j++) {
-			if (j == i)
-				continue;
-			other |= e->a[j]->kind == S_ATOM;
-			int64_t x, y;
-			ovf |= __builtin_mul_overflow(e->a[j]->lo, e->k[j], &x);
-			ovf |= __builtin_mul_overflow(e->a[j]->hi, e->k[j], &y);
-			ovf |= __builtin_add_overflow(rlo, x < y ? x : y, &rlo);
-			ovf |= __builtin_add_overflow(rhi, x < y ? y : x, &rhi);
-		}
-		if (a->kind != S_ATOM || other || ovf)
-			continue;
-		/* 0 <= rest + c*a <= storage-1 for every rest in [rlo, rhi] */
-		int64_t m = c > 0 ? c : -c, lo, hi;
-		if (c > 0) {
-			lo = -floordiv64(rlo, m);
-			hi = floordiv64(an->storage - 1 - rhi, m);
-		} else {
-			lo = -floordiv64(an->storage - 1 - rhi, m);
-			hi = floordiv64(rlo, m);
-		}
-		if (lo <= a->lo && hi >= a->hi)
+		int64_t c = e->k[i], lo, hi;
+		if (a->kind != S_ATOM || !sym_term_range(e, i, an->storage - 1, &lo, &hi) || (lo <= a->lo && hi >= a->hi))
 			continue;
 		lo = lo > a->lo ? lo : a->lo;
 		hi = hi < a->hi ? hi : a->hi;
 		if (hi < lo)
-			hi = lo;
+			hi = lo; /* no value fits: the run-time check will fail first */
 		Sym *na = sym_atom(an->t, (int)a->c + (1 << 30), lo, hi, a->p);
 		return sym_add(an->t, sym_sub(an->t, e, sym_scale(an->t, a, c)), sym_scale(an->t, na, c));
 	}

@@ -54,12 +54,6 @@ static long nviews, nfallback, ngather, npoints, nbad;
 static char reasons[4][200];
 static long counts[4];
 
-static void name_leaf(Buf *b, const Sym *s, void *env)
-{
-	(void)env;
-	buf_printf(b, "%s", s->kind == S_VAR ? ((const Var *)s->p)->name : "idx");
-}
-
 static int64_t sym_min_max(const Sym *s, int64_t *hi)
 {
 	int64_t lo = INT64_MAX, v, val[3] = {0, 0, 0};
@@ -159,7 +153,7 @@ static void test_one(Arena *ar)
 					npoints++;
 					if (want != got && nbad++ < 10) {
 						Buf b = {0};
-						sym_print(&b, off, name_leaf, NULL);
+						sym_print(&b, off, sym_leaf_name, NULL);
 						buf_printf(&b, "  ->  ");
 						view_print(&b, &view);
 						fprintf(stderr, "FAIL: at (%lld, %lld, %lld) want %lld got %lld: %s\n", (long long)val[0],
