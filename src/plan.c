@@ -421,8 +421,6 @@ static void tpu_rules(PlanOperand *op, bool is_store)
 	}
 }
 
-/* The tpu has no 64-bit vector types; index tensors are narrowed to i32
- * (their values are checked to be valid indices, so they fit). */
 static void add_note(PlanStmt *ps, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void add_note(PlanStmt *ps, const char *fmt, ...)
 {
@@ -433,6 +431,8 @@ static void add_note(PlanStmt *ps, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The tpu has no 64-bit vector types; index tensors are narrowed to i32
+ * (their values are checked to be valid indices, so they fit). */
 static void tpu_notes(PlanStmt *ps)
 {
 	for (int i = 0; i < ps->ops.n; i++) {
@@ -466,6 +466,22 @@ static bool let_fused(Kernel *k, Tensor *t)
 	return uses == 1 && bare && dummy.nvars == 0; /* no reduction inside */
 }
 
+/* Variables some access splits into digits, with their units. */
+static void mark_split(PlanStmt *ps)
+{
+	for (int i = 0; i < ps->ops.n; i++) {
+		const View *v = &((PlanOperand *)ps->ops.v[i])->view;
+		for (int d = 0; d < v->ndig; d++) {
+			int j = v->dig[d].nsplit > 1 ? find_pvar(ps, v->dig[d].var) : -1;
+			if (j < 0)
+				continue;
+			ps->vars[j].split = true;
+			if (v->dig[d].index == v->dig[d].nsplit - 1)
+				ps->vars[j].unit = lcm(ps->vars[j].unit, v->dig[d].place);
+		}
+	}
+}
+
 static void plan_stmt(Plan *p, PlanStmt *ps, Kernel *k, int si)
 {
 	Arena *ar = &k->ctx->arena;
@@ -485,18 +501,7 @@ static void plan_stmt(Plan *p, PlanStmt *ps, Kernel *k, int si)
 		add_operand(ar, ps, k, l->load->t, k->load_off[l->load->load_id], l->load->load_id, l->scope, l->nscope);
 	}
 	ps->materialised = s->t->role != ROLE_LET || !let_fused(k, s->t);
-	for (int i = 0; i < ps->ops.n; i++) {
-		const View *v = &((PlanOperand *)ps->ops.v[i])->view;
-		for (int d = 0; d < v->ndig; d++)
-			if (v->dig[d].nsplit > 1) {
-				int j = find_pvar(ps, v->dig[d].var);
-				if (j < 0)
-					continue;
-				ps->vars[j].split = true;
-				if (v->dig[d].index == v->dig[d].nsplit - 1)
-					ps->vars[j].unit = lcm(ps->vars[j].unit, v->dig[d].place);
-			}
-	}
+	mark_split(ps);
 	if (((PlanOperand *)ps->ops.v[0])->view.cls == VIEW_ELEM) {
 		/* an output layout that is no view: one block writes all of it */
 		ps->scatter = true;
