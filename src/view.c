@@ -348,8 +348,9 @@ static bool factor(An *an, const Sym *e)
 			continue;
 		int64_t first = a->step > 0 ? a->start : a->start - a->len + 1;
 		if (first < 0 || first + a->len > a->size)
-			return fail(an, VIEW_ELEM, "the slice of %lld elements from %lld does not fit in an axis of %lld (stride %lld)",
-			            (long long)a->len, (long long)a->start, (long long)a->size, (long long)a->stride);
+			return fail(an, VIEW_ELEM, "the %sslice of %lld elements from %lld does not fit in an axis of %lld (stride %lld)",
+			            a->step < 0 ? "reversed " : "", (long long)a->len, (long long)a->start, (long long)a->size,
+			            (long long)a->stride);
 	}
 	v->naxes = na;
 	for (int i = 0; i < na; i++)

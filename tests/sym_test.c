@@ -48,29 +48,36 @@ static int64_t nonzero(void)
 	return ds[rnd(sizeof ds / sizeof ds[0])];
 }
 
+/* Every random draw is sequenced (no two in one call's arguments), so a
+ * seed gives the same expressions whatever the compiler. */
 static Ex *gen(Arena *ar, int depth)
 {
-	if (depth == 0 || rnd(5) == 0)
-		return rnd(3) ? mk(ar, E_VAR, rnd((unsigned)nvars), NULL, NULL) : cst(ar, -10, 10);
-	switch (rnd(11)) {
-	case 0:
-	case 1: return mk(ar, E_ADD, 0, gen(ar, depth - 1), gen(ar, depth - 1));
-	case 2: return mk(ar, E_SUB, 0, gen(ar, depth - 1), gen(ar, depth - 1));
-	case 3: return mk(ar, E_MUL, 0, cst(ar, -6, 16), gen(ar, depth - 1));
-	case 4: return mk(ar, E_MUL, 0, gen(ar, depth - 1), gen(ar, depth - 1));
-	case 5:
-	case 6: return mk(ar, E_DIV, 0, gen(ar, depth - 1), mk(ar, E_CONST, nonzero(), NULL, NULL));
-	case 7:
-	case 8: return mk(ar, E_MOD, 0, gen(ar, depth - 1), mk(ar, E_CONST, nonzero(), NULL, NULL));
-	case 9: return mk(ar, rnd(2) ? E_DIV : E_MOD, 0, gen(ar, depth - 1), gen(ar, depth - 1));
-	default: {
-		/* the digit patterns the rules target: (k·a + b) // d and % d */
+	if (depth == 0 || rnd(5) == 0) {
+		if (rnd(3))
+			return mk(ar, E_VAR, rnd((unsigned)nvars), NULL, NULL);
+		return cst(ar, -10, 10);
+	}
+	unsigned kind = rnd(11);
+	static const int ops[] = {E_ADD, E_ADD, E_SUB, E_MUL, E_MUL, E_DIV, E_DIV, E_MOD, E_MOD};
+	if (kind == 3) { /* a constant times an expression */
+		Ex *c = cst(ar, -6, 16);
+		return mk(ar, E_MUL, 0, c, gen(ar, depth - 1));
+	}
+	if (kind >= 5 && kind <= 8) { /* by a constant divisor */
+		Ex *x = gen(ar, depth - 1);
+		return mk(ar, ops[kind], 0, x, mk(ar, E_CONST, nonzero(), NULL, NULL));
+	}
+	if (kind == 10) { /* the digit patterns the rules target: (k·a + b) // d and % d */
 		int64_t k = nonzero(), d = nonzero();
-		Ex *s = mk(ar, E_ADD, 0, mk(ar, E_MUL, 0, mk(ar, E_CONST, k, NULL, NULL), gen(ar, depth - 1)),
-		           gen(ar, depth - 1));
-		return mk(ar, rnd(2) ? E_DIV : E_MOD, 0, s, mk(ar, E_CONST, d, NULL, NULL));
+		Ex *a = gen(ar, depth - 1);
+		Ex *b = gen(ar, depth - 1);
+		Ex *sum = mk(ar, E_ADD, 0, mk(ar, E_MUL, 0, mk(ar, E_CONST, k, NULL, NULL), a), b);
+		return mk(ar, rnd(2) ? E_DIV : E_MOD, 0, sum, mk(ar, E_CONST, d, NULL, NULL));
 	}
-	}
+	int op = kind == 9 ? (rnd(2) ? E_DIV : E_MOD) : ops[kind]; /* by an expression, too */
+	Ex *a = gen(ar, depth - 1);
+	Ex *b = gen(ar, depth - 1);
+	return mk(ar, op, 0, a, b);
 }
 
 /* Direct evaluation; returns SYM_OK or the error. */

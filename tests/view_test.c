@@ -102,8 +102,6 @@ static void test_one(Arena *ar)
 	}
 	int64_t acc = 1;
 	for (int i = rank - 1; i >= 0; i--) {
-		int d = rnd(3) ? order[i] : i;
-		(void)d;
 		stride[order[i]] = acc * (rnd(4) == 0 ? 2 : 1);
 		acc = stride[order[i]] * shape[order[i]];
 	}
