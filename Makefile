@@ -8,15 +8,16 @@ LDLIBS   = -lm -lpthread
 B        = build
 PY       = .venv/bin/python
 
-LIBSRC = src/util.c src/dtype.c src/lex.c src/parse.c src/check.c src/sym.c \
-         src/lower.c src/view.c src/plan.c src/interp.c src/npy.c src/api.c
+LIBSRC = src/util.c src/dtype.c src/lex.c src/parse.c src/check.c src/bind.c src/sym.c \
+         src/lower.c src/view.c src/plan.c src/plancheck.c src/body.c src/explain.c \
+         src/interp.c src/npy.c src/api.c
 HDRS   = include/athene.h src/internal.h src/ops.h
 
 all: $(B)/athene $(B)/libathene.a $(B)/libathene.so
 
 $(B)/obj/%.o: src/%.c $(HDRS)
 	@mkdir -p $(B)/obj
-	$(CC) $(WARN) $(CFLAGS) -fPIC $(CPPFLAGS) -c $< -o $@
+	$(CC) $(WARN) $(CFLAGS) -fPIC -fvisibility=hidden -DATHENE_BUILD $(CPPFLAGS) -c $< -o $@
 
 LIBOBJ = $(LIBSRC:src/%.c=$(B)/obj/%.o)
 
@@ -27,7 +28,7 @@ $(B)/libathene.so: $(LIBOBJ)
 	$(CC) -shared -o $@ $(LIBOBJ) $(LDLIBS)
 
 $(B)/athene: src/main.c $(B)/libathene.a
-	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) src/main.c $(B)/libathene.a -o $@ $(LDLIBS)
+	$(CC) $(WARN) $(CFLAGS) -Iinclude -D_POSIX_C_SOURCE=200809L src/main.c $(B)/libathene.a -o $@ $(LDLIBS)
 
 $(B)/%_test: tests/%_test.c tests/testlib.h $(B)/libathene.a
 	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) $< $(B)/libathene.a -o $@ $(LDLIBS)

@@ -1,8 +1,10 @@
 /* athene: a compiler and runtime for fused tensor kernels.
  *
- * The one public header. A context owns everything it compiles (one arena);
- * every call reports failure through its return value and leaves the text of
- * the diagnostics in athene_errors(). Nothing here exits or prints. */
+ * The one public header. A context holds the kernels of the sources it
+ * loads; an instance binds one kernel's sizes and layouts and owns all that
+ * is compiled from them. Every call reports failure through its return
+ * value and leaves the diagnostics' text where its doc says. Nothing here
+ * exits or prints. */
 #ifndef ATHENE_H
 #define ATHENE_H
 
@@ -15,6 +17,12 @@ extern "C" {
 
 #define ATHENE_MAX_RANK 8
 
+#if defined(ATHENE_BUILD) && defined(__GNUC__)
+#define ATHENE_API __attribute__((visibility("default")))
+#else
+#define ATHENE_API
+#endif
+
 typedef enum {
 	ATHENE_BOOL, ATHENE_I8, ATHENE_I16, ATHENE_I32, ATHENE_I64, ATHENE_U8,
 	ATHENE_F16, ATHENE_BF16, ATHENE_F32, ATHENE_F64, ATHENE_NDTYPES
@@ -22,6 +30,7 @@ typedef enum {
 
 typedef struct athene_ctx athene_ctx;
 typedef struct athene_kernel athene_kernel;
+typedef struct athene_inst athene_inst;
 
 /* What a parameter looks like once sizes are bound: logical shape, storage
  * layout in elements, and how many elements its storage holds. */
@@ -36,61 +45,133 @@ typedef struct {
 	int64_t storage_elems;
 } athene_param;
 
-athene_ctx *athene_create(void);
-void athene_destroy(athene_ctx *ctx);
+/* ---- contexts and kernels ---- */
 
-/* Diagnostics of the last failing call, "file:line:col: error: ..." lines
- * with the source line and a caret; "" when there were none. */
-const char *athene_errors(const athene_ctx *ctx);
+ATHENE_API athene_ctx *athene_create(void);
+/* Frees the context, its kernels and any instance still alive. */
+ATHENE_API void athene_destroy(athene_ctx *ctx);
+
+/* Diagnostics of the last failing athene_load, "file:line:col: error: ..."
+ * lines with the source line and a caret; "" when there were none. */
+ATHENE_API const char *athene_errors(const athene_ctx *ctx);
 
 /* Parses and checks every kernel of a source text. 0 on success, -1 with
- * diagnostics (at least the first error of every bad kernel). */
-int athene_load(athene_ctx *ctx, const char *filename, const char *source);
+ * diagnostics (at least the first error of every bad kernel); the kernels
+ * without errors are kept. A checked kernel is read-only. */
+ATHENE_API int athene_load(athene_ctx *ctx, const char *filename, const char *source);
 
-int athene_kernel_count(const athene_ctx *ctx);
-athene_kernel *athene_kernel_at(athene_ctx *ctx, int i);
-athene_kernel *athene_find_kernel(athene_ctx *ctx, const char *name);
-const char *athene_kernel_name(const athene_kernel *k);
-int athene_kernel_nparams(const athene_kernel *k); /* inputs, then outputs */
-int athene_kernel_ninputs(const athene_kernel *k);
-const char *athene_param_name(const athene_kernel *k, int i);
-int athene_param_index(const athene_kernel *k, const char *name);
+ATHENE_API int athene_kernel_count(const athene_ctx *ctx);
+ATHENE_API athene_kernel *athene_kernel_at(athene_ctx *ctx, int i);
+ATHENE_API athene_kernel *athene_find_kernel(athene_ctx *ctx, const char *name);
+ATHENE_API const char *athene_kernel_name(const athene_kernel *k);
+ATHENE_API int athene_kernel_nparams(const athene_kernel *k); /* inputs, then outputs */
+ATHENE_API int athene_kernel_ninputs(const athene_kernel *k);
+ATHENE_API const char *athene_param_name(const athene_kernel *k, int i);
+ATHENE_API int athene_param_index(const athene_kernel *k, const char *name);
+ATHENE_API athene_dtype athene_param_dtype(const athene_kernel *k, int i);
+ATHENE_API int athene_param_rank(const athene_kernel *k, int i);
+/* The size symbol dim d of parameter i is written as, or -1 for a literal. */
+ATHENE_API int athene_param_dim_sym(const athene_kernel *k, int i, int d);
+/* Does parameter i declare its layout (strides or offset) in the source? */
+ATHENE_API int athene_param_declares_layout(const athene_kernel *k, int i);
+ATHENE_API int athene_size_count(const athene_kernel *k);
+ATHENE_API const char *athene_size_name(const athene_kernel *k, int s);
+ATHENE_API int athene_size_index(const athene_kernel *k, const char *name);
 
-/* Size symbols. A symbol is bound by name; binding it twice to different
- * values is an error. Dims of parameters that are a bare symbol can also be
- * bound from an array's shape. */
-int athene_bind_size(athene_kernel *k, const char *sym, int64_t value);
-int athene_bind_shape(athene_kernel *k, int param, int rank, const int64_t *shape);
-void athene_unbind(athene_kernel *k);
+/* ---- instances ---- */
 
-/* Binds the remaining symbols, then lowers and simplifies: after this the
- * kernel's params have concrete layouts and the kernel can run. */
-int athene_compile(athene_kernel *k);
-int athene_param_info(const athene_kernel *k, int i, athene_param *out);
+/* An instance of a kernel: its sizes and layouts bound, then compiled. Any
+ * number of instances of one kernel live side by side; each owns all the
+ * memory derived from its binding, freed by athene_instance_free. Two
+ * threads may use two instances at once, never one. NULL when out of memory. */
+ATHENE_API athene_inst *athene_instance(athene_kernel *k);
+ATHENE_API void athene_instance_free(athene_inst *in);
+ATHENE_API athene_kernel *athene_instance_kernel(const athene_inst *in);
+/* Diagnostics of the instance's last failing call; "" when none. */
+ATHENE_API const char *athene_inst_errors(const athene_inst *in);
 
-/* Runs a compiled kernel. storage[i] points at element 0 of parameter i's
- * storage (storage_elems elements of its dtype, laid out as declared).
- * Inputs are only read. On a run-time error (a data-dependent index out of
- * range) returns -1 and athene_errors() says which. */
-enum { ATHENE_REFERENCE = 1 };
-int athene_run(athene_kernel *k, void *const *storage, int mode);
+/* Binding. A size symbol is bound by name; binding it twice to different
+ * values is an error. Dims of parameters that are a bare symbol are bound
+ * from an array's shape. A parameter that declares no layout may be given
+ * one (element strides, possibly negative or zero, and an element offset):
+ * this is how a strided array view arrives. All before athene_compile. */
+ATHENE_API int athene_bind_size(athene_inst *in, const char *sym, int64_t value);
+ATHENE_API int athene_bind_shape(athene_inst *in, int param, int rank, const int64_t *shape);
+ATHENE_API int athene_bind_layout(athene_inst *in, int param, const int64_t *strides, int64_t offset);
+/* The value bound to size symbol s: 0 with *value, -1 when unbound. */
+ATHENE_API int athene_size_value(const athene_inst *in, int s, int64_t *value);
+
+/* Runs the compiler's passes on the binding (bind, inline, lower, simplify,
+ * analyse): after this the params have concrete layouts and it can run. */
+ATHENE_API int athene_compile(athene_inst *in);
+ATHENE_API int athene_param_info(const athene_inst *in, int i, athene_param *out);
 
 /* The values an integer input may hold when it is used as an index: whole as
  * a subscript (idx in x[idx[s]] or x[wrap(idx[s], n)]) or as a term of a
  * flat offset (x.flat[64*idx[s] + d]): for generating valid inputs.
  * 0 with [lo, hi] set, or -1 when it is not used that way. */
-int athene_index_range(const athene_kernel *k, int param, int64_t *lo, int64_t *hi);
+ATHENE_API int athene_index_range(const athene_inst *in, int param, int64_t *lo, int64_t *hi);
 
-/* The access analysis and block plan of a compiled kernel for a target
- * ("cpu" or "tpu"), as text or JSON; NULL with errors on failure. */
-const char *athene_explain(athene_kernel *k, const char *target, int json);
+/* The access analysis and block plan for a target ("cpu" or "tpu"), as text
+ * or JSON; NULL with errors on failure. Valid until the next call on in. */
+ATHENE_API const char *athene_explain(athene_inst *in, const char *target, int json);
 
-/* Text of the IR after a pass: "parse", "check", "lower", "simplify". */
-const char *athene_dump(athene_kernel *k, const char *pass);
+/* The passes, in order: athene_pass_name(i) for i = 0, 1, ... until NULL.
+ * "parse" and "check" are the kernel's; the others the instance's. */
+ATHENE_API const char *athene_pass_name(int i);
+/* Text of the IR after a pass (running the passes up to it), for target
+ * ("cpu" or "tpu") where the pass depends on one; NULL with errors. */
+ATHENE_API const char *athene_dump(athene_inst *in, const char *pass, const char *target);
+/* The kernel's source form after "parse" or "check". */
+ATHENE_API const char *athene_kernel_dump(athene_kernel *k, const char *pass);
 
-const char *athene_dtype_name(athene_dtype t);
-size_t athene_dtype_size(athene_dtype t);
-int athene_dtype_from_name(const char *name, athene_dtype *out);
+/* ---- running ---- */
+
+/* What one run reports: its own, so runs never share error state. */
+typedef struct {
+	int failed;
+	char message[2048]; /* the first error, "file:line:col: error: ..." */
+} athene_status;
+
+/* Runs a compiled instance. storage[i] points at element 0 of parameter i's
+ * storage (storage_elems elements of its dtype, laid out as bound). Inputs
+ * are only read. On a run-time error (a data-dependent index out of range)
+ * returns -1 and st (if not NULL) says which. */
+enum { ATHENE_REFERENCE = 1 };
+ATHENE_API int athene_run(athene_inst *in, void *const *storage, int flags, athene_status *st);
+
+/* The thread count the cpu target plans and runs for: 0 (the default) is
+ * the machine's online CPUs. Process-wide. */
+ATHENE_API void athene_set_threads(int n);
+ATHENE_API int athene_threads(void);
+
+/* ---- arrays and elements, for tools around the library ---- */
+
+/* A C-order array in native byte order; data is malloc'd. */
+typedef struct {
+	athene_dtype dtype;
+	int rank;
+	int64_t shape[ATHENE_MAX_RANK];
+	void *data;
+	size_t nbytes;
+} athene_array;
+/* .npy files (versions 1-3, any byte order, Fortran order transposed).
+ * 0 on success; -1 with a message in err. Writing is atomic. */
+ATHENE_API int athene_npy_read(const char *path, athene_array *out, char *err, size_t errlen);
+ATHENE_API int athene_npy_write(const char *path, athene_dtype dt, int rank, const int64_t *shape, const void *data,
+                                char *err, size_t errlen);
+ATHENE_API void athene_array_free(athene_array *a);
+/* Element i of a buffer of dtype t, as a double or an integer, and back
+ * (storing converts like NumPy's astype); and one element converted. */
+ATHENE_API double athene_load_f64(const void *base, athene_dtype t, int64_t i);
+ATHENE_API void athene_store_f64(void *base, athene_dtype t, int64_t i, double x);
+ATHENE_API void athene_store_i64(void *base, athene_dtype t, int64_t i, int64_t x);
+ATHENE_API void athene_convert(void *dst, athene_dtype dt, int64_t di, const void *src, athene_dtype st, int64_t si);
+ATHENE_API int athene_dtype_is_float(athene_dtype t);
+
+ATHENE_API const char *athene_dtype_name(athene_dtype t);
+ATHENE_API size_t athene_dtype_size(athene_dtype t);
+ATHENE_API int athene_dtype_from_name(const char *name, athene_dtype *out);
 
 #ifdef __cplusplus
 }

@@ -1,24 +1,91 @@
-/* The public API: every entry point sets the recovery point that errors
- * unwind to, so nothing below it needs to check for failure. The driver
- * order of the passes is in athene_load and athene_compile:
- *   parse -> check -> bind -> lower -> simplify -> (run) */
+/* The public API and the pass driver. Every entry point runs its work under
+ * protect(), so nothing below needs to check for failure: errors unwind to
+ * the diagnostics of the context (loading), of the instance (binding,
+ * compiling, explaining) or of the run.
+ *
+ * The passes, in order (athene -d PASS prints the IR after one):
+ *   parse, check                      per kernel, at athene_load
+ *   bind → inline → lower → simplify → analyse        per instance, athene_compile
+ *   plan(target) → checkplan → body                    per instance and target
+ *   backend: the reference interpreter (athene_run)  */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
 
-/* Runs body with a recovery point; evaluates to 0, or -1 after an error. */
-#define GUARDED(c, body)                      \
-	do {                                  \
-		jmp_buf jb_, *saved_ = (c)->jmp;  \
-		(c)->jmp = &jb_;                  \
-		if (setjmp(jb_)) {                \
-			(c)->jmp = saved_;            \
-			return -1;                    \
-		}                                 \
-		body;                             \
-		(c)->jmp = saved_;                \
-	} while (0)
+static const char *const pass_names[] = {"parse",    "check",   "bind",      "inline", "lower",
+                                         "simplify", "analyse", "plan",      "checkplan", "body"};
+#define KERNEL_PASSES 2 /* parse, check */
+
+static void pass_plan(Inst *in, int t);
+static void pass_checkplan(Inst *in, int t);
+static void pass_body(Inst *in, int t);
+
+/* Is pass p due on the way to `last`? Each runs once per instance. */
+static bool due(Inst *in, int p, int last)
+{
+	if (in->passes > p || last < p)
+		return false;
+	in->passes = p + 1;
+	return true;
+}
+
+/* Runs the instance's passes up to `last` (P_*), for target t where they
+ * depend on one. The one list of the passes, in order. */
+static void drive(Inst *in, int last, int t)
+{
+	if (due(in, P_BIND, last)) bind_inst(in);
+	if (due(in, P_INLINE, last)) inline_lets(in);
+	if (due(in, P_LOWER, last)) lower_inst(in, true);
+	if (due(in, P_SIMPLIFY, last)) lower_inst(in, false);
+	if (due(in, P_ANALYSE, last)) analyse_inst(in);
+	if (last >= P_PLAN) pass_plan(in, t);
+	if (last >= P_CHECKPLAN) pass_checkplan(in, t);
+	if (last >= P_BODY) pass_body(in, t);
+}
+
+void run_passes(Inst *in, int last)
+{
+	drive(in, last, 0);
+}
+
+/* ---- per-target passes: made once, kept by the instance ---- */
+
+static void pass_plan(Inst *in, int t)
+{
+	Target buf;
+	const Target *tg = target_get(t ? "tpu" : "cpu", athene_threads(), &buf);
+	if (!in->plan[t] || in->plan_threads[t] != tg->threads) {
+		in->plan[t] = plan_inst(in, tg);
+		in->plan_threads[t] = tg->threads;
+	}
+}
+
+static void pass_checkplan(Inst *in, int t)
+{
+	Buf err = {0};
+	const Plan *p = in->plan[t];
+	if (plan_check(p, &err) || (p->tg->tiles && plan_check_tiles(p, &err))) {
+		char msg[1024];
+		snprintf(msg, sizeof msg, "%s", buf_str(&err));
+		buf_free(&err);
+		error_plain(&in->diag, "internal: the %s plan of kernel %s is wrong: %s", p->tg->name, in->k->name, msg);
+	}
+	buf_free(&err);
+}
+
+static void pass_body(Inst *in, int t)
+{
+	(void)t;
+	if (in->prog)
+		return;
+	in->prog = arena_alloc(&in->arena, (size_t)(in->nplanned + 1) * sizeof *in->prog);
+	for (int i = 0; i < in->nplanned; i++)
+		in->prog[i] = body_build(in, &in->planned[i]);
+}
+
+/* ---- contexts ---- */
 
 athene_ctx *athene_create(void)
 {
@@ -29,61 +96,54 @@ void athene_destroy(athene_ctx *c)
 {
 	if (!c)
 		return;
+	while (c->insts)
+		athene_instance_free(c->insts);
 	arena_free(&c->arena);
-	buf_free(&c->errs);
-	buf_free(&c->pending);
-	buf_free(&c->dump);
+	diag_free(&c->diag);
 	free(c);
 }
 
 const char *athene_errors(const athene_ctx *c)
 {
-	return c->errs.s ? c->errs.s : "";
+	return buf_str((Buf *)&c->diag.errs);
 }
 
-static void clear_errors(Ctx *c)
+/* A kernel without size symbols is compiled at once, so that its range
+ * errors show up at load (and in `athene check`). */
+static void check_now(void *arg)
 {
-	c->errs.len = 0;
-	if (c->errs.s)
-		c->errs.s[0] = 0;
-	c->nerrs = 0;
-	c->nchunks = 0;
-	c->pending.len = 0;
+	Kernel *k = arg;
+	check_kernel(k);
 }
 
-static int compile(Kernel *k)
-{
-	Ctx *c = k->ctx;
-	c->src = k->src;
-	GUARDED(c, {
-		bind_kernel(k);
-		lower_kernel(k);
-	});
-	k->state = KS_COMPILED;
-	return 0;
-}
-
-/* Checks one kernel; kernels without size symbols are compiled at once so
- * that range errors show up in `athene check`. */
 static int load_kernel(Kernel *k)
 {
 	Ctx *c = k->ctx;
 	for (int i = 0; i < c->kernels.n; i++) {
 		Kernel *o = c->kernels.v[i];
-		if (o != k && !strcmp(o->name, k->name) && o->state >= KS_CHECKED) {
-			diag_at(c, k->sp, "a kernel named '%s' already exists", k->name);
+		if (o != k && !strcmp(o->name, k->name) && o->checked) {
+			diag_at(&c->diag, k->sp, "a kernel named '%s' already exists", k->name);
 			return -1;
 		}
 	}
-	GUARDED(c, check_kernel(k));
-	if (k->nsyms == 0 && compile(k))
+	if (protect(&c->diag, check_now, k))
 		return -1;
-	return 0;
+	if (k->nsyms)
+		return 0;
+	athene_inst *in = athene_instance(k);
+	if (!in)
+		return -1;
+	int rc = athene_compile(in);
+	if (rc)
+		buf_printf(&c->diag.errs, "%s", buf_str(&in->diag.errs));
+	c->diag.nerrs += rc != 0;
+	athene_instance_free(in);
+	return rc;
 }
 
 int athene_load(athene_ctx *c, const char *filename, const char *source)
 {
-	clear_errors(c);
+	diag_clear(&c->diag);
 	Src *src = arena_alloc(&c->arena, sizeof *src);
 	src->name = arena_strndup(&c->arena, filename, strlen(filename));
 	src->len = strlen(source);
@@ -93,12 +153,13 @@ int athene_load(athene_ctx *c, const char *filename, const char *source)
 	int keep = first;
 	for (int i = first; i < c->kernels.n; i++) {
 		Kernel *k = c->kernels.v[i];
-		if (!load_kernel(k))
-			c->kernels.v[keep++] = k;
+		c->kernels.v[keep++] = k; /* visible to the duplicate check while it is checked */
+		if (load_kernel(k))
+			keep--;
 	}
 	c->kernels.n = keep;
-	sort_diagnostics(c);
-	return c->nerrs ? -1 : 0;
+	sort_diagnostics(&c->diag);
+	return c->diag.nerrs ? -1 : 0;
 }
 
 int athene_kernel_count(const athene_ctx *c) { return c->kernels.n; }
@@ -116,13 +177,49 @@ athene_kernel *athene_find_kernel(athene_ctx *c, const char *name)
 	return NULL;
 }
 
+/* ---- kernels ---- */
+
+static const Tensor *param(const athene_kernel *k, int i)
+{
+	return i >= 0 && i < k->params.n ? k->params.v[i] : NULL;
+}
+
 const char *athene_kernel_name(const athene_kernel *k) { return k->name; }
 int athene_kernel_nparams(const athene_kernel *k) { return k->params.n; }
 int athene_kernel_ninputs(const athene_kernel *k) { return k->nin; }
+int athene_size_count(const athene_kernel *k) { return k->nsyms; }
+int athene_size_index(const athene_kernel *k, const char *name) { return find_sym(k, name); }
+
+const char *athene_size_name(const athene_kernel *k, int s)
+{
+	return s >= 0 && s < k->nsyms ? k->syms[s].name : NULL;
+}
 
 const char *athene_param_name(const athene_kernel *k, int i)
 {
-	return i >= 0 && i < k->params.n ? ((Tensor *)k->params.v[i])->name : NULL;
+	return param(k, i) ? param(k, i)->name : NULL;
+}
+
+athene_dtype athene_param_dtype(const athene_kernel *k, int i)
+{
+	return param(k, i) ? param(k, i)->dt : ATHENE_NDTYPES;
+}
+
+int athene_param_rank(const athene_kernel *k, int i)
+{
+	return param(k, i) ? param(k, i)->rank : -1;
+}
+
+int athene_param_dim_sym(const athene_kernel *k, int i, int d)
+{
+	const Tensor *t = param(k, i);
+	return t && d >= 0 && d < t->rank ? t->dims[d].sym : -1;
+}
+
+int athene_param_declares_layout(const athene_kernel *k, int i)
+{
+	const Tensor *t = param(k, i);
+	return t && (t->has_strides || t->offset_ex);
 }
 
 int athene_param_index(const athene_kernel *k, const char *name)
@@ -133,102 +230,211 @@ int athene_param_index(const athene_kernel *k, const char *name)
 	return -1;
 }
 
-int athene_bind_size(athene_kernel *k, const char *sym, int64_t value)
+const char *athene_kernel_dump(athene_kernel *k, const char *pass)
 {
-	Ctx *c = k->ctx;
-	clear_errors(c);
-	c->src = k->src;
-	GUARDED(c, {
-		int s = find_sym(k, sym);
-		if (s < 0)
-			error_plain(c, "kernel %s has no size symbol '%s'", k->name, sym);
-		char from[96];
-		snprintf(from, sizeof from, "--size %s=%lld", sym, (long long)value);
-		if (!k->syms[s].bound || k->syms[s].val != value)
-			k->state = KS_CHECKED;
-		bind_size(k, s, value, from);
-	});
+	static _Thread_local Buf b;
+	b.len = 0;
+	if (strcmp(pass, "parse") && strcmp(pass, "check"))
+		return NULL;
+	dump_kernel(&b, k, pass[0] == 'c');
+	return buf_str(&b);
+}
+
+/* ---- instances ---- */
+
+athene_inst *athene_instance(athene_kernel *k)
+{
+	Inst *in = calloc(1, sizeof *in);
+	if (!in)
+		return NULL;
+	in->k = k;
+	in->ctx = k->ctx;
+	in->diag.src = k->src;
+	int nt = k->params.n + k->lets.n;
+	in->size = arena_try_alloc(&in->arena, (size_t)(k->nsyms + 1) * sizeof *in->size);
+	in->bound = arena_try_alloc(&in->arena, (size_t)(k->nsyms + 1) * sizeof *in->bound);
+	in->from = arena_try_alloc(&in->arena, (size_t)(k->nsyms + 1) * sizeof *in->from);
+	in->lay = arena_try_alloc(&in->arena, (size_t)(nt + 1) * sizeof *in->lay);
+	in->given = arena_try_alloc(&in->arena, (size_t)(k->params.n + 1) * sizeof *in->given);
+	in->n = arena_try_alloc(&in->arena, (size_t)(k->vars.n + 1) * sizeof *in->n);
+	if (!in->size || !in->bound || !in->from || !in->lay || !in->given || !in->n) {
+		arena_free(&in->arena);
+		free(in);
+		return NULL;
+	}
+	in->next = in->ctx->insts;
+	if (in->next)
+		in->next->prev = in;
+	in->ctx->insts = in;
+	return in;
+}
+
+void athene_instance_free(athene_inst *in)
+{
+	if (!in)
+		return;
+	if (in->prev)
+		in->prev->next = in->next;
+	else
+		in->ctx->insts = in->next;
+	if (in->next)
+		in->next->prev = in->prev;
+	arena_free(&in->arena);
+	diag_free(&in->diag);
+	buf_free(&in->text);
+	free(in);
+}
+
+athene_kernel *athene_instance_kernel(const athene_inst *in) { return in->k; }
+
+const char *athene_inst_errors(const athene_inst *in)
+{
+	return buf_str((Buf *)&in->diag.errs);
+}
+
+/* A call that changes the binding: only before the passes have run. */
+static int rebinding(Inst *in)
+{
+	diag_clear(&in->diag);
+	if (!in->passes)
+		return 0;
+	buf_printf(&in->diag.errs, "error: instance of kernel %s is already compiled; bind a new instance\n", in->k->name);
+	return -1;
+}
+
+typedef struct {
+	Inst *in;
+	int sym, param, rank;
+	int64_t value, offset;
+	const int64_t *vals;
+} BindCall;
+
+static void do_bind_size(void *arg)
+{
+	BindCall *b = arg;
+	char from[96];
+	snprintf(from, sizeof from, "--size %s=%lld", b->in->k->syms[b->sym].name, (long long)b->value);
+	bind_size(b->in, b->sym, b->value, from);
+}
+
+int athene_bind_size(athene_inst *in, const char *sym, int64_t value)
+{
+	if (rebinding(in))
+		return -1;
+	BindCall b = {in, find_sym(in->k, sym), 0, 0, value, 0, NULL};
+	if (b.sym < 0) {
+		buf_printf(&in->diag.errs, "error: kernel %s has no size symbol '%s'\n", in->k->name, sym);
+		return -1;
+	}
+	return protect(&in->diag, do_bind_size, &b);
+}
+
+static void do_bind_shape(void *arg)
+{
+	BindCall *b = arg;
+	bind_shape(b->in, b->in->k->params.v[b->param], b->rank, b->vals);
+}
+
+int athene_bind_shape(athene_inst *in, int p, int rank, const int64_t *shape)
+{
+	if (rebinding(in))
+		return -1;
+	if (!param(in->k, p) || rank < 0 || rank > MAXRANK) {
+		buf_printf(&in->diag.errs, "error: kernel %s has no parameter %d, or rank %d is not 0..%d\n", in->k->name, p,
+		           rank, MAXRANK);
+		return -1;
+	}
+	BindCall b = {in, 0, p, rank, 0, 0, shape};
+	return protect(&in->diag, do_bind_shape, &b);
+}
+
+static void do_bind_layout(void *arg)
+{
+	BindCall *b = arg;
+	bind_layout(b->in, b->in->k->params.v[b->param], b->vals, b->offset);
+}
+
+int athene_bind_layout(athene_inst *in, int p, const int64_t *strides, int64_t offset)
+{
+	if (rebinding(in))
+		return -1;
+	if (!param(in->k, p)) {
+		buf_printf(&in->diag.errs, "error: kernel %s has no parameter %d\n", in->k->name, p);
+		return -1;
+	}
+	BindCall b = {in, 0, p, 0, 0, offset, strides};
+	return protect(&in->diag, do_bind_layout, &b);
+}
+
+int athene_size_value(const athene_inst *in, int s, int64_t *value)
+{
+	if (s < 0 || s >= in->k->nsyms || !in->bound[s])
+		return -1;
+	*value = in->size[s];
 	return 0;
 }
 
-int athene_bind_shape(athene_kernel *k, int param, int rank, const int64_t *shape)
+typedef struct {
+	Inst *in;
+	int last, target;
+} PassCall;
+
+static void do_passes(void *arg)
 {
-	Ctx *c = k->ctx;
-	clear_errors(c);
-	c->src = k->src;
-	if (param < 0 || param >= k->params.n)
+	PassCall *pc = arg;
+	drive(pc->in, pc->last, pc->target);
+}
+
+/* Runs the passes to `last`; a failed instance stays failed. */
+static int passes(Inst *in, int last, int target)
+{
+	diag_clear(&in->diag);
+	if (in->passes < 0) {
+		buf_printf(&in->diag.errs, "error: instance of kernel %s failed to compile; bind a new instance\n",
+		           in->k->name);
 		return -1;
-	GUARDED(c, bind_shape(k, k->params.v[param], rank, shape));
-	if (k->nsyms)
-		k->state = KS_CHECKED;
+	}
+	PassCall pc = {in, last, target};
+	if (protect(&in->diag, do_passes, &pc)) {
+		if (in->passes <= P_ANALYSE + 1)
+			in->passes = -1; /* the instance's own passes failed */
+		return -1;
+	}
 	return 0;
 }
 
-void athene_unbind(athene_kernel *k)
+int athene_compile(athene_inst *in)
 {
-	for (int i = 0; i < k->nsyms; i++)
-		k->syms[i].bound = false;
-	if (k->nsyms)
-		k->state = KS_CHECKED;
+	return passes(in, P_ANALYSE, 0);
 }
 
-int athene_compile(athene_kernel *k)
+int athene_param_info(const athene_inst *in, int i, athene_param *out)
 {
-	clear_errors(k->ctx);
-	return k->state == KS_COMPILED ? 0 : compile(k);
-}
-
-int athene_param_info(const athene_kernel *k, int i, athene_param *out)
-{
-	if (i < 0 || i >= k->params.n || k->state != KS_COMPILED)
+	const Tensor *t = param(in->k, i);
+	if (!t || in->passes <= P_BIND)
 		return -1;
-	const Tensor *t = k->params.v[i];
+	const Layout *l = tensor_layout(in, t);
 	memset(out, 0, sizeof *out);
 	out->name = t->name;
 	out->dtype = t->dt;
 	out->is_output = t->role == ROLE_OUT;
 	out->rank = t->rank;
-	memcpy(out->shape, t->shape, sizeof out->shape);
-	memcpy(out->strides, t->strides, sizeof out->strides);
-	out->offset = t->offset;
-	out->storage_elems = t->storage;
+	memcpy(out->shape, l->shape, sizeof out->shape);
+	memcpy(out->strides, l->strides, sizeof out->strides);
+	out->offset = l->offset;
+	out->storage_elems = l->storage;
 	return 0;
-}
-
-int athene_run(athene_kernel *k, void *const *storage, int mode)
-{
-	Ctx *c = k->ctx;
-	clear_errors(c);
-	c->src = k->src;
-	if (k->state != KS_COMPILED && compile(k))
-		return -1;
-	(void)mode; /* the reference interpreter is the only executor so far */
-	GUARDED(c, interp_run(k, storage));
-	return 0;
-}
-
-const char *athene_dump(athene_kernel *k, const char *pass)
-{
-	Buf *b = &k->ctx->dump;
-	b->len = 0;
-	if (!strcmp(pass, "parse") || !strcmp(pass, "check"))
-		dump_kernel(b, k, pass[0] == 'c');
-	else if ((!strcmp(pass, "lower") || !strcmp(pass, "simplify")) && k->state == KS_COMPILED)
-		dump_lowered(b, k, pass[0] == 's');
-	else
-		return NULL;
-	return buf_str(b);
 }
 
 /* The values a of `param` that keep c·a + rest inside the storage of a flat
  * load x.flat[c*idx[s] + rest] (rest free of data). */
-static bool flat_range(const Kernel *k, const Node *n, const Tensor *p, int64_t *lo, int64_t *hi)
+static bool flat_range(const Inst *in, const Node *n, const Tensor *p, int64_t *lo, int64_t *hi)
 {
-	const Sym *e = k->load_off[n->load_id];
+	const Sym *e = in->load_off[n->load_id];
 	for (int j = 0; e->kind == S_ADD && j < e->n; j++) {
 		const Node *pl = e->a[j]->kind == S_ATOM ? e->a[j]->p : NULL;
 		if (pl && pl->kind == N_LOAD && pl->t == p)
-			return sym_term_range(e, j, n->t->storage - 1, lo, hi);
+			return sym_term_range(e, j, tensor_layout(in, n->t)->storage - 1, lo, hi);
 	}
 	return false;
 }
@@ -237,17 +443,18 @@ static bool flat_range(const Kernel *k, const Node *n, const Tensor *p, int64_t 
  * over its uses as a whole subscript, x[idx[s]] (then [0, n)) or
  * x[wrap(idx[s], n)] (then [-n, n)), and as a term of a flat offset.
  * Returns 0 when it is used so. */
-int athene_index_range(const athene_kernel *k, int param, int64_t *lo, int64_t *hi)
+int athene_index_range(const athene_inst *in, int param_i, int64_t *lo, int64_t *hi)
 {
 	bool found = false;
-	if (param < 0 || param >= k->params.n || k->state != KS_COMPILED)
+	const Tensor *p = param(in->k, param_i);
+	if (!p || in->passes <= P_SIMPLIFY)
 		return -1;
-	const Tensor *p = k->params.v[param];
+	const Kernel *k = in->k;
 	int64_t rlo = INT64_MIN, rhi = INT64_MAX;
 	for (int i = 0; i < k->loads.n; i++) {
 		const Node *n = k->loads.v[i];
 		int64_t l, h;
-		if (n->kind == N_FLAT && flat_range(k, n, p, &l, &h)) {
+		if (n->kind == N_FLAT && flat_range(in, n, p, &l, &h)) {
 			rlo = l > rlo ? l : rlo;
 			rhi = h < rhi ? h : rhi;
 			found = true;
@@ -258,7 +465,8 @@ int athene_index_range(const athene_kernel *k, int param, int64_t *lo, int64_t *
 			const Node *inner = wrap ? s->args[0] : s;
 			if (inner->kind != N_LOAD || inner->t != p)
 				continue;
-			int64_t ext = n->t->shape[d], l = wrap ? -ext : 0, h = ext - 1;
+			int64_t ext = tensor_layout(in, n->t)->shape[d];
+			l = wrap ? -ext : 0, h = ext - 1;
 			rlo = l > rlo ? l : rlo;
 			rhi = h < rhi ? h : rhi;
 			found = true;
@@ -271,30 +479,115 @@ int athene_index_range(const athene_kernel *k, int param, int64_t *lo, int64_t *
 	return found ? 0 : -1;
 }
 
-const char *athene_explain(athene_kernel *k, const char *target, int json)
+static int target_index(Inst *in, const char *target)
 {
-	Ctx *c = k->ctx;
-	clear_errors(c);
-	c->src = k->src;
-	int t = !strcmp(target, "cpu") ? TARGET_CPU : !strcmp(target, "tpu") ? TARGET_TPU : -1;
+	int t = !strcmp(target, "cpu") ? 0 : !strcmp(target, "tpu") ? 1 : -1;
 	if (t < 0) {
-		buf_printf(&c->errs, "error: unknown target '%s' (cpu, tpu)\n", target);
+		diag_clear(&in->diag);
+		buf_printf(&in->diag.errs, "error: unknown target '%s' (cpu, tpu)\n", target);
+	}
+	return t;
+}
+
+const char *athene_explain(athene_inst *in, const char *target, int json)
+{
+	int t = target_index(in, target);
+	if (t < 0 || passes(in, P_CHECKPLAN, t))
+		return NULL;
+	in->text.len = 0;
+	plan_explain(&in->text, in->plan[t], json);
+	return buf_str(&in->text);
+}
+
+const char *athene_pass_name(int i)
+{
+	return i >= 0 && i < (int)(sizeof pass_names / sizeof pass_names[0]) ? pass_names[i] : NULL;
+}
+
+const char *athene_dump(athene_inst *in, const char *pass, const char *target)
+{
+	int p = -1, t = target_index(in, target ? target : "cpu");
+	for (int i = KERNEL_PASSES; athene_pass_name(i); i++)
+		if (!strcmp(pass, athene_pass_name(i)))
+			p = i - KERNEL_PASSES;
+	if (p < 0) {
+		if (athene_kernel_dump(in->k, pass))
+			return athene_kernel_dump(in->k, pass);
+		diag_clear(&in->diag);
+		buf_printf(&in->diag.errs, "error: unknown pass '%s'\n", pass);
 		return NULL;
 	}
-	if (k->state != KS_COMPILED && compile(k))
+	if (t < 0 || passes(in, p, t))
 		return NULL;
-	Plan *p = plan_kernel(k, t);
-#ifndef NDEBUG
-	Buf err = {0};
-	if (plan_check(p, &err) || (t == TARGET_TPU && plan_check_tpu(p, &err))) {
-		buf_printf(&c->errs, "error: internal: the plan of kernel %s is wrong: %s", k->name, buf_str(&err));
-		buf_free(&err);
-		return NULL;
-	}
-	buf_free(&err);
-#endif
-	Buf *b = &c->dump;
+	Buf *b = &in->text;
 	b->len = 0;
-	plan_explain(b, p, json);
+	switch (p) {
+	case P_BIND: dump_bind(b, in); break;
+	case P_INLINE: dump_inline(b, in); break;
+	case P_LOWER: dump_offsets(b, in, true); break;
+	case P_SIMPLIFY: dump_offsets(b, in, false); break;
+	case P_ANALYSE: dump_views(b, in); break;
+	case P_PLAN: plan_explain(b, in->plan[t], false); break;
+	case P_CHECKPLAN: buf_printf(b, "kernel %s: the %s plan checks\n", in->k->name, in->plan[t]->tg->name); break;
+	case P_BODY:
+		buf_printf(b, "kernel %s\n", in->k->name);
+		for (int i = 0; i < in->nplanned; i++) {
+			buf_printf(b, "  %s\n", in->planned[i].stmt->t->name);
+			body_print(b, in->prog[i]);
+		}
+		break;
+	}
 	return buf_str(b);
+}
+
+/* ---- running ---- */
+
+typedef struct {
+	Inst *in;
+	void *const *storage;
+	Diag *d;
+	Arena scratch;
+} RunCall;
+
+static void do_run(void *arg)
+{
+	RunCall *r = arg;
+	interp_run(r->in, r->storage, r->d, &r->scratch);
+}
+
+int athene_run(athene_inst *in, void *const *storage, int flags, athene_status *st)
+{
+	(void)flags; /* the reference interpreter is the only backend so far */
+	if (st)
+		memset(st, 0, sizeof *st);
+	if (in->passes <= P_ANALYSE && athene_compile(in)) {
+		if (st) {
+			st->failed = 1;
+			snprintf(st->message, sizeof st->message, "%s", athene_inst_errors(in));
+		}
+		return -1;
+	}
+	Diag d = {.src = in->k->src};
+	RunCall r = {in, storage, &d, {0}};
+	int rc = protect(&d, do_run, &r);
+	arena_free(&r.scratch);
+	if (rc && st) {
+		st->failed = 1;
+		snprintf(st->message, sizeof st->message, "%s", buf_str(&d.errs));
+	}
+	diag_free(&d);
+	return rc;
+}
+
+static atomic_int threads;
+
+void athene_set_threads(int n)
+{
+	atomic_store(&threads, n > 0 ? n : 0);
+}
+
+int athene_threads(void)
+{
+	int n = atomic_load(&threads);
+	return n > 0 ? n : machine_threads();
 }

@@ -1,8 +1,9 @@
 /* Checker: resolves names, types every expression (NumPy/PyTorch promotion,
  * weak literals), infers the ranges of reduction and 'let' variables, and
- * binds size symbols to concrete sizes and layouts (bind_kernel). The AST is
- * rewritten in place: names become variables, size symbols or loads; calls
- * become ops or casts. Errors unwind through ctx->jmp (one per kernel). */
+ * rejects subscripts out of bounds for every size. The AST is rewritten in
+ * place: names become variables, size symbols or loads; calls become ops or
+ * casts. After this the kernel is read-only. Errors unwind through the
+ * context's diagnostics (one per kernel). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,13 +58,13 @@ static bool reserved(const char *name)
 static void push_var(Checker *ck, Var *v)
 {
 	if (reserved(v->name))
-		error_at(ck->c, v->sp, "'%s' is a literal and cannot name an index variable", v->name);
+		error_at(&ck->c->diag, v->sp, "'%s' is a literal and cannot name an index variable", v->name);
 	if (find_var(ck, v->name))
-		error_at(ck->c, v->sp, "index variable '%s' is already in use here", v->name);
+		error_at(&ck->c->diag, v->sp, "index variable '%s' is already in use here", v->name);
 	if (kernel_param(ck->k, v->name) || find_let(ck, v->name) || find_sym(ck->k, v->name) >= 0)
-		error_at(ck->c, v->sp, "index variable '%s' has the name of a tensor or size symbol", v->name);
+		error_at(&ck->c->diag, v->sp, "index variable '%s' has the name of a tensor or size symbol", v->name);
 	if (ck->nscope == 64)
-		error_at(ck->c, v->sp, "too many nested index variables");
+		error_at(&ck->c->diag, v->sp, "too many nested index variables");
 	ck->scope[ck->nscope++] = v;
 }
 
@@ -104,8 +105,8 @@ static void infer_range(Checker *ck, Var *v, Dim d, Span sp, const char *tname, 
 		return;
 	}
 	if (v->ext.sym < 0 && d.sym < 0 && v->ext.val != d.val) {
-		note_at(ck->c, v->ext.sp, "'%s' ranges over %lld here", v->name, (long long)v->ext.val);
-		error_at(ck->c, sp, "inconsistent ranges for '%s': dim %d of '%s' has size %lld, not %lld",
+		note_at(&ck->c->diag, v->ext.sp, "'%s' ranges over %lld here", v->name, (long long)v->ext.val);
+		error_at(&ck->c->diag, sp, "inconsistent ranges for '%s': dim %d of '%s' has size %lld, not %lld",
 		         v->name, dim, tname, (long long)d.val, (long long)v->ext.val);
 	}
 	if (v->ext.sym != d.sym || (d.sym < 0 && v->ext.val != d.val)) {
@@ -168,7 +169,7 @@ static void type_op(Checker *ck, Node *n)
 	case K_ARITH:
 		promote_args(n, 0, &dt, &weak);
 		if (dt == ATHENE_BOOL && n->op == OP_SUB)
-			error_at(ck->c, n->sp, "subtracting booleans is not supported; use '!=' or cast to an integer");
+			error_at(&ck->c->diag, n->sp, "subtracting booleans is not supported; use '!=' or cast to an integer");
 		break;
 	case K_TDIV:
 	case K_FLOAT:
@@ -197,7 +198,7 @@ static void type_op(Checker *ck, Node *n)
 		dt = n->args[0]->dt;
 		weak = n->args[0]->weak;
 		if (dt == ATHENE_BOOL && n->op == OP_NEG)
-			error_at(ck->c, n->sp, "negating a bool is not supported; use '!'");
+			error_at(&ck->c->diag, n->sp, "negating a bool is not supported; use '!'");
 		break;
 	case K_WHERE:
 		promote_args(n, 1, &dt, &weak);
@@ -205,7 +206,7 @@ static void type_op(Checker *ck, Node *n)
 	case K_WRAP:
 		for (int i = 0; i < 2; i++)
 			if (!dt_is_int(n->args[i]->dt))
-				error_at(ck->c, n->args[i]->sp, "wrap() takes integers, not %s", athene_dtype_name(n->args[i]->dt));
+				error_at(&ck->c->diag, n->args[i]->sp, "wrap() takes integers, not %s", athene_dtype_name(n->args[i]->dt));
 		promote_args(n, 0, &dt, &weak);
 		break;
 	default:
@@ -244,7 +245,7 @@ static int reduce_result(Checker *ck, Node *n)
 		n->dt = ATHENE_BOOL;
 		break;
 	default:
-		error_at(ck->c, n->sp, "bad reduction");
+		error_at(&ck->c->diag, n->sp, "bad reduction");
 	}
 	return 0;
 }
@@ -259,39 +260,39 @@ static Tensor *resolve_tensor(Checker *ck, Node *n, bool bare)
 {
 	Tensor *t = kernel_param(ck->k, n->name);
 	if (t && t->role == ROLE_OUT)
-		error_at(ck->c, n->sp, "'%s' is an output and cannot be read; compute it in a 'let' and read that", n->name);
+		error_at(&ck->c->diag, n->sp, "'%s' is an output and cannot be read; compute it in a 'let' and read that", n->name);
 	if (t)
 		return t;
 	t = find_let(ck, n->name);
 	if (t)
 		return t;
 	if (ck->stmt->t->role == ROLE_LET && !strcmp(ck->stmt->t->name, n->name))
-		error_at(ck->c, n->sp, "'%s' is used in its own definition", n->name);
+		error_at(&ck->c->diag, n->sp, "'%s' is used in its own definition", n->name);
 	for (int i = ck->nstmt + 1; i < ck->k->stmts.n; i++) {
 		Stmt *s = ck->k->stmts.v[i];
 		if (s->t->role == ROLE_LET && !strcmp(s->t->name, n->name))
-			error_at(ck->c, n->sp, "'%s' is used before its definition on line %d", n->name, s->sp.line);
+			error_at(&ck->c->diag, n->sp, "'%s' is used before its definition on line %d", n->name, s->sp.line);
 	}
 	if (find_var(ck, n->name))
-		error_at(ck->c, n->sp, "'%s' is an index variable, not a tensor", n->name);
+		error_at(&ck->c->diag, n->sp, "'%s' is an index variable, not a tensor", n->name);
 	if (find_sym(ck->k, n->name) >= 0)
-		error_at(ck->c, n->sp, "'%s' is a size symbol, not a tensor", n->name);
+		error_at(&ck->c->diag, n->sp, "'%s' is a size symbol, not a tensor", n->name);
 	if (bare)
-		error_at(ck->c, n->sp, "unknown name '%s': not an index variable, a size symbol or a tensor", n->name);
-	error_at(ck->c, n->sp, "unknown tensor '%s'", n->name);
+		error_at(&ck->c->diag, n->sp, "unknown name '%s': not an index variable, a size symbol or a tensor", n->name);
+	error_at(&ck->c->diag, n->sp, "unknown tensor '%s'", n->name);
 }
 
 static void check_index(Checker *ck, Node *e, const char *what, const char *tname)
 {
 	check_expr(ck, e);
 	if (dt_is_float(e->dt) && e->kind == N_OP && e->op == OP_DIV)
-		error_at(ck->c, e->sp, "%s of '%s' is a float (%s): '/' is true division; use '//' for floor division",
+		error_at(&ck->c->diag, e->sp, "%s of '%s' is a float (%s): '/' is true division; use '//' for floor division",
 		         what, tname, athene_dtype_name(e->dt));
 	if (dt_is_float(e->dt))
-		error_at(ck->c, e->sp, "%s of '%s' is a float (%s); indices must be integers (cast with i64())",
+		error_at(&ck->c->diag, e->sp, "%s of '%s' is a float (%s); indices must be integers (cast with i64())",
 		         what, tname, athene_dtype_name(e->dt));
 	if (e->dt == ATHENE_BOOL)
-		error_at(ck->c, e->sp, "%s of '%s' is a bool; indices must be integers", what, tname);
+		error_at(&ck->c->diag, e->sp, "%s of '%s' is a bool; indices must be integers", what, tname);
 }
 
 static void check_load(Checker *ck, Node *n)
@@ -300,13 +301,14 @@ static void check_load(Checker *ck, Node *n)
 	n->t = t;
 	n->dt = t->dt;
 	n->weak = false;
+	t->uses += t->role == ROLE_LET;
 	if (n->kind == N_FLAT) {
 		if (t->role == ROLE_LET)
-			error_at(ck->c, n->sp, "'.flat' addresses a parameter's storage; '%s' is an intermediate", t->name);
+			error_at(&ck->c->diag, n->sp, "'.flat' addresses a parameter's storage; '%s' is an intermediate", t->name);
 		check_index(ck, n->args[0], "the flat offset", t->name);
 	} else {
 		if (n->nargs != t->rank)
-			error_at(ck->c, n->sp, "'%s' has %d dim%s but %d subscript%s", t->name, t->rank,
+			error_at(&ck->c->diag, n->sp, "'%s' has %d dim%s but %d subscript%s", t->name, t->rank,
 			         t->rank == 1 ? "" : "s", n->nargs, n->nargs == 1 ? "" : "s");
 		for (int i = 0; i < n->nargs; i++) {
 			check_index(ck, n->args[i], "subscript", t->name);
@@ -350,7 +352,7 @@ static void check_name(Checker *ck, Node *n)
 	}
 	Tensor *t = resolve_tensor(ck, n, true);
 	if (t->rank != 0)
-		error_at(ck->c, n->sp, "'%s' has %d dim%s; subscript it", n->name, t->rank, t->rank == 1 ? "" : "s");
+		error_at(&ck->c->diag, n->sp, "'%s' has %d dim%s; subscript it", n->name, t->rank, t->rank == 1 ? "" : "s");
 	n->kind = N_LOAD;
 	n->nargs = 0;
 	check_load(ck, n);
@@ -371,7 +373,7 @@ static void check_call(Checker *ck, Node *n)
 		check_expr(ck, n->args[i]);
 	if (!athene_dtype_from_name(n->name, &dt)) {
 		if (n->nargs != 1)
-			error_at(ck->c, n->sp, "cast %s() takes 1 argument, not %d", n->name, n->nargs);
+			error_at(&ck->c->diag, n->sp, "cast %s() takes 1 argument, not %d", n->name, n->nargs);
 		n->kind = N_CAST;
 		n->op = dt;
 		n->dt = dt;
@@ -383,11 +385,11 @@ static void check_call(Checker *ck, Node *n)
 		static const char *reds[] = {"sum", "prod", "mean", "argmax", "argmin", "any", "all"};
 		for (size_t i = 0; i < sizeof reds / sizeof reds[0]; i++)
 			if (!strcmp(n->name, reds[i]))
-				error_at(ck->c, n->sp, "'%s' is a reduction: write %s(k: expr)", n->name, n->name);
-		error_at(ck->c, n->sp, "unknown function '%s'", n->name);
+				error_at(&ck->c->diag, n->sp, "'%s' is a reduction: write %s(k: expr)", n->name, n->name);
+		error_at(&ck->c->diag, n->sp, "unknown function '%s'", n->name);
 	}
 	if (n->nargs != op_info[op].arity)
-		error_at(ck->c, n->sp, "%s() takes %d argument%s, not %d", n->name, op_info[op].arity,
+		error_at(&ck->c->diag, n->sp, "%s() takes %d argument%s, not %d", n->name, op_info[op].arity,
 		         op_info[op].arity == 1 ? "" : "s", n->nargs);
 	n->kind = N_OP;
 	n->op = op;
@@ -404,7 +406,7 @@ static Dim bound_dim(Checker *ck, Node *b)
 		if (s >= 0)
 			return (Dim){s, 0, b->sp};
 	}
-	error_at(ck->c, b->sp, "a reduction bound must be a non-negative integer or a size symbol");
+	error_at(&ck->c->diag, b->sp, "a reduction bound must be a non-negative integer or a size symbol");
 }
 
 static void check_reduce(Checker *ck, Node *n)
@@ -419,17 +421,18 @@ static void check_reduce(Checker *ck, Node *n)
 		}
 		for (int j = 0; j < i; j++)
 			if (!strcmp(n->rvars[j]->name, v->name))
-				error_at(ck->c, v->sp, "reduction variable '%s' is listed twice", v->name);
+				error_at(&ck->c->diag, v->sp, "reduction variable '%s' is listed twice", v->name);
 		push_var(ck, v);
 		n->rvars[i] = v;
 	}
 	check_expr(ck, n->args[0]);
 	for (int i = 0; i < n->nrvars; i++)
 		if (!n->rvars[i]->ext_known)
-			error_at(ck->c, n->rvars[i]->sp,
+			error_at(&ck->c->diag, n->rvars[i]->sp,
 			         "cannot infer the range of '%s': it never subscripts a load directly; give a bound, e.g. %s(%s < N: ...)",
 			         n->rvars[i]->name, n->name, n->rvars[i]->name);
 	ck->nscope = save;
+	ck->stmt->t->reduces = true;
 	reduce_result(ck, n);
 }
 
@@ -485,7 +488,7 @@ static void check_layout_expr(Checker *ck, Node *e)
 	case N_NAME:
 		e->sym = find_sym(ck->k, e->name);
 		if (e->sym < 0)
-			error_at(ck->c, e->sp, "'%s' is not a size symbol of this kernel; strides and offsets use integers and size symbols", e->name);
+			error_at(&ck->c->diag, e->sp, "'%s' is not a size symbol of this kernel; strides and offsets use integers and size symbols", e->name);
 		e->kind = N_SIZE;
 		e->dt = ATHENE_I64;
 		return;
@@ -500,7 +503,7 @@ static void check_layout_expr(Checker *ck, Node *e)
 			return;
 		}
 	}
-	error_at(ck->c, e->sp, "strides and offsets are integer expressions of integers and size symbols");
+	error_at(&ck->c->diag, e->sp, "strides and offsets are integer expressions of integers and size symbols");
 }
 
 static void check_params(Checker *ck)
@@ -511,17 +514,17 @@ static void check_params(Checker *ck)
 		for (int j = 0; j < i; j++) {
 			Tensor *u = k->params.v[j];
 			if (!strcmp(u->name, t->name)) {
-				note_at(ck->c, u->sp, "'%s' is first declared here", u->name);
-				error_at(ck->c, t->sp, "duplicate parameter '%s'", t->name);
+				note_at(&ck->c->diag, u->sp, "'%s' is first declared here", u->name);
+				error_at(&ck->c->diag, t->sp, "duplicate parameter '%s'", t->name);
 			}
 		}
 		if (find_sym(k, t->name) >= 0)
-			error_at(ck->c, t->sp, "'%s' is both a parameter and a size symbol", t->name);
+			error_at(&ck->c->diag, t->sp, "'%s' is both a parameter and a size symbol", t->name);
 		if (reserved(t->name))
-			error_at(ck->c, t->sp, "'%s' is a literal and cannot name a parameter", t->name);
+			error_at(&ck->c->diag, t->sp, "'%s' is a literal and cannot name a parameter", t->name);
 		for (int d = 0; d < t->rank; d++)
 			if (t->dims[d].sym >= 0 && reserved(k->syms[t->dims[d].sym].name))
-				error_at(ck->c, t->dims[d].sp, "'%s' is a literal and cannot name a size", k->syms[t->dims[d].sym].name);
+				error_at(&ck->c->diag, t->dims[d].sp, "'%s' is a literal and cannot name a size", k->syms[t->dims[d].sym].name);
 		for (int d = 0; d < t->rank; d++)
 			if (t->has_strides)
 				check_layout_expr(ck, t->stride_ex[d]);
@@ -538,11 +541,11 @@ static void check_target(Checker *ck, Stmt *s)
 		if (!prev)
 			prev = find_let(ck, t->name);
 		if (prev)
-			note_at(ck->c, prev->sp, "'%s' is first defined here", t->name);
+			note_at(&ck->c->diag, prev->sp, "'%s' is first defined here", t->name);
 		if (prev || find_sym(k, t->name) >= 0)
-			error_at(ck->c, s->sp, "'%s' is already defined", t->name);
+			error_at(&ck->c->diag, s->sp, "'%s' is already defined", t->name);
 		if (reserved(t->name))
-			error_at(ck->c, s->sp, "'%s' is a literal and cannot name an intermediate", t->name);
+			error_at(&ck->c->diag, s->sp, "'%s' is a literal and cannot name an intermediate", t->name);
 		t->rank = s->nlhs;
 		t->index = k->lets.n;
 		t->def = s;
@@ -550,16 +553,16 @@ static void check_target(Checker *ck, Stmt *s)
 	}
 	Tensor *t = kernel_param(k, s->t->name);
 	if (!t)
-		error_at(ck->c, s->sp, "'%s' is not an output of kernel '%s' (declare it after '->', or write 'let %s')",
+		error_at(&ck->c->diag, s->sp, "'%s' is not an output of kernel '%s' (declare it after '->', or write 'let %s')",
 		         s->t->name, k->name, s->t->name);
 	if (t->role == ROLE_IN)
-		error_at(ck->c, s->sp, "'%s' is an input; inputs are read-only", t->name);
+		error_at(&ck->c->diag, s->sp, "'%s' is an input; inputs are read-only", t->name);
 	if (t->def) {
-		note_at(ck->c, t->def->sp, "'%s' is first written here", t->name);
-		error_at(ck->c, s->sp, "output '%s' is written twice; every output is written by exactly one statement", t->name);
+		note_at(&ck->c->diag, t->def->sp, "'%s' is first written here", t->name);
+		error_at(&ck->c->diag, s->sp, "output '%s' is written twice; every output is written by exactly one statement", t->name);
 	}
 	if (s->nlhs != t->rank)
-		error_at(ck->c, s->sp, "'%s' has %d dim%s but %d index variable%s", t->name, t->rank,
+		error_at(&ck->c->diag, s->sp, "'%s' has %d dim%s but %d index variable%s", t->name, t->rank,
 		         t->rank == 1 ? "" : "s", s->nlhs, s->nlhs == 1 ? "" : "s");
 	t->def = s;
 	s->t = t;
@@ -585,7 +588,7 @@ static void check_stmt(Checker *ck, Stmt *s, int i)
 		for (int d = 0; d < s->nlhs; d++) {
 			Var *v = s->lhs[d];
 			if (!v->ext_known)
-				error_at(ck->c, v->sp, "cannot infer the range of '%s' in '%s': it must subscript a load directly in the definition",
+				error_at(&ck->c->diag, v->sp, "cannot infer the range of '%s' in '%s': it must subscript a load directly in the definition",
 				         v->name, s->t->name);
 			s->t->dims[d] = v->ext;
 		}
@@ -728,7 +731,7 @@ static void check_symbolic_bounds(Checker *ck)
 			char msg[300];
 			snprintf(msg, sizeof msg, "%s", buf_str(&b));
 			buf_free(&b);
-			error_at(ck->c, n->args[d]->sp, "subscript %d of '%s' is out of bounds for every size: it reaches %s", d,
+			error_at(&ck->c->diag, n->args[d]->sp, "subscript %d of '%s' is out of bounds for every size: it reaches %s", d,
 			         n->t->name, msg);
 		}
 	}
@@ -737,175 +740,14 @@ static void check_symbolic_bounds(Checker *ck)
 void check_kernel(Kernel *k)
 {
 	Checker ck = {.k = k, .c = k->ctx};
-	for (int i = 0; i < k->nsyms; i++)
-		k->syms[i].bound = false;
 	check_params(&ck);
 	for (int i = 0; i < k->stmts.n; i++)
 		check_stmt(&ck, k->stmts.v[i], i);
 	for (int i = k->nin; i < k->params.n; i++) {
 		Tensor *t = k->params.v[i];
 		if (!t->def)
-			error_at(ck.c, t->sp, "output '%s' is never written", t->name);
+			error_at(&ck.c->diag, t->sp, "output '%s' is never written", t->name);
 	}
 	check_symbolic_bounds(&ck);
-	k->state = KS_CHECKED;
-}
-
-/* ---- binding sizes ---- */
-
-static int64_t dim_val(const Kernel *k, Dim d)
-{
-	return d.sym < 0 ? d.val : k->syms[d.sym].val;
-}
-
-static int64_t eval_layout(Kernel *k, Node *e)
-{
-	Ctx *c = k->ctx;
-	int64_t a, b, r = 0;
-	switch (e->kind) {
-	case N_INT:
-		return e->ival;
-	case N_SIZE:
-		return k->syms[e->sym].val;
-	case N_OP:
-		a = eval_layout(k, e->args[0]);
-		if (e->op == OP_NEG) {
-			if (a == INT64_MIN)
-				error_at(c, e->sp, "layout arithmetic overflows 64 bits");
-			return -a;
-		}
-		b = eval_layout(k, e->args[1]);
-		bool ovf = false;
-		switch (e->op) {
-		case OP_ADD: ovf = __builtin_add_overflow(a, b, &r); break;
-		case OP_SUB: ovf = __builtin_sub_overflow(a, b, &r); break;
-		case OP_MUL: ovf = __builtin_mul_overflow(a, b, &r); break;
-		case OP_FLOORDIV:
-		case OP_MOD:
-			if (b == 0)
-				error_at(c, e->sp, "division by zero in a layout");
-			if (a == INT64_MIN && b == -1)
-				ovf = true;
-			else
-				r = e->op == OP_MOD ? floormod64(a, b) : floordiv64(a, b);
-			break;
-		}
-		if (ovf)
-			error_at(c, e->sp, "layout arithmetic overflows 64 bits");
-		return r;
-	}
-	die("bad layout expression");
-}
-
-/* Sorted by stride, every stride must clear the span of the smaller ones:
- * then no two elements share storage (a sufficient condition). */
-static bool layout_overlaps(const Tensor *t)
-{
-	int order[MAXRANK], n = 0;
-	for (int d = 0; d < t->rank; d++) {
-		if (t->shape[d] == 0)
-			return false;
-		if (t->shape[d] > 1)
-			order[n++] = d;
-	}
-	for (int i = 1; i < n; i++)
-		for (int j = i; j > 0 && t->strides[order[j]] < t->strides[order[j - 1]]; j--) {
-			int tmp = order[j];
-			order[j] = order[j - 1];
-			order[j - 1] = tmp;
-		}
-	int64_t span = 0; /* largest offset reached by the axes so far */
-	for (int i = 0; i < n; i++) {
-		int64_t s = t->strides[order[i]];
-		if (s <= span)
-			return true;
-		span += s * (t->shape[order[i]] - 1);
-	}
-	return false;
-}
-
-static void bind_layout(Kernel *k, Tensor *t)
-{
-	Ctx *c = k->ctx;
-	int64_t numel = 1, lo = 0, hi = 0, ext;
-	for (int d = t->rank - 1; d >= 0; d--) {
-		t->shape[d] = dim_val(k, t->dims[d]);
-		t->strides[d] = t->has_strides ? eval_layout(k, t->stride_ex[d]) : numel;
-		if (__builtin_mul_overflow(numel, t->shape[d], &numel))
-			error_at(c, t->sp, "'%s' has more elements than 64 bits can count", t->name);
-	}
-	t->offset = t->offset_ex ? eval_layout(k, t->offset_ex) : 0;
-	for (int d = 0; d < t->rank && numel > 0; d++) {
-		if (__builtin_mul_overflow(t->strides[d], t->shape[d] - 1, &ext) ||
-		    __builtin_add_overflow(ext < 0 ? lo : hi, ext, ext < 0 ? &lo : &hi))
-			error_at(c, t->sp, "the layout of '%s' spans more than 64 bits", t->name);
-	}
-	if (numel > 0 && (__builtin_add_overflow(t->offset, lo, &lo) || __builtin_add_overflow(t->offset, hi, &hi)))
-		error_at(c, t->sp, "the layout of '%s' spans more than 64 bits", t->name);
-	if (numel > 0 && lo < 0)
-		error_at(c, t->sp, "the layout of '%s' reaches storage element %lld, before the start of its storage; raise its offset",
-		         t->name, (long long)lo);
-	t->storage = numel > 0 ? hi + 1 : 0;
-	if (t->role == ROLE_OUT) {
-		for (int d = 0; d < t->rank; d++)
-			if (t->strides[d] < 0 && t->shape[d] > 1)
-				error_at(c, t->sp, "output '%s' has a negative stride; outputs need non-negative strides", t->name);
-		if (layout_overlaps(t))
-			error_at(c, t->sp, "the strides of output '%s' map several elements to one storage element", t->name);
-	}
-}
-
-void bind_kernel(Kernel *k)
-{
-	Ctx *c = k->ctx;
-	for (int i = 0; i < k->nsyms; i++)
-		if (!k->syms[i].bound)
-			error_at(c, k->syms[i].sp, "size symbol '%s' of kernel '%s' is not bound: pass --size %s=INT or an input whose shape has it",
-			         k->syms[i].name, k->name, k->syms[i].name);
-	for (int i = 0; i < k->nagree; i++) {
-		Agree *a = &k->agree[i];
-		if (dim_val(k, a->a) != dim_val(k, a->b))
-			error_at(c, a->sp, "%s must agree, but they are %lld and %lld", a->what,
-			         (long long)dim_val(k, a->a), (long long)dim_val(k, a->b));
-	}
-	for (int i = 0; i < k->vars.n; i++) {
-		Var *v = k->vars.v[i];
-		v->n = dim_val(k, v->ext);
-	}
-	for (int i = 0; i < k->params.n; i++)
-		bind_layout(k, k->params.v[i]);
-	for (int i = 0; i < k->lets.n; i++)
-		bind_layout(k, k->lets.v[i]);
-}
-
-int bind_size(Kernel *k, int s, int64_t value, const char *from)
-{
-	SizeSym *y = &k->syms[s];
-	k->ctx->src = k->src;
-	if (value < 0)
-		error_at(k->ctx, y->sp, "size %s cannot be negative (%lld from %s)", y->name, (long long)value, from);
-	if (y->bound && y->val != value)
-		error_at(k->ctx, y->sp, "size %s of kernel %s is %lld from %s but %lld from %s", y->name, k->name,
-		         (long long)y->val, y->from, (long long)value, from);
-	y->bound = true;
-	y->val = value;
-	snprintf(y->from, sizeof y->from, "%s", from);
-	return 0;
-}
-
-void bind_shape(Kernel *k, Tensor *t, int rank, const int64_t *shape)
-{
-	char from[96];
-	if (rank != t->rank)
-		error_at(k->ctx, t->sp, "'%s' has %d dim%s but the array given for it has %d", t->name, t->rank,
-		         t->rank == 1 ? "" : "s", rank);
-	for (int d = 0; d < rank; d++) {
-		Dim dm = t->dims[d];
-		if (dm.sym < 0 && dm.val != shape[d])
-			error_at(k->ctx, dm.sp, "dim %d of '%s' is %lld but the array given for it has %lld", d, t->name,
-			         (long long)dm.val, (long long)shape[d]);
-		snprintf(from, sizeof from, "dim %d of %s", d, t->name);
-		if (dm.sym >= 0)
-			bind_size(k, dm.sym, shape[d], from);
-	}
+	k->checked = true;
 }

@@ -249,3 +249,13 @@ void dt_convert(void *dst, DType dt, int64_t di, const void *src, DType st, int6
 	else
 		dt_store_i(dst, dt, di, dt_load_i(src, st, si));
 }
+
+double athene_load_f64(const void *base, athene_dtype t, int64_t i) { return dt_load_f(base, t, i); }
+void athene_store_f64(void *base, athene_dtype t, int64_t i, double x) { dt_store_f(base, t, i, x); }
+void athene_store_i64(void *base, athene_dtype t, int64_t i, int64_t x) { dt_store_i(base, t, i, x); }
+int athene_dtype_is_float(athene_dtype t) { return dt_is_float(t); }
+
+void athene_convert(void *dst, athene_dtype dt, int64_t di, const void *src, athene_dtype st, int64_t si)
+{
+	dt_convert(dst, dt, di, src, st, si);
+}

@@ -16,6 +16,7 @@
 typedef athene_dtype DType;
 typedef struct athene_kernel Kernel;
 typedef struct athene_ctx Ctx;
+typedef struct athene_inst Inst;
 typedef struct Node Node;
 typedef struct Sym Sym;
 
@@ -25,7 +26,8 @@ typedef struct Chunk Chunk;
 typedef struct {
 	Chunk *head;
 } Arena;
-void *arena_alloc(Arena *a, size_t n); /* zeroed, 16-byte aligned */
+void *arena_alloc(Arena *a, size_t n); /* zeroed, 16-byte aligned; dies when out of memory */
+void *arena_try_alloc(Arena *a, size_t n); /* the same, or NULL */
 void arena_free(Arena *a);
 char *arena_strndup(Arena *a, const char *s, size_t n);
 void *arena_dup(Arena *a, const void *p, size_t n);
@@ -62,31 +64,34 @@ typedef struct {
 	int off, len, line, col;
 } Span;
 
-struct athene_ctx {
-	Arena arena;
+/* Where diagnostics go: the context's (loading), an instance's (binding,
+ * compiling, explaining) or a run's own. An error unwinds to jmp. */
+typedef struct Diag {
 	Buf errs;
-	Buf dump;
+	Buf pending;      /* notes, printed after the next error */
 	jmp_buf *jmp;     /* where error_at unwinds to */
 	const Src *src;   /* source of what is being compiled now */
 	int nerrs;
-	Vec kernels;      /* of Kernel */
-	Buf pending;      /* notes, printed after the next error */
 	int nchunks;      /* diagnostics in errs, for sorting by position */
 	struct DiagChunk {
 		size_t start;
 		int line, col;
 	} chunks[64];
-};
+} Diag;
+void diag_clear(Diag *d);
+void diag_free(Diag *d);
+/* Runs fn(arg) with d's recovery point set: 0, or -1 after an error. */
+int protect(Diag *d, void (*fn)(void *), void *arg);
 /* Puts the diagnostics gathered so far in source order. */
-void sort_diagnostics(Ctx *c);
+void sort_diagnostics(Diag *d);
 /* Appends "file:line:col: error: msg" with the source line and a caret. */
-void diag_at(Ctx *c, Span sp, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-void vdiag_at(Ctx *c, Span sp, const char *kind, const char *fmt, va_list ap);
-void note_at(Ctx *c, Span sp, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-/* diag_at, then unwind to c->jmp. */
-_Noreturn void error_at(Ctx *c, Span sp, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void diag_at(Diag *d, Span sp, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void vdiag_at(Diag *d, Span sp, const char *kind, const char *fmt, va_list ap);
+void note_at(Diag *d, Span sp, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* diag_at, then unwind to d->jmp. */
+_Noreturn void error_at(Diag *d, Span sp, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* An error without a position (run time, bindings); unwinds. */
-_Noreturn void error_plain(Ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+_Noreturn void error_plain(Diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ---------------------------------------------------------------- dtype.c */
 
@@ -201,8 +206,8 @@ struct Tensor {
 	Node *offset_ex;
 	bool has_strides;
 	struct Stmt *def; /* outputs and lets: the statement that defines it */
-	/* bound */
-	int64_t shape[MAXRANK], strides[MAXRANK], offset, storage;
+	int uses;         /* lets: how many loads read it */
+	bool reduces;     /* lets: its definition has a reduction */
 };
 
 enum { V_LHS, V_RED };
@@ -213,7 +218,6 @@ struct Var {
 	Dim ext;        /* extent: the var ranges over [0, ext) */
 	bool ext_known;
 	bool inferred;  /* ext comes from the dims the variable subscripts */
-	int64_t n;      /* bound extent */
 };
 
 typedef struct Stmt {
@@ -227,9 +231,6 @@ typedef struct Stmt {
 typedef struct {
 	const char *name;
 	Span sp;
-	bool bound;
-	int64_t val;
-	char from[96]; /* where the bound value came from, for messages */
 } SizeSym;
 
 /* Two dims that must agree once sizes are bound (both symbolic). */
@@ -239,15 +240,14 @@ typedef struct {
 	const char *what;
 } Agree;
 
-/* An access whose range could only be checked once sizes are bound. */
-enum { KS_PARSED, KS_CHECKED, KS_COMPILED };
-
+/* A checked kernel is read-only: everything that depends on sizes and
+ * layouts lives in an instance (Inst). */
 struct athene_kernel {
 	Ctx *ctx;
 	const Src *src;
 	const char *name;
 	Span sp;
-	int state;
+	bool checked;
 	Vec params;   /* Tensor: inputs then outputs */
 	int nin;
 	Vec lets;     /* Tensor */
@@ -258,31 +258,18 @@ struct athene_kernel {
 	int nsyms, capsyms;
 	Agree *agree;
 	int nagree, capagree;
-	/* lowered (KS_COMPILED) */
-	struct SymTab *st;
-	Sym **load_off;  /* per load: flat storage offset of the element read */
-	Sym **store_off; /* per statement: flat offset of the element written */
-	Sym **load_lower;/* per load: offset as lowered, before simplification */
-	Sym **store_lower;
 };
 
-/* Parses a whole file into kernels (state KS_PARSED) appended to c->kernels.
- * Returns the number of kernels with syntax errors. */
+/* Parses a whole file into kernels appended to c->kernels. Returns the
+ * number of kernels with syntax errors. */
 int parse_file(Ctx *c, const Src *src);
-Tensor *kernel_param(Kernel *k, const char *name);
-void dump_node(Buf *b, const Node *n);
-void dump_kernel(Buf *b, const Kernel *k, bool checked);
+Tensor *kernel_param(const Kernel *k, const char *name);
+int find_sym(const Kernel *k, const char *name);
 
 /* ---------------------------------------------------------------- check.c */
 
 /* Names, dtypes, shapes, ranges. Unwinds on the first error. */
 void check_kernel(Kernel *k);
-/* Evaluates the layouts and dims with every size bound; range checks that
- * need concrete sizes. Unwinds on error. */
-void bind_kernel(Kernel *k);
-int find_sym(const Kernel *k, const char *name);
-int bind_size(Kernel *k, int sym, int64_t value, const char *from);
-void bind_shape(Kernel *k, Tensor *t, int rank, const int64_t *shape);
 Var *node_var_of_subscript(const Node *n);
 
 /* ---------------------------------------------------------------- sym.c */
@@ -332,17 +319,42 @@ bool sym_has_atom(const Sym *s);
 bool sym_term_range(const Sym *e, int at, int64_t last, int64_t *lo, int64_t *hi);
 typedef void (*SymName)(Buf *b, const Sym *leaf, void *env);
 void sym_print(Buf *b, const Sym *s, SymName name, void *env);
+/* The one exact integer evaluator: a op b (OP_ADD, OP_SUB, OP_MUL,
+ * OP_FLOORDIV, OP_MOD; OP_NEG of a) in 64 bits, Python's floor semantics.
+ * SYM_OK with *out, or SYM_EOVF / SYM_EDIV0. */
+int int_op(int op, int64_t a, int64_t b, int64_t *out);
 /* Python-semantics floor division and modulo on int64 (d != 0). */
 int64_t floordiv64(int64_t a, int64_t d);
 int64_t gcd64(int64_t a, int64_t b); /* >= 0; 0 when it does not fit */
 int64_t floormod64(int64_t a, int64_t d);
 
+/* ---------------------------------------------------------------- bind.c */
+
+/* A tensor's bound layout: logical shape, strides and offset in elements,
+ * and how many elements its storage spans. */
+typedef struct {
+	int64_t shape[MAXRANK], strides[MAXRANK], offset, storage;
+} Layout;
+/* Evaluates dims and layouts with every size bound (a layout given at run
+ * time replaces the row-major default); the extents of the variables.
+ * Unwinds on error. */
+void bind_inst(Inst *in);
+void bind_size(Inst *in, int sym, int64_t value, const char *from);
+void bind_shape(Inst *in, const Tensor *t, int rank, const int64_t *shape);
+void bind_layout(Inst *in, const Tensor *t, const int64_t *strides, int64_t offset);
+const Layout *tensor_layout(const Inst *in, const Tensor *t);
+int64_t var_extent(const Inst *in, const Var *v);
+
 /* ---------------------------------------------------------------- lower.c */
 
-/* Turns every load and store into a flat storage offset (k->load_lower),
- * then simplifies them (k->load_off). Unwinds on provable errors. */
-void lower_kernel(Kernel *k);
-void dump_lowered(Buf *b, Kernel *k, bool simplified);
+/* Decides which lets are fused into their consumers (in->fused) and lists
+ * the planned statements: outputs and materialised lets. */
+void inline_lets(Inst *in);
+/* Lowers every load and store to a flat storage offset: per load in its own
+ * statement (the interpreter's cross-check, index ranges), and per access of
+ * a planned statement, with fused lets expanded in place. raw: canonical
+ * sums only; else simplified and range-checked (unwinds on provable errors). */
+void lower_inst(Inst *in, bool raw);
 /* Prints a leaf of a lowered offset: a variable's name, or an atom's expression. */
 void sym_leaf_name(Buf *b, const Sym *leaf, void *env);
 
@@ -387,20 +399,65 @@ typedef struct {
 	ViewGather gat[VIEW_MAXDIG];
 	unsigned flags;
 } View;
-/* scope: the index variables the access iterates over; those absent from
- * the offset are broadcast. */
-void view_analyse(View *v, Arena *ar, const Sym *off, int64_t storage, const Tensor *t, Kernel *k,
-                  const Var *const *scope, int nscope);
+/* The view of a flat offset over `storage` elements of tensor t (layout
+ * lay, NULL for intermediates). scope: the index variables the access
+ * iterates over; those absent from the offset are broadcast. index_off
+ * gives the offset of an index load in the same statement. */
+typedef const Sym *(*IndexOff)(const void *env, const Node *load);
+void view_analyse(View *v, Arena *ar, const Sym *off, int64_t storage, const Tensor *t, const Layout *lay,
+                  const Inst *in, const Var *const *scope, int nscope, IndexOff index_off, const void *env);
 /* Address of an element through the view (var_value by Var id, atom_value by gather). */
 int64_t view_address(const View *v, const int64_t *var_value, const int64_t *atom_value);
-void view_print(Buf *b, const View *v);
-void gather_position(Buf *b, const View *v, const VAxis *a);
-void view_class(Buf *b, const View *v);
+
+/* ---------------------------------------------------------------- analyse (lower.c) */
+
+#define MAXSCOPE 32
+/* One access of a planned statement: its store, or one of its loads (those
+ * of fused lets included, with the let's variables replaced by the
+ * consumer's subscripts). The view is computed once and then read-only. */
+/* A fused let being expanded: its variables stand for the subscripts of
+ * the load `use`, which are expressions of the enclosing expansion. */
+typedef struct Env {
+	const struct Env *up;
+	const Stmt *let;
+	const Node *use;
+} Env;
+typedef struct {
+	const Node *load;   /* NULL for the store */
+	const Tensor *t;    /* never a fused let */
+	const Env *env;     /* the expansion it sits in, NULL outside fused lets */
+	int nscope;         /* the variables it iterates over */
+	const Var *scope[MAXSCOPE];
+	Sym *raw, *off;     /* flat storage offset: as lowered, simplified */
+	View view;
+} Access;
+typedef struct {
+	Stmt *stmt;
+	int index;          /* in Kernel.stmts */
+	Vec acc;            /* Access: the store, then the loads in source order */
+	Vec fused;          /* Tensor: the lets fused into this statement */
+} Planned;
+void analyse_inst(Inst *in);
 
 /* ---------------------------------------------------------------- plan.c */
 
-#define PLAN_MAXVARS 32
-enum { TARGET_CPU, TARGET_TPU };
+#define PLAN_MAXVARS MAXSCOPE
+/* What the planner knows of a target; no backend tests a target's name. */
+typedef struct {
+	const char *name;
+	int64_t budget;     /* bytes of one grid step's blocks */
+	int buffers;        /* copies of each block (2: double-buffered DMA) */
+	bool tiles;         /* (8·packing, 128) tiles: padding and the block rule */
+	int threads;        /* grid steps wanted at least (cpu: one per thread) */
+	int64_t min_block;  /* bytes: a step is not split below this */
+	int minor_align;    /* elements: a block on a minor axis is a multiple */
+	bool wide64;        /* has 64-bit vector types (f64, i64) */
+	const char *transposes; /* what it can transpose inside a block, for explain */
+} Target;
+/* The target named name ("cpu", "tpu"); threads > 0 overrides the cpu's
+ * thread count (else the machine's). NULL for an unknown name. */
+const Target *target_get(const char *name, int threads, Target *buf);
+int machine_threads(void);
 typedef struct {
 	const Var *var;
 	int64_t n, block; /* elements of the variable per block */
@@ -424,17 +481,23 @@ typedef struct {
 	int vaxis;        /* the view's axis it comes from, -1 for an added unit axis */
 	bool widened;     /* loaded whole; the kernel indexes inside the block */
 } PlanAxis;
+/* An operand: one access of the statement, as this plan moves it. The view
+ * is the analysis's (read-only); what the plan decides is here. */
 typedef struct {
 	const Tensor *t;
-	int access;       /* load id, -1 for the store */
+	const Access *acc;
+	int access;       /* position in the statement's accesses, 0: the store */
+	const View *view;
+	int cls;          /* VIEW_*: the view's class, or VIEW_ELEM when the plan demotes it */
+	const char *reason; /* why it is an element gather */
 	bool prefetch;    /* an index load of a row gather: scalar prefetch */
-	View view;
 	int naxes;
 	PlanAxis ax[VIEW_MAXAX + 4];
 } PlanOperand;
 typedef struct {
+	const Planned *src;
+	const Inst *in;
 	Stmt *stmt;
-	bool materialised;
 	bool empty;       /* the output has no elements: nothing to do */
 	bool scatter;     /* the store is not a view: one block for everything */
 	char notes[512];  /* target-specific remarks, one per line */
@@ -442,23 +505,88 @@ typedef struct {
 	PlanVar vars[PLAN_MAXVARS];
 	int ngrid;
 	int grid_var[PLAN_MAXVARS];
-	Vec ops;          /* PlanOperand: the store first, then the loads */
+	Vec ops;          /* PlanOperand, one per access: the store first, then the loads */
 } PlanStmt;
 typedef struct Plan {
-	int target;
-	Kernel *k;
+	const Target *tg;
+	Target tgbuf;
+	const Inst *in;
 	int nstmts;
 	PlanStmt *st;
 } Plan;
-Plan *plan_kernel(Kernel *k, int target);
+Plan *plan_inst(Inst *in, const Target *tg);
+/* tpu alignment: 8·packing sublanes for a dtype's packing. */
+int dtype_packing(DType t);
+bool tpu_ok(int64_t block, int64_t size, int64_t align);
+int64_t block_start(const PlanAxis *x, const PlanStmt *ps, const int64_t *gidx);
+
+/* ---------------------------------------------------------------- plancheck.c */
+
+/* Proves the plan moves what the kernel needs (bounded work for any size:
+ * exhaustive on small domains, corners otherwise); 0, or -1 with the
+ * first problem in err. */
 int plan_check(const Plan *p, Buf *err);
-int plan_check_tpu(const Plan *p, Buf *err);
-void plan_explain(Buf *b, const Plan *p, bool json);
+/* The tile rule of a tiled target on every operand. */
+int plan_check_tiles(const Plan *p, Buf *err);
+
+/* ---------------------------------------------------------------- body.c */
+
+/* The body IR: a typed linear program per planned statement, in SSA form
+ * (register r is instruction r's result). Promotion, weak literals and
+ * casts are resolved: every operand of an I_OP already has the dtype it
+ * computes in (opdt), so a backend renders each instruction on its own. */
+enum { I_CONST, I_IVAR, I_LOAD, I_CAST, I_OP, I_REDUCE };
+typedef union {
+	int64_t i;
+	double f;
+} Val;
+typedef struct {
+	int kind;
+	int op;         /* I_OP: OP_*; I_REDUCE: R_* */
+	DType dt;       /* of the result */
+	DType opdt;     /* I_OP: dtype of the operands (bool for logic ops) */
+	int nargs;
+	int a[3];       /* argument registers; I_REDUCE: a[0] in the inner scope */
+	int scope;      /* where it is evaluated: 0 the statement's variables, else a reduction's */
+	int guard;      /* bool register: evaluated only where it holds; -1: everywhere */
+	int inner;      /* I_REDUCE: the scope it reduces over */
+	int operand;    /* I_LOAD: the access (plan operand) it reads */
+	int natoms;     /* I_LOAD: registers holding the data-dependent atoms of its offset */
+	const Sym **atom;
+	int *atom_reg;
+	const Var *var; /* I_IVAR */
+	Val c;          /* I_CONST */
+	const Node *src;/* where it comes from, for messages */
+} Ins;
+typedef struct {
+	int parent;
+	int nvars;
+	const Var **vars; /* reduction variables (empty for scope 0) */
+} Scope;
+typedef struct Prog {
+	int n;
+	Ins *ins;
+	int nscopes;
+	Scope *scopes;
+	int result;     /* register stored into the statement's tensor */
+	DType out;      /* the stored tensor's dtype */
+} Prog;
+Prog *body_build(Inst *in, const Planned *ps);
+void body_print(Buf *b, const Prog *p);
 
 /* ---------------------------------------------------------------- interp.c */
 
-/* Runs a compiled kernel element by element. Unwinds on run-time errors. */
-void interp_run(Kernel *k, void *const *storage);
+/* Runs an instance element by element from the checked kernel and the bound
+ * layouts (intermediates in scratch). Unwinds to d on run-time errors. */
+void interp_run(const Inst *in, void *const *storage, Diag *d, Arena *scratch);
+/* Value conversion, as NumPy's astype (float -> int truncates and saturates,
+ * NaN -> 0; float -> bool is x != 0). Floats are doubles rounded to their
+ * dtype; integers int64 wrapped to theirs. */
+Val val_convert(Val v, DType from, DType to);
+/* One operation on scalars whose operands are already of dtype t (the
+ * interpreter's semantics, for every evaluator of the body IR): ops on
+ * logic values take 0/1, where() takes its pick in v[0]. */
+Val val_op(int op, DType t, const Val *v);
 
 /* ---------------------------------------------------------------- npy.c */
 
@@ -476,5 +604,65 @@ int npy_read(const char *path, Npy *out, char *err, size_t errlen);
 int npy_write(const char *path, DType dt, int rank, const int64_t *shape, const void *data,
               char *err, size_t errlen);
 void npy_free(Npy *a);
+
+/* ---------------------------------------------------------------- explain.c */
+
+/* Printers of every IR: the language's syntax, bindings, offsets, views,
+ * plans (text and JSON) and body programs. */
+void dump_node(Buf *b, const Node *n);
+void dump_kernel(Buf *b, const Kernel *k, bool checked);
+void dump_bind(Buf *b, const Inst *in);
+void dump_inline(Buf *b, const Inst *in);
+void dump_offsets(Buf *b, const Inst *in, bool raw);
+void dump_views(Buf *b, const Inst *in);
+void view_print(Buf *b, const View *v);
+void view_class(Buf *b, const View *v);
+void gather_position(Buf *b, const View *v, const VAxis *a);
+void plan_explain(Buf *b, const Plan *p, bool json);
+
+/* ---------------------------------------------------------------- api.c */
+
+struct athene_ctx {
+	Arena arena;      /* kernels and sources: grows with what is loaded */
+	Diag diag;
+	Vec kernels;      /* of Kernel */
+	Inst *insts;      /* live instances */
+};
+
+/* The passes of the driver, in order (api.c: PASSES). */
+enum { P_BIND, P_INLINE, P_LOWER, P_SIMPLIFY, P_ANALYSE, P_PLAN, P_CHECKPLAN, P_BODY, NPASSES };
+
+/* A compiled instance: a checked kernel with its sizes and layouts bound,
+ * and everything derived from them, in its own arena. */
+struct athene_inst {
+	Kernel *k;
+	Ctx *ctx;
+	Inst *next, *prev;
+	Arena arena;
+	Diag diag;
+	Buf text;           /* the text last returned (explain, dump) */
+	int passes;         /* how many passes have run */
+	/* bind */
+	int64_t *size;      /* per size symbol */
+	bool *bound;
+	char (*from)[96];   /* where each bound value came from, for messages */
+	Layout *lay;        /* per tensor: the params, then the lets */
+	bool *given;        /* per param: a layout given at run time */
+	int64_t *n;         /* per index variable: its extent */
+	/* lower, simplify */
+	Sym **load_off;     /* per load, in its own statement: flat offset */
+	Sym **store_off;    /* per statement */
+	Sym **load_raw, **store_raw;
+	/* inline, analyse */
+	bool *fused;        /* per let */
+	int nplanned;
+	Planned *planned;
+	/* plan, body: per target, made on demand */
+	Plan *plan[2];
+	int plan_threads[2];
+	Prog **prog;        /* per planned statement */
+};
+/* Runs the passes up to and including `last`. Unwinds on error. */
+void run_passes(Inst *in, int last);
 
 #endif

@@ -6,20 +6,18 @@
  *
  * Values: floats are held as doubles already rounded to their dtype (f16,
  * bf16 and f32 arithmetic is rounded after every op); integers as int64
- * wrapped to their dtype. Subscripts are evaluated exactly in 64 bits. */
+ * wrapped to their dtype. Subscripts are evaluated exactly in 64 bits.
+ * val_convert and val_op are these semantics for one value, shared with
+ * every evaluator of the body IR. */
 #include <math.h>
 #include <string.h>
 
 #include "internal.h"
 
-typedef union {
-	double f;
-	int64_t i;
-} Val;
-
 typedef struct {
-	Kernel *k;
-	Ctx *c;
+	const Inst *in;
+	const Kernel *k;
+	Diag *d;
 	void *const *storage; /* per parameter */
 	void **lets;          /* per let: its row-major buffer */
 	int64_t *env;         /* per variable: its current value */
@@ -33,7 +31,7 @@ static int64_t eval_index(Interp *in, Node *n);
 
 /* astype: float -> int truncates toward zero and saturates at the target's
  * range (NaN -> 0); float -> bool is x != 0. */
-static Val conv(Val v, DType from, DType to)
+Val val_convert(Val v, DType from, DType to)
 {
 	if (dt_is_float(to))
 		return (Val){.f = dt_round_float(to, dt_is_float(from) ? v.f : (double)v.i)};
@@ -68,7 +66,7 @@ static _Noreturn void run_error(Interp *in, Node *at, const char *fmt, ...)
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	where_str(in, pos, sizeof pos);
-	error_at(in->c, at->sp, "kernel %s: %s at %s", in->k->name, msg, pos);
+	error_at(in->d, at->sp, "kernel %s: %s at %s", in->k->name, msg, pos);
 }
 
 /* ---- arithmetic ---- */
@@ -205,6 +203,29 @@ static Val cmp(int op, Val a, Val b, DType t)
 	return (Val){.i = r};
 }
 
+Val val_op(int op, DType t, const Val *v)
+{
+	const struct OpInfo *oi = &op_info[op];
+	if (oi->kind == K_LOGIC)
+		return (Val){.i = op == OP_NOT ? !v[0].i : op == OP_AND ? v[0].i && v[1].i : v[0].i || v[1].i};
+	if (oi->kind == K_PRED)
+		return (Val){.i = !dt_is_float(t) ? 0 : op == OP_ISNAN ? isnan(v[0].f) != 0 : isinf(v[0].f) != 0};
+	if (oi->kind == K_CMP)
+		return cmp(op, v[0], v[1], t);
+	if (op == OP_WHERE)
+		return v[0].i ? v[1] : v[2];
+	if (op == OP_WRAP)
+		return (Val){.i = dt_wrap_int(t, v[0].i < 0 ? (int64_t)((uint64_t)v[0].i + (uint64_t)v[1].i) : v[0].i)};
+	if (op == OP_CLAMP) {
+		if (dt_is_float(t))
+			return (Val){.f = fop2(OP_MIN, fop2(OP_MAX, v[0].f, v[1].f), v[2].f)};
+		return (Val){.i = iop2(OP_MIN, iop2(OP_MAX, v[0].i, v[1].i), v[2].i)};
+	}
+	if (dt_is_float(t))
+		return (Val){.f = dt_round_float(t, oi->arity == 1 ? fop1(op, v[0].f) : fop2(op, v[0].f, v[1].f))};
+	return (Val){.i = dt_wrap_int(t, oi->arity == 1 ? iop1(op, v[0].i) : iop2(op, v[0].i, v[1].i))};
+}
+
 static Val eval_op(Interp *in, Node *n)
 {
 	Val v[3];
@@ -218,30 +239,15 @@ static Val eval_op(Interp *in, Node *n)
 			return (Val){.i = a};
 		return (Val){.i = truth(eval(in, n->args[1]), n->args[1]->dt)};
 	}
-	if (oi->kind == K_PRED) {
-		Val a = eval(in, n->args[0]);
-		if (!dt_is_float(n->args[0]->dt))
-			return (Val){.i = 0};
-		return (Val){.i = n->op == OP_ISNAN ? isnan(a.f) != 0 : isinf(a.f) != 0};
-	}
 	if (n->op == OP_WHERE) {
 		Node *pick = truth(eval(in, n->args[0]), n->args[0]->dt) ? n->args[1] : n->args[2];
-		return conv(eval(in, pick), pick->dt, t);
+		return val_convert(eval(in, pick), pick->dt, t);
 	}
+	if (oi->kind == K_PRED)
+		return val_op(n->op, n->args[0]->dt, (Val[]){eval(in, n->args[0])});
 	for (int i = 0; i < n->nargs; i++)
-		v[i] = conv(eval(in, n->args[i]), n->args[i]->dt, t);
-	if (oi->kind == K_CMP)
-		return cmp(n->op, v[0], v[1], t);
-	if (n->op == OP_WRAP)
-		return (Val){.i = dt_wrap_int(t, v[0].i < 0 ? (int64_t)((uint64_t)v[0].i + (uint64_t)v[1].i) : v[0].i)};
-	if (n->op == OP_CLAMP) {
-		if (dt_is_float(t))
-			return (Val){.f = fop2(OP_MIN, fop2(OP_MAX, v[0].f, v[1].f), v[2].f)};
-		return (Val){.i = iop2(OP_MIN, iop2(OP_MAX, v[0].i, v[1].i), v[2].i)};
-	}
-	if (dt_is_float(t))
-		return (Val){.f = dt_round_float(t, n->nargs == 1 ? fop1(n->op, v[0].f) : fop2(n->op, v[0].f, v[1].f))};
-	return (Val){.i = dt_wrap_int(t, n->nargs == 1 ? iop1(n->op, v[0].i) : iop2(n->op, v[0].i, v[1].i))};
+		v[i] = val_convert(eval(in, n->args[i]), n->args[i]->dt, t);
+	return val_op(n->op, t, v);
 }
 
 /* ---- loads ---- */
@@ -256,28 +262,29 @@ static int leaf_value(void *env, const Sym *s, int64_t *out)
 static int64_t load_offset(Interp *in, Node *n)
 {
 	Tensor *t = n->t;
-	int64_t off = t->offset, x;
+	const Layout *l = tensor_layout(in->in, t);
+	int64_t off = l->offset, x;
 	if (n->kind == N_FLAT) {
 		int64_t e = eval_index(in, n->args[0]);
-		if (__builtin_add_overflow(off, e, &off) || off < 0 || off >= t->storage)
+		if (__builtin_add_overflow(off, e, &off) || off < 0 || off >= l->storage)
 			run_error(in, n->args[0], "flat offset %lld (storage element %lld) is out of range for the storage of '%s' (%lld elements)",
-			          (long long)e, (long long)(t->offset + e), t->name, (long long)t->storage);
+			          (long long)e, (long long)(l->offset + e), t->name, (long long)l->storage);
 	} else {
 		for (int d = 0; d < t->rank; d++) {
 			Node *s = n->args[d];
 			int64_t i = eval_index(in, s);
-			if ((i < 0 || i >= t->shape[d]) && s->kind == N_OP && s->op == OP_WRAP) {
+			if ((i < 0 || i >= l->shape[d]) && s->kind == N_OP && s->op == OP_WRAP) {
 				int64_t raw = eval_index(in, s->args[0]), m = eval_index(in, s->args[1]);
 				run_error(in, s, "index %lld out of range for dim %d of '%s' (size %lld; wrap() accepts [%lld, %lld))",
-				          (long long)raw, d, t->name, (long long)t->shape[d], (long long)-m, (long long)m);
+				          (long long)raw, d, t->name, (long long)l->shape[d], (long long)-m, (long long)m);
 			}
-			if (i < 0 || i >= t->shape[d])
+			if (i < 0 || i >= l->shape[d])
 				run_error(in, s, "index %lld out of range for dim %d of '%s' (size %lld)", (long long)i, d, t->name,
-				          (long long)t->shape[d]);
-			off += t->strides[d] * i; /* in range: the layout check bounds it */
+				          (long long)l->shape[d]);
+			off += l->strides[d] * i; /* in range: the layout check bounds it */
 		}
 	}
-	if (in->k->load_off && (sym_eval(in->k->load_off[n->load_id], leaf_value, in, &x) || x != off))
+	if (in->in->load_off && (sym_eval(in->in->load_off[n->load_id], leaf_value, in, &x) || x != off))
 		die("lowered offset disagrees with the reference interpreter");
 	return off;
 }
@@ -305,7 +312,7 @@ static int64_t eval_index(Interp *in, Node *n)
 {
 	int64_t a, b, r = 0;
 	if (n->kind != N_OP || !dt_is_int(n->dt))
-		return conv(eval(in, n), n->dt, ATHENE_I64).i;
+		return val_convert(eval(in, n), n->dt, ATHENE_I64).i;
 	switch (n->op) {
 	case OP_NEG:
 		a = eval_index(in, n->args[0]);
@@ -432,7 +439,7 @@ static void reduce_loop(Interp *in, Node *n, int v, Red *r)
 		return;
 	}
 	Var *var = n->rvars[v];
-	for (int64_t i = 0; i < var->n; i++) {
+	for (int64_t i = 0; i < in->in->n[var->id]; i++) {
 		in->env[var->id] = i;
 		reduce_loop(in, n, v + 1, r);
 	}
@@ -457,12 +464,12 @@ static Val eval(Interp *in, Node *n)
 	case N_IVAR:
 		return (Val){.i = in->env[n->var->id]};
 	case N_SIZE:
-		return (Val){.i = in->k->syms[n->sym].val};
+		return (Val){.i = in->in->size[n->sym]};
 	case N_LOAD:
 	case N_FLAT:
 		return load(in, n);
 	case N_CAST:
-		return conv(eval(in, n->args[0]), n->args[0]->dt, n->dt);
+		return val_convert(eval(in, n->args[0]), n->args[0]->dt, n->dt);
 	case N_OP:
 		return eval_op(in, n);
 	case N_REDUCE:
@@ -476,9 +483,10 @@ static Val eval(Interp *in, Node *n)
 static void store(Interp *in, Stmt *s, Val v)
 {
 	Tensor *t = s->t;
-	int64_t off = t->offset;
+	const Layout *l = tensor_layout(in->in, t);
+	int64_t off = l->offset;
 	for (int d = 0; d < s->nlhs; d++)
-		off += t->strides[d] * in->env[s->lhs[d]->id];
+		off += l->strides[d] * in->env[s->lhs[d]->id];
 	void *base = t->role == ROLE_LET ? in->lets[t->index] : in->storage[t->index];
 	if (dt_is_float(s->rhs->dt))
 		dt_store_f(base, t->dt, off, v.f);
@@ -493,21 +501,25 @@ static void stmt_loop(Interp *in, Stmt *s, int d)
 		return;
 	}
 	Var *v = s->lhs[d];
-	for (int64_t i = 0; i < v->n; i++) {
+	for (int64_t i = 0; i < in->in->n[v->id]; i++) {
 		in->env[v->id] = i;
 		stmt_loop(in, s, d + 1);
 	}
 }
 
-void interp_run(Kernel *k, void *const *storage)
+void interp_run(const Inst *inst, void *const *storage, Diag *d, Arena *scratch)
 {
-	Arena *a = &k->ctx->arena;
-	Interp in = {k, k->ctx, storage, NULL, NULL, NULL};
-	in.env = arena_alloc(a, (size_t)(k->vars.n + 1) * sizeof *in.env);
-	in.lets = arena_alloc(a, (size_t)(k->lets.n + 1) * sizeof *in.lets);
+	const Kernel *k = inst->k;
+	Interp in = {inst, k, d, storage, NULL, NULL, NULL};
+	in.env = arena_alloc(scratch, (size_t)(k->vars.n + 1) * sizeof *in.env);
+	in.lets = arena_alloc(scratch, (size_t)(k->lets.n + 1) * sizeof *in.lets);
 	for (int i = 0; i < k->lets.n; i++) {
 		Tensor *t = k->lets.v[i];
-		in.lets[i] = arena_alloc(a, (size_t)t->storage * athene_dtype_size(t->dt));
+		int64_t bytes;
+		if (__builtin_mul_overflow(tensor_layout(inst, t)->storage, (int64_t)athene_dtype_size(t->dt), &bytes))
+			error_at(d, t->def->sp, "the intermediate '%s' needs more than 2^63 bytes", t->name);
+		if (!(in.lets[i] = arena_try_alloc(scratch, (size_t)bytes)))
+			error_at(d, t->def->sp, "cannot allocate %lld bytes for the intermediate '%s'", (long long)bytes, t->name);
 	}
 	for (int i = 0; i < k->stmts.n; i++) {
 		in.stmt = k->stmts.v[i];

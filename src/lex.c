@@ -91,7 +91,7 @@ static bool lex_number(Lexer *l, Token *t)
 	l->pos = p;
 	t->sp = span_here(l, start);
 	if (n >= sizeof tmp) {
-		diag_at(l->c, t->sp, "number literal is too long");
+		diag_at(&l->c->diag, t->sp, "number literal is too long");
 		return false;
 	}
 	memcpy(tmp, s + start, n);
@@ -104,13 +104,13 @@ static bool lex_number(Lexer *l, Token *t)
 		t->kind = T_INT;
 		t->ival = strtoll(tmp, NULL, 10);
 		if (errno == ERANGE) {
-			diag_at(l->c, t->sp, "integer literal %s does not fit in 64 bits", tmp);
+			diag_at(&l->c->diag, t->sp, "integer literal %s does not fit in 64 bits", tmp);
 			return false;
 		}
 	}
 	if (p < l->src->len && (isalpha((unsigned char)s[p]) || s[p] == '_')) {
 		l->pos++;
-		diag_at(l->c, span_here(l, p), "unexpected character '%c' after a number", s[p]);
+		diag_at(&l->c->diag, span_here(l, p), "unexpected character '%c' after a number", s[p]);
 		return false;
 	}
 	return true;
@@ -157,12 +157,12 @@ static bool lex_one(Lexer *l, Token *t)
 		return false;
 	l->quiet = true; /* the parser skips the rest of this kernel */
 	if (isprint(u))
-		diag_at(l->c, t->sp, "unexpected character '%c'", ch);
+		diag_at(&l->c->diag, t->sp, "unexpected character '%c'", ch);
 	else if (u >= 0xc0 && l->pos - start > 1)
-		diag_at(l->c, t->sp, "unexpected character '%.*s' (only ASCII is allowed outside comments)",
+		diag_at(&l->c->diag, t->sp, "unexpected character '%.*s' (only ASCII is allowed outside comments)",
 		        (int)(l->pos - start), s + start);
 	else
-		diag_at(l->c, t->sp, "unexpected byte 0x%02x", u);
+		diag_at(&l->c->diag, t->sp, "unexpected byte 0x%02x", u);
 	return false;
 }
 

@@ -1,10 +1,20 @@
-/* Lowering: every load and store of a bound kernel becomes one flat storage
- * offset (elements) over the index variables, whatever form the author used:
- * x[i, 2*j] and x.flat[16*i + 2*j] give the same expression, with the
- * layout's strides and offset folded in. Then simplify rebuilds each offset
- * with the range-aware rules, and every access whose offset does not involve
- * loaded data is range-checked: a provable out-of-bounds access (a point of
- * the domain that reaches outside) is a compile error.
+/* Fusion, lowering and the analysis driver of an instance.
+ *
+ * inline: a let is fused into its consumer when recomputing it costs
+ * nothing: it has no reduction, each use subscripts it with affine index
+ * expressions (no data), and it is used once or is a bare load. The other
+ * lets are materialised: planned statements of their own, like outputs.
+ *
+ * lower: every load and store becomes one flat storage offset (elements)
+ * over the index variables, whatever form the author used: x[i, 2*j] and
+ * x.flat[16*i + 2*j] give the same expression, with the layout's strides and
+ * offset folded in. This is done per load in its own statement (where the
+ * range checks belong), and per access of each planned statement, where a
+ * fused let's variables stand for the consumer's subscripts, so the analysis
+ * sees the composed access. The raw pass builds canonical sums only; the
+ * simplify pass applies the range-aware rules, and every access whose offset
+ * does not involve loaded data is range-checked: a provable out-of-bounds
+ * access (a point of the domain that reaches outside) is a compile error.
  *
  * Data-dependent parts are atoms. A dim subscript that involves loaded data
  * becomes one atom whose range is the dim, [0, n) (the run-time check makes
@@ -14,11 +24,14 @@
 
 #include "internal.h"
 
+/* A fused let being expanded: its variables stand for the subscripts of
+ * the load `use`, which are expressions of the enclosing expansion. */
 typedef struct {
-	Kernel *k;
+	Inst *in;
 	SymTab *t;
 	int natoms;
 	bool check; /* report provable errors (the simplify pass) */
+	const Env *env;
 } Lower;
 
 static void dtype_range(DType dt, int64_t *lo, int64_t *hi)
@@ -79,6 +92,21 @@ static Sym *lower_index(Lower *l, Node *n)
 	return r;
 }
 
+/* A variable, or inside a fused let the consumer's subscript it stands for. */
+static Sym *lower_var(Lower *l, const Var *v)
+{
+	for (const Env *e = l->env; e; e = e->up)
+		for (int d = 0; d < e->let->nlhs; d++)
+			if (e->let->lhs[d] == v) {
+				const Env *save = l->env;
+				l->env = e->up;
+				Sym *r = lower_index(l, e->use->args[d]);
+				l->env = save;
+				return r;
+			}
+	return sym_var(l->t, v->id, 0, l->in->n[v->id] - 1, (void *)v);
+}
+
 static Sym *lower_op(Lower *l, Node *n)
 {
 	SymTab *t = l->t;
@@ -87,9 +115,9 @@ static Sym *lower_op(Lower *l, Node *n)
 	case N_INT:
 		return sym_const(t, n->ival);
 	case N_SIZE:
-		return sym_const(t, l->k->syms[n->sym].val);
+		return sym_const(t, l->in->size[n->sym]);
 	case N_IVAR:
-		return sym_var(t, n->var->id, 0, n->var->n - 1, n->var);
+		return lower_var(l, n->var);
 	case N_OP:
 		if (!dt_is_int(n->dt))
 			break;
@@ -111,7 +139,7 @@ static Sym *lower_op(Lower *l, Node *n)
 				return sym_mul(t, a, b);
 			r = n->op == OP_FLOORDIV ? sym_floordiv(t, a, b) : sym_mod(t, a, b);
 			if (!r)
-				error_at(l->k->ctx, n->sp, "division by zero in an index expression");
+				error_at(&l->in->diag, n->sp, "division by zero in an index expression");
 			return r;
 		case OP_WRAP:
 			return lower_wrap(l, n);
@@ -126,7 +154,7 @@ static Sym *lower_op(Lower *l, Node *n)
 /* Exact evaluation of an index expression without loads at a point. */
 static int eval_node(const Node *n, const int64_t *val, int64_t *out)
 {
-	int64_t a, b;
+	int64_t a, b = 0;
 	int e;
 	switch (n->kind) {
 	case N_INT: *out = n->ival; return SYM_OK;
@@ -134,26 +162,14 @@ static int eval_node(const Node *n, const int64_t *val, int64_t *out)
 	case N_OP: break;
 	default: return -1; /* not evaluable here */
 	}
+	if (n->op != OP_NEG && n->op != OP_ADD && n->op != OP_SUB && n->op != OP_MUL && n->op != OP_FLOORDIV &&
+	    n->op != OP_MOD)
+		return -1;
 	if ((e = eval_node(n->args[0], val, &a)))
 		return e;
-	if (n->op == OP_NEG)
-		return a == INT64_MIN ? SYM_EOVF : (*out = -a, SYM_OK);
-	if (n->nargs != 2 || (e = eval_node(n->args[1], val, &b)))
-		return n->nargs != 2 ? -1 : e;
-	switch (n->op) {
-	case OP_ADD: return __builtin_add_overflow(a, b, out) ? SYM_EOVF : SYM_OK;
-	case OP_SUB: return __builtin_sub_overflow(a, b, out) ? SYM_EOVF : SYM_OK;
-	case OP_MUL: return __builtin_mul_overflow(a, b, out) ? SYM_EOVF : SYM_OK;
-	case OP_FLOORDIV:
-	case OP_MOD:
-		if (b == 0)
-			return SYM_EDIV0;
-		if (a == INT64_MIN && b == -1)
-			return n->op == OP_MOD ? (*out = 0, SYM_OK) : SYM_EOVF;
-		*out = n->op == OP_MOD ? floormod64(a, b) : floordiv64(a, b);
-		return SYM_OK;
-	}
-	return -1;
+	if (n->op != OP_NEG && (e = eval_node(n->args[1], val, &b)))
+		return e;
+	return int_op(n->op, a, b, out);
 }
 
 static void node_vars(const Node *n, const Var **vars, int *nv)
@@ -174,20 +190,21 @@ static void overflow_witness(Lower *l, Node *n)
 	const Var *vars[12];
 	int nv = 0;
 	node_vars(n, vars, &nv);
+	const int64_t *ext = l->in->n;
 	for (int i = 0; i < nv; i++)
-		if (vars[i]->n == 0)
+		if (ext[vars[i]->id] == 0)
 			return; /* an empty domain */
-	int64_t *val = arena_alloc(&l->k->ctx->arena, (size_t)(l->k->vars.n + 1) * sizeof *val), out;
+	int64_t *val = arena_alloc(&l->in->arena, (size_t)(l->in->k->vars.n + 1) * sizeof *val), out;
 	for (int c = 0; c < 1 << nv; c++) {
 		for (int i = 0; i < nv; i++)
-			val[vars[i]->id] = (c >> i) & 1 ? vars[i]->n - 1 : 0;
+			val[vars[i]->id] = (c >> i) & 1 ? ext[vars[i]->id] - 1 : 0;
 		if (eval_node(n, val, &out) != SYM_EOVF)
 			continue;
 		char pt[256] = "";
 		for (int i = 0, len = 0; i < nv && len < (int)sizeof pt; i++)
 			len += snprintf(pt + len, sizeof pt - (size_t)len, "%s%s=%lld", i ? ", " : "", vars[i]->name,
 			                (long long)val[vars[i]->id]);
-		error_at(l->k->ctx, n->sp, "index arithmetic overflows 64 bits%s%s", nv ? " at " : "", pt);
+		error_at(&l->in->diag, n->sp, "index arithmetic overflows 64 bits%s%s", nv ? " at " : "", pt);
 	}
 }
 
@@ -295,7 +312,7 @@ static void check_range(Lower *l, Node *at, const Sym *s, int64_t n, const char 
 	Buf pt = {0}, ex = {0};
 	print_point(&pt, &p);
 	sym_print(&ex, s, sym_leaf_name, NULL);
-	Ctx *c = l->k->ctx;
+	Diag *c = &l->in->diag;
 	if (e == SYM_EOVF)
 		diag_at(c, at->sp, "index arithmetic %s overflows 64 bits at %s", buf_str(&ex), buf_str(&pt));
 	else if (e == SYM_EDIV0)
@@ -313,93 +330,216 @@ static void check_range(Lower *l, Node *at, const Sym *s, int64_t n, const char 
 
 /* ---- loads and stores ---- */
 
-static Sym *lower_load(Lower *l, Node *n, bool check)
+static Sym *lower_load(Lower *l, const Node *n, bool check)
 {
-	Tensor *t = n->t;
+	const Tensor *t = n->t;
+	const Layout *lay = tensor_layout(l->in, t);
 	SymTab *st = l->t;
 	if (n->kind == N_FLAT)
-		return sym_add(st, sym_const(st, t->offset), lower_index(l, n->args[0]));
-	Sym *off = sym_const(st, t->offset);
+		return sym_add(st, sym_const(st, lay->offset), lower_index(l, n->args[0]));
+	Sym *off = sym_const(st, lay->offset);
 	for (int d = 0; d < t->rank; d++) {
 		Sym *s = lower_index(l, n->args[d]);
 		if (check) {
 			char what[96];
 			snprintf(what, sizeof what, "subscript %d of '%s'", d, t->name);
-			check_range(l, n->args[d], s, t->shape[d], what);
+			check_range(l, n->args[d], s, lay->shape[d], what);
 		}
 		if (sym_has_atom(s))
-			s = sym_atom(st, l->natoms++, 0, t->shape[d] - 1, n->args[d]);
-		off = sym_add(st, off, sym_scale(st, s, t->strides[d]));
+			s = sym_atom(st, l->natoms++, 0, lay->shape[d] - 1, n->args[d]);
+		off = sym_add(st, off, sym_scale(st, s, lay->strides[d]));
 	}
 	return off;
 }
 
-static Sym *lower_store(Lower *l, Stmt *s)
+static Sym *lower_store(Lower *l, const Stmt *s)
 {
 	SymTab *st = l->t;
-	Sym *off = sym_const(st, s->t->offset);
-	for (int d = 0; d < s->nlhs; d++) {
-		Var *v = s->lhs[d];
-		off = sym_add(st, off, sym_scale(st, sym_var(st, v->id, 0, v->n - 1, v), s->t->strides[d]));
-	}
+	const Layout *lay = tensor_layout(l->in, s->t);
+	Sym *off = sym_const(st, lay->offset);
+	for (int d = 0; d < s->nlhs; d++)
+		off = sym_add(st, off, sym_scale(st, lower_var(l, s->lhs[d]), lay->strides[d]));
 	return off;
 }
 
-static void check_overflow(Kernel *k, SymTab *t)
+static void check_overflow(Inst *in, SymTab *t)
 {
 	if (t->overflow)
-		error_at(k->ctx, k->sp, "an index expression of kernel '%s' overflows 64 bits", k->name);
+		error_at(&in->diag, in->k->sp, "an index expression of kernel '%s' overflows 64 bits", in->k->name);
 }
 
-void lower_kernel(Kernel *k)
+void lower_inst(Inst *in, bool raw)
 {
-	Arena *a = &k->ctx->arena;
+	Kernel *k = in->k;
+	Arena *a = &in->arena;
 	int nl = k->loads.n, ns = k->stmts.n;
-	k->load_lower = arena_alloc(a, (size_t)(nl + 1) * sizeof(Sym *));
-	k->load_off = arena_alloc(a, (size_t)(nl + 1) * sizeof(Sym *));
-	k->store_lower = arena_alloc(a, (size_t)(ns + 1) * sizeof(Sym *));
-	k->store_off = arena_alloc(a, (size_t)(ns + 1) * sizeof(Sym *));
-	/* lower with canonical sums only, then simplify into a second table */
-	Lower raw = {k, symtab_new(a, false), 0, false};
-	for (int i = 0; i < nl; i++)
-		k->load_lower[i] = lower_load(&raw, k->loads.v[i], false);
-	for (int i = 0; i < ns; i++)
-		k->store_lower[i] = lower_store(&raw, k->stmts.v[i]);
-	check_overflow(k, raw.t);
-	Lower simp = {k, symtab_new(a, true), 0, true};
-	k->st = simp.t;
+	Sym **loads = arena_alloc(a, (size_t)(nl + 1) * sizeof(Sym *));
+	Sym **stores = arena_alloc(a, (size_t)(ns + 1) * sizeof(Sym *));
+	Lower l = {in, symtab_new(a, !raw), 0, !raw, NULL};
 	for (int i = 0; i < nl; i++) {
 		Node *n = k->loads.v[i];
-		k->load_off[i] = lower_load(&simp, n, true);
-		if (n->kind == N_FLAT) {
+		loads[i] = lower_load(&l, n, !raw);
+		if (n->kind == N_FLAT && !raw) {
 			char what[96];
 			snprintf(what, sizeof what, "flat offset into '%s'", n->t->name);
-			check_range(&simp, n, k->load_off[i], n->t->storage, what);
+			check_range(&l, n, loads[i], tensor_layout(in, n->t)->storage, what);
 		}
 	}
 	for (int i = 0; i < ns; i++)
-		k->store_off[i] = sym_rebuild(simp.t, k->store_lower[i], NULL, NULL);
-	check_overflow(k, simp.t);
+		stores[i] = lower_store(&l, k->stmts.v[i]);
+	for (int p = 0; p < in->nplanned; p++) {
+		Planned *ps = &in->planned[p];
+		for (int j = 0; j < ps->acc.n; j++) {
+			Access *ac = ps->acc.v[j];
+			l.env = ac->env;
+			Sym *off = ac->load ? lower_load(&l, ac->load, false) : stores[ps->index];
+			*(raw ? &ac->raw : &ac->off) = off;
+		}
+		l.env = NULL;
+	}
+	check_overflow(in, l.t);
+	if (raw) {
+		in->load_raw = loads;
+		in->store_raw = stores;
+	} else {
+		in->load_off = loads;
+		in->store_off = stores;
+	}
 }
 
-void dump_lowered(Buf *b, Kernel *k, bool simplified)
+/* ---- inline: fusion decisions and the planned statements ---- */
+
+/* An index expression with no data in it: lowering gives no atoms. */
+static bool affine_index(const Node *n)
 {
-	Sym **loads = simplified ? k->load_off : k->load_lower;
-	Sym **stores = simplified ? k->store_off : k->store_lower;
-	buf_printf(b, "kernel %s\n", k->name);
+	if (n->kind == N_INT || n->kind == N_IVAR || n->kind == N_SIZE)
+		return true;
+	if (n->kind != N_OP || !dt_is_int(n->dt))
+		return false;
+	if (n->op != OP_NEG && n->op != OP_ADD && n->op != OP_SUB && n->op != OP_MUL && n->op != OP_FLOORDIV &&
+	    n->op != OP_MOD)
+		return false;
+	for (int i = 0; i < n->nargs; i++)
+		if (!affine_index(n->args[i]))
+			return false;
+	return true;
+}
+
+static bool affine_load(const Node *n)
+{
+	for (int d = 0; d < n->nargs; d++)
+		if (!affine_index(n->args[d]))
+			return false;
+	return true;
+}
+
+/* A bare load (cast or not) with affine subscripts: re-reading it costs
+ * what reading a materialised copy would. */
+static bool bare_load(const Node *n)
+{
+	while (n->kind == N_CAST)
+		n = n->args[0];
+	return n->kind == N_LOAD && affine_load(n);
+}
+
+static bool fusible(const Kernel *k, const Tensor *t)
+{
+	if (t->reduces || t->uses == 0 || (t->uses > 1 && !bare_load(t->def->rhs)))
+		return false;
+	for (int i = 0; i < k->loads.n; i++) {
+		const Node *n = k->loads.v[i];
+		if (n->t == t && !affine_load(n))
+			return false;
+	}
+	return true;
+}
+
+static void add_access(Inst *in, Planned *ps, const Node *load, const Tensor *t, const Env *env,
+                       const Var *const *scope, int nscope)
+{
+	Access *ac = arena_alloc(&in->arena, sizeof *ac);
+	ac->load = load;
+	ac->t = t;
+	ac->env = env;
+	ac->nscope = nscope;
+	memcpy(ac->scope, scope, (size_t)nscope * sizeof *scope);
+	vec_push(&in->arena, &ps->acc, ac);
+}
+
+/* The loads of an expression in source order, fused lets expanded. */
+static void collect(Inst *in, Planned *ps, const Node *n, const Env *env, const Var **scope, int nscope)
+{
+	const Var *inner[MAXSCOPE];
+	if ((n->kind == N_LOAD || n->kind == N_FLAT) && n->t->role == ROLE_LET && in->fused[n->t->index]) {
+		bool seen = false;
+		for (int i = 0; i < ps->fused.n; i++)
+			seen |= ps->fused.v[i] == n->t;
+		if (!seen)
+			vec_push(&in->arena, &ps->fused, (void *)n->t);
+		Env *e = arena_alloc(&in->arena, sizeof *e);
+		*e = (Env){env, n->t->def, n};
+		collect(in, ps, n->t->def->rhs, e, scope, nscope);
+		return;
+	}
+	if (n->kind == N_LOAD || n->kind == N_FLAT)
+		add_access(in, ps, n, n->t, env, scope, nscope);
+	if (n->kind == N_REDUCE) {
+		memcpy(inner, scope, (size_t)nscope * sizeof *scope);
+		for (int i = 0; i < n->nrvars && nscope < MAXSCOPE; i++)
+			inner[nscope++] = n->rvars[i];
+		scope = inner;
+	}
+	for (int i = 0; i < n->nargs; i++)
+		collect(in, ps, n->args[i], env, scope, nscope);
+}
+
+void inline_lets(Inst *in)
+{
+	Kernel *k = in->k;
+	in->fused = arena_alloc(&in->arena, (size_t)(k->lets.n + 1) * sizeof *in->fused);
+	for (int i = 0; i < k->lets.n; i++)
+		in->fused[i] = fusible(k, k->lets.v[i]);
+	in->planned = arena_alloc(&in->arena, (size_t)(k->stmts.n + 1) * sizeof *in->planned);
 	for (int i = 0; i < k->stmts.n; i++) {
 		Stmt *s = k->stmts.v[i];
-		buf_printf(b, "  store %s: ", s->t->name);
-		sym_print(b, stores[i], sym_leaf_name, NULL);
-		buf_printf(b, "  in [%lld, %lld]\n", (long long)stores[i]->lo, (long long)stores[i]->hi);
+		if (s->t->role == ROLE_LET && in->fused[s->t->index])
+			continue;
+		if (s->nlhs > MAXSCOPE)
+			error_at(&in->diag, s->sp, "too many index variables");
+		Planned *ps = &in->planned[in->nplanned++];
+		ps->stmt = s;
+		ps->index = i;
+		const Var *scope[MAXSCOPE];
+		for (int d = 0; d < s->nlhs; d++)
+			scope[d] = s->lhs[d];
+		add_access(in, ps, NULL, s->t, NULL, scope, s->nlhs);
+		collect(in, ps, s->rhs, NULL, scope, s->nlhs);
 	}
-	for (int i = 0; i < k->loads.n; i++) {
-		Node *n = k->loads.v[i];
-		buf_printf(b, "  load %s: ", n->t->name);
-		sym_print(b, loads[i], sym_leaf_name, NULL);
-		if (loads[i]->ovf)
-			buf_printf(b, "  (range unknown: data-dependent)\n");
-		else
-			buf_printf(b, "  in [%lld, %lld]\n", (long long)loads[i]->lo, (long long)loads[i]->hi);
+}
+
+/* ---- analyse: one view per access ---- */
+
+static const Sym *index_offset(const void *env, const Node *load)
+{
+	const Planned *ps = env;
+	for (int j = 0; j < ps->acc.n; j++) {
+		const Access *ac = ps->acc.v[j];
+		if (ac->load == load)
+			return ac->off;
+	}
+	return NULL;
+}
+
+void analyse_inst(Inst *in)
+{
+	for (int p = 0; p < in->nplanned; p++) {
+		Planned *ps = &in->planned[p];
+		for (int j = 0; j < ps->acc.n; j++) {
+			Access *ac = ps->acc.v[j];
+			const Layout *lay = tensor_layout(in, ac->t);
+			int64_t storage = lay->storage > 0 ? lay->storage : 1;
+			view_analyse(&ac->view, &in->arena, ac->off, storage, ac->t, ac->t->role == ROLE_LET ? NULL : lay, in,
+			             ac->scope, ac->nscope, index_offset, ps);
+		}
 	}
 }

@@ -1,19 +1,28 @@
 /* The athene command-line tool. The only file that prints to the terminal
  * or exits. Exit status: 0 ok, 1 user error (compile or run), 2 usage. */
 #include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "internal.h"
+#include "athene.h"
 
 static const char usage_text[] =
 	"usage: athene [-d PASS] COMMAND FILE [options]\n"
 	"  athene check FILE [--size SYM=INT]...\n"
-	"  athene explain FILE [--kernel NAME] [--size SYM=INT]... [--target cpu|tpu] [--json]\n"
+	"  athene explain FILE [--kernel NAME] [--size SYM=INT]... [--target cpu|tpu] [--json] [--threads N]\n"
 	"  athene run FILE [--kernel NAME] [--size SYM=INT]... [--in NAME=PATH.npy]...\n"
-	"                  [--out NAME=PATH.npy]... [--seed S] [--reference]\n"
-	"  -d PASS   print the IR after PASS (parse, check, lower, simplify)\n";
+	"                  [--out NAME=PATH.npy]... [--seed S] [--reference] [--threads N]\n"
+	"  -d PASS   print the IR after PASS (athene -d list: the passes, in order)\n";
+
+static void list_passes(void)
+{
+	for (int i = 0; athene_pass_name(i); i++)
+		printf("%s\n", athene_pass_name(i));
+	exit(0);
+}
 
 static _Noreturn void usage(const char *fmt, const char *arg)
 {
@@ -36,6 +45,7 @@ typedef struct {
 	Pair sizes[64], ins[64], outs[64];
 	int nsizes, nins, nouts;
 	uint64_t seed;
+	int threads;
 	bool reference, json;
 } Opts;
 
@@ -61,10 +71,20 @@ static Opts parse_args(int argc, char **argv)
 		const char *a = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 		bool takes = !strcmp(a, "-d") || !strcmp(a, "--kernel") || !strcmp(a, "--size") || !strcmp(a, "--target") ||
-		             !strcmp(a, "--in") || !strcmp(a, "--out") || !strcmp(a, "--seed");
+		             !strcmp(a, "--in") || !strcmp(a, "--out") || !strcmp(a, "--seed") || !strcmp(a, "--threads");
+		if (!strcmp(a, "-d") && (!v || !strcmp(v, "list")))
+			list_passes();
 		if (takes && !v)
 			usage("%s needs a value", a);
 		if (!strcmp(a, "-d")) o.dump = v;
+		else if (!strcmp(a, "--threads")) {
+			char *end;
+			errno = 0;
+			long n = strtol(v, &end, 10);
+			if (*end || errno || n < 1 || n > 1024 || v[0] < '0' || v[0] > '9')
+				usage("--threads takes a count from 1 to 1024, not '%s'", v);
+			o.threads = (int)n;
+		}
 		else if (!strcmp(a, "--kernel")) o.kernel = v;
 		else if (!strcmp(a, "--target")) o.target = v;
 		else if (!strcmp(a, "--json")) o.json = true;
@@ -93,13 +113,17 @@ static Opts parse_args(int argc, char **argv)
 		usage("unknown command '%s'", o.cmd);
 	if (!o.file)
 		usage("%s needs a FILE", o.cmd);
-	if (o.dump && strcmp(o.dump, "parse") && strcmp(o.dump, "check") && strcmp(o.dump, "lower") &&
-	    strcmp(o.dump, "simplify"))
-		usage("unknown pass '%s' (parse, check, lower, simplify)", o.dump);
+	bool known = false;
+	for (int i = 0; o.dump && athene_pass_name(i); i++)
+		known |= !strcmp(o.dump, athene_pass_name(i));
+	if (o.dump && !known)
+		usage("unknown pass '%s' (athene -d list shows them)", o.dump);
 	if (!strcmp(o.cmd, "check") && (o.nins || o.nouts || o.kernel || o.reference))
 		usage("%s", "check takes only FILE and --size");
-	if (strcmp(o.cmd, "explain") && (o.target || o.json))
-		usage("%s", "--target and --json are options of explain");
+	if (strcmp(o.cmd, "explain") && o.json)
+		usage("%s", "--json is an option of explain");
+	if (strcmp(o.cmd, "explain") && o.target && !o.dump)
+		usage("%s", "--target is an option of explain and -d");
 	if (!strcmp(o.cmd, "explain") && (o.nins || o.nouts || o.reference))
 		usage("%s", "explain takes FILE, --kernel, --size, --target and --json");
 	if (o.target && strcmp(o.target, "cpu") && strcmp(o.target, "tpu"))
@@ -132,10 +156,23 @@ static char *read_file(const char *path)
 	return s;
 }
 
-static _Noreturn void fail(athene_ctx *c)
+static _Noreturn void fail(const char *errors)
 {
-	fputs(athene_errors(c), stderr);
+	fputs(errors, stderr);
 	exit(1);
+}
+
+/* FNV-1a, 64-bit: a digest of an output for the summary line. */
+static uint64_t fnv(const void *p, size_t n, uint64_t h)
+{
+	const unsigned char *s = p;
+	if (!h)
+		h = 1469598103934665603ull;
+	for (size_t i = 0; i < n; i++) {
+		h ^= s[i];
+		h *= 1099511628211ull;
+	}
+	return h;
 }
 
 /* ---- inputs ---- */
@@ -150,9 +187,9 @@ static uint64_t splitmix(uint64_t *s)
 
 /* Fills the whole storage: floats uniform in [-2, 2), integers small, and
  * integers used as indices within their valid range. */
-static void random_fill(athene_kernel *k, int p, const athene_param *pi, void *buf, uint64_t seed)
+static void random_fill(athene_inst *k, int p, const athene_param *pi, void *buf, uint64_t seed)
 {
-	uint64_t s = hash_bytes(pi->name, strlen(pi->name), seed * 0x9e3779b97f4a7c15ull + 1);
+	uint64_t s = fnv(pi->name, strlen(pi->name), seed * 0x9e3779b97f4a7c15ull + 1);
 	int64_t lo = pi->dtype == ATHENE_U8 ? 0 : -8, hi = pi->dtype == ATHENE_U8 ? 15 : 7;
 	if (pi->dtype == ATHENE_BOOL)
 		lo = 0, hi = 1;
@@ -160,10 +197,10 @@ static void random_fill(athene_kernel *k, int p, const athene_param *pi, void *b
 		lo = hi = 0; /* an empty dim: no index is valid; none will be read */
 	for (int64_t i = 0; i < pi->storage_elems; i++) {
 		uint64_t r = splitmix(&s);
-		if (dt_is_float(pi->dtype))
-			dt_store_f(buf, pi->dtype, i, (double)(r >> 11) * 0x1p-53 * 4.0 - 2.0);
+		if (athene_dtype_is_float(pi->dtype))
+			athene_store_f64(buf, pi->dtype, i, (double)(r >> 11) * 0x1p-53 * 4.0 - 2.0);
 		else
-			dt_store_i(buf, pi->dtype, i, lo + (int64_t)(r % (uint64_t)(hi - lo + 1)));
+			athene_store_i64(buf, pi->dtype, i, lo + (int64_t)(r % ((uint64_t)hi - (uint64_t)lo + 1)));
 	}
 }
 
@@ -188,10 +225,10 @@ static int64_t numel(const athene_param *pi)
 
 /* Places logical values (C order) into storage with the declared layout.
  * Elements that share storage (stride 0) must hold equal values. */
-static int place_input(const athene_param *pi, const Npy *a, void *buf, const char *path)
+static int place_input(const athene_param *pi, const athene_array *a, void *buf, const char *path)
 {
-	if (dt_is_float(a->dt) && !dt_is_float(pi->dtype)) {
-		fprintf(stderr, "athene: %s holds %s values but input %s is %s\n", path, athene_dtype_name(a->dt),
+	if (athene_dtype_is_float(a->dtype) && !athene_dtype_is_float(pi->dtype)) {
+		fprintf(stderr, "athene: %s holds %s values but input %s is %s\n", path, athene_dtype_name(a->dtype),
 		        pi->name, athene_dtype_name(pi->dtype));
 		return -1;
 	}
@@ -201,7 +238,7 @@ static int place_input(const athene_param *pi, const Npy *a, void *buf, const ch
 	unsigned char tmp[8];
 	for (int64_t i = 0; i < n; i++) {
 		int64_t off = storage_offset(pi, i);
-		dt_convert(tmp, pi->dtype, 0, a->data, a->dt, i);
+		athene_convert(tmp, pi->dtype, 0, a->data, a->dtype, i);
 		if (seen[off] && memcmp((char *)buf + off * (int64_t)es, tmp, es)) {
 			fprintf(stderr, "athene: %s: input %s has elements that share storage (its strides overlap) but hold different values\n",
 			        path, pi->name);
@@ -232,8 +269,8 @@ static void summary(const char *kname, const athene_param *pi, const void *logic
 	int64_t n = numel(pi);
 	double sum = 0;
 	for (int64_t i = 0; i < n; i++)
-		sum += dt_load_f(logical, pi->dtype, i);
-	uint64_t h = hash_bytes(logical, (size_t)n * athene_dtype_size(pi->dtype), 0);
+		sum += athene_load_f64(logical, pi->dtype, i);
+	uint64_t h = fnv(logical, (size_t)n * athene_dtype_size(pi->dtype), 0);
 	printf("%s: %s %s[", kname, pi->name, athene_dtype_name(pi->dtype));
 	for (int d = 0; d < pi->rank; d++)
 		printf("%s%lld", d ? ", " : "", (long long)pi->shape[d]);
@@ -250,54 +287,62 @@ static bool same_file(const char *a, const char *b)
 
 /* ---- commands ---- */
 
-static void bind_sizes(athene_ctx *c, athene_kernel *k, Opts *o)
+static void bind_sizes(athene_inst *in, Opts *o)
 {
+	athene_kernel *k = athene_instance_kernel(in);
 	for (int i = 0; i < o->nsizes; i++) {
 		char *end;
 		errno = 0;
 		long long v = strtoll(o->sizes[i].path, &end, 10);
 		if (*end || errno)
 			usage("--size takes SYM=INT, not '%s'", o->sizes[i].path);
-		int has = 0;
-		for (int s = 0; s < k->nsyms; s++)
-			has |= !strcmp(k->syms[s].name, o->sizes[i].name);
-		if (!has)
+		if (athene_size_index(k, o->sizes[i].name) < 0)
 			continue;
 		o->sizes[i].used = true;
-		if (athene_bind_size(k, o->sizes[i].name, v))
-			fail(c);
+		if (athene_bind_size(in, o->sizes[i].name, v))
+			fail(athene_inst_errors(in));
 	}
 }
 
-static int run_kernel(athene_ctx *c, athene_kernel *k, Opts *o)
+static bool all_bound(athene_inst *in)
 {
-	int np = athene_kernel_nparams(k);
-	Npy *in = calloc((size_t)np, sizeof *in);
+	int64_t v;
+	for (int s = 0; s < athene_size_count(athene_instance_kernel(in)); s++)
+		if (athene_size_value(in, s, &v))
+			return false;
+	return true;
+}
+
+static int run_kernel(athene_inst *k, Opts *o)
+{
+	athene_kernel *kern = athene_instance_kernel(k);
+	int np = athene_kernel_nparams(kern), nin = athene_kernel_ninputs(kern);
+	athene_array *in = calloc((size_t)np, sizeof *in);
 	const char **inpath = calloc((size_t)np, sizeof *inpath);
-	bind_sizes(c, k, o);
+	bind_sizes(k, o);
 	for (int i = 0; i < o->nins; i++) {
-		int p = athene_param_index(k, o->ins[i].name);
-		if (p < 0 || p >= athene_kernel_ninputs(k))
+		int p = athene_param_index(kern, o->ins[i].name);
+		if (p < 0 || p >= nin)
 			usage("--in: kernel has no input named '%s'", o->ins[i].name);
 		char err[512];
-		if (npy_read(o->ins[i].path, &in[p], err, sizeof err)) {
+		if (athene_npy_read(o->ins[i].path, &in[p], err, sizeof err)) {
 			fprintf(stderr, "athene: %s\n", err);
 			exit(1);
 		}
 		inpath[p] = o->ins[i].path;
 		if (athene_bind_shape(k, p, in[p].rank, in[p].shape))
-			fail(c);
+			fail(athene_inst_errors(k));
 	}
 	for (int i = 0; i < o->nouts; i++) {
-		int p = athene_param_index(k, o->outs[i].name);
-		if (p < athene_kernel_ninputs(k))
+		int p = athene_param_index(kern, o->outs[i].name);
+		if (p < nin)
 			usage("--out: kernel has no output named '%s'", o->outs[i].name);
 		for (int j = 0; j < o->nins; j++)
 			if (same_file(o->outs[i].path, o->ins[j].path))
 				usage("refusing to write an output over the input file %s", o->ins[j].path);
 	}
 	if (athene_compile(k))
-		fail(c);
+		fail(athene_inst_errors(k));
 	void **storage = calloc((size_t)np, sizeof *storage);
 	athene_param *pi = calloc((size_t)np, sizeof *pi);
 	for (int p = 0; p < np; p++) {
@@ -307,22 +352,23 @@ static int run_kernel(athene_ctx *c, athene_kernel *k, Opts *o)
 			fprintf(stderr, "athene: out of memory for %s\n", pi[p].name);
 			exit(1);
 		}
-		if (p >= athene_kernel_ninputs(k))
+		if (p >= nin)
 			continue;
 		if (!inpath[p])
 			random_fill(k, p, &pi[p], storage[p], o->seed);
 		else if (place_input(&pi[p], &in[p], storage[p], inpath[p]))
 			exit(1);
 	}
-	if (athene_run(k, storage, ATHENE_REFERENCE))
-		fail(c);
-	for (int p = athene_kernel_ninputs(k); p < np; p++) {
+	athene_status st;
+	if (athene_run(k, storage, ATHENE_REFERENCE, &st))
+		fail(st.message);
+	for (int p = nin; p < np; p++) {
 		void *logical = gather_output(&pi[p], storage[p]);
-		summary(athene_kernel_name(k), &pi[p], logical);
+		summary(athene_kernel_name(kern), &pi[p], logical);
 		for (int i = 0; i < o->nouts; i++) {
 			char err[512];
 			if (!strcmp(o->outs[i].name, pi[p].name) &&
-			    npy_write(o->outs[i].path, pi[p].dtype, pi[p].rank, pi[p].shape, logical, err, sizeof err)) {
+			    athene_npy_write(o->outs[i].path, pi[p].dtype, pi[p].rank, pi[p].shape, logical, err, sizeof err)) {
 				fprintf(stderr, "athene: %s\n", err);
 				exit(1);
 			}
@@ -331,7 +377,7 @@ static int run_kernel(athene_ctx *c, athene_kernel *k, Opts *o)
 	}
 	for (int p = 0; p < np; p++) {
 		free(storage[p]);
-		npy_free(&in[p]);
+		athene_array_free(&in[p]);
 	}
 	free(storage);
 	free(pi);
@@ -340,14 +386,49 @@ static int run_kernel(athene_ctx *c, athene_kernel *k, Opts *o)
 	return 0;
 }
 
-static void dump(athene_ctx *c, athene_kernel *k, const char *pass)
+static void dump(athene_kernel *k, athene_inst *in, const Opts *o)
 {
-	const char *s = athene_dump(k, pass);
-	if (!s && athene_compile(k) == 0)
-		s = athene_dump(k, pass);
+	const char *s = athene_kernel_dump(k, o->dump);
+	if (!s && !in)
+		return; /* a kernel whose sizes check did not bind */
 	if (!s)
-		fail(c);
+		s = athene_dump(in, o->dump, o->target ? o->target : "cpu");
+	if (!s)
+		fail(athene_inst_errors(in));
 	fputs(s, stdout);
+}
+
+/* One kernel: a fresh instance for the command, freed after it. */
+static int command(athene_kernel *k, Opts *o)
+{
+	athene_inst *in = athene_instance(k);
+	int rc = 0;
+	if (!in)
+		fail("athene: out of memory\n");
+	if (!strcmp(o->cmd, "check")) {
+		bind_sizes(in, o);
+		if (all_bound(in) && athene_compile(in)) {
+			fputs(athene_inst_errors(in), stderr);
+			athene_instance_free(in);
+			return 1;
+		}
+		if (!all_bound(in) && strcmp(o->dump ? o->dump : "parse", "parse") && strcmp(o->dump, "check")) {
+			athene_instance_free(in);
+			in = NULL;
+		}
+	} else if (!strcmp(o->cmd, "explain")) {
+		bind_sizes(in, o);
+		const char *text = athene_explain(in, o->target ? o->target : "cpu", o->json);
+		if (!text)
+			fail(athene_inst_errors(in));
+		fputs(text, stdout);
+	} else {
+		run_kernel(in, o);
+	}
+	if (o->dump)
+		dump(k, in, o);
+	athene_instance_free(in);
+	return rc;
 }
 
 int main(int argc, char **argv)
@@ -356,9 +437,11 @@ int main(int argc, char **argv)
 	char *src = read_file(o.file);
 	athene_ctx *c = athene_create();
 	int rc = 0;
+	if (o.threads)
+		athene_set_threads(o.threads);
 	if (athene_load(c, o.file, src)) {
 		if (strcmp(o.cmd, "check"))
-			fail(c);
+			fail(athene_errors(c));
 		fputs(athene_errors(c), stderr); /* check goes on with the kernels that compiled */
 		rc = 1;
 	}
@@ -377,27 +460,7 @@ int main(int argc, char **argv)
 			continue;
 		if (json && printed++)
 			fputs(",\n", stdout);
-		if (!strcmp(o.cmd, "check")) {
-			bind_sizes(c, k, &o);
-			bool bound = true;
-			for (int s = 0; s < k->nsyms; s++)
-				bound &= k->syms[s].bound;
-			if (bound && athene_compile(k)) {
-				fputs(athene_errors(c), stderr);
-				rc = 1;
-				continue;
-			}
-		} else if (!strcmp(o.cmd, "explain")) {
-			bind_sizes(c, k, &o);
-			const char *text = athene_explain(k, o.target ? o.target : "cpu", o.json);
-			if (!text)
-				fail(c);
-			fputs(text, stdout);
-		} else {
-			run_kernel(c, k, &o);
-		}
-		if (o.dump)
-			dump(c, k, o.dump);
+		rc |= command(k, &o);
 	}
 	if (json)
 		fputs("]\n", stdout);

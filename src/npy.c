@@ -636,3 +636,31 @@ int npy_write(const char *path, DType dt, int rank, const int64_t *shape, const 
 	free(tmp);
 	return rc;
 }
+
+/* ---- the public form ---- */
+
+int athene_npy_read(const char *path, athene_array *out, char *err, size_t errlen)
+{
+	Npy a;
+	memset(out, 0, sizeof *out);
+	if (npy_read(path, &a, err, errlen))
+		return -1;
+	out->dtype = a.dt;
+	out->rank = a.rank;
+	memcpy(out->shape, a.shape, sizeof out->shape);
+	out->data = a.data;
+	out->nbytes = a.nbytes;
+	return 0;
+}
+
+int athene_npy_write(const char *path, athene_dtype dt, int rank, const int64_t *shape, const void *data, char *err,
+                     size_t errlen)
+{
+	return npy_write(path, dt, rank, shape, data, err, errlen);
+}
+
+void athene_array_free(athene_array *a)
+{
+	free(a->data);
+	a->data = NULL;
+}

@@ -33,14 +33,14 @@ static Token *next(Parser *p)
 static _Noreturn void syntax(Parser *p, Token *t, const char *what)
 {
 	if (t->kind == T_BAD) /* already reported by the lexer */
-		longjmp(*p->c->jmp, 1);
+		longjmp(*p->c->diag.jmp, 1);
 	if (t->kind == T_NAME)
-		error_at(p->c, t->sp, "expected %s, found '%s'", what, t->name);
+		error_at(&p->c->diag, t->sp, "expected %s, found '%s'", what, t->name);
 	if (t->kind == T_INT || t->kind == T_FLOAT) {
 		Span sp = t->sp;
-		error_at(p->c, sp, "expected %s, found number '%.*s'", what, sp.len, p->c->src->text + sp.off);
+		error_at(&p->c->diag, sp, "expected %s, found number '%.*s'", what, sp.len, p->c->diag.src->text + sp.off);
 	}
-	error_at(p->c, t->sp, "expected %s, found %s", what, token_desc(t->kind));
+	error_at(&p->c->diag, t->sp, "expected %s, found %s", what, token_desc(t->kind));
 }
 
 static bool accept(Parser *p, int kind)
@@ -84,14 +84,14 @@ static Node *deep(Parser *p, Node *n)
 		d = n->args[i]->depth > d ? n->args[i]->depth : d;
 	n->depth = d + 1;
 	if (n->depth > MAX_DEPTH)
-		error_at(p->c, n->sp, "expression nested too deeply (more than %d levels)", MAX_DEPTH);
+		error_at(&p->c->diag, n->sp, "expression nested too deeply (more than %d levels)", MAX_DEPTH);
 	return n;
 }
 
 static void enter(Parser *p, Token *at)
 {
 	if (++p->depth > MAX_DEPTH)
-		error_at(p->c, at->sp, "expression nested too deeply (more than %d levels)", MAX_DEPTH);
+		error_at(&p->c->diag, at->sp, "expression nested too deeply (more than %d levels)", MAX_DEPTH);
 }
 
 static Node **node_list(Parser *p, Vec *v)
@@ -153,7 +153,7 @@ static Node *reduction(Parser *p, Token *name)
 	n->op = reduce_op(name->name);
 	n->name = name->name;
 	if (n->op == R_NONE)
-		error_at(p->c, name->sp, "'%s' is not a reduction (sum prod max min mean argmax argmin any all)", name->name);
+		error_at(&p->c->diag, name->sp, "'%s' is not a reduction (sum prod max min mean argmax argmin any all)", name->name);
 	expect(p, '(', "'('");
 	Vec names = {0}, bounds = {0}, spans = {0};
 	do {
@@ -241,12 +241,12 @@ static Node *postfix(Parser *p)
 		if (accept(p, '.')) {
 			Token *f = expect(p, T_NAME, "'flat' after '.'");
 			if (strcmp(f->name, "flat"))
-				error_at(p->c, f->sp, "unknown attribute '.%s' (only '.flat' exists)", f->name);
+				error_at(&p->c->diag, f->sp, "unknown attribute '.%s' (only '.flat' exists)", f->name);
 			expect(p, '[', "'[' after '.flat'");
 			n->kind = N_FLAT;
 			n->args = expr_list(p, ']', &n->nargs);
 			if (n->nargs != 1)
-				error_at(p->c, n->sp, "'%s.flat' takes exactly one offset, not %d", n->name, n->nargs);
+				error_at(&p->c->diag, n->sp, "'%s.flat' takes exactly one offset, not %d", n->name, n->nargs);
 		} else {
 			next(p);
 			n->kind = N_LOAD;
@@ -342,7 +342,7 @@ static Node *level(Parser *p, int lv)
 		Node *b = level(p, lv + 1);
 		a = binary(p, op, a, b, t->sp);
 		if (lv == 2 && binop_of(peek(p)->kind, 2) >= 0)
-			error_at(p->c, peek(p)->sp, "comparisons cannot be chained; combine them with '&&'");
+			error_at(&p->c->diag, peek(p)->sp, "comparisons cannot be chained; combine them with '&&'");
 	}
 	return a;
 }
@@ -357,7 +357,7 @@ static DType parse_dtype(Parser *p)
 	Token *t = expect(p, T_NAME, "a dtype");
 	DType dt;
 	if (athene_dtype_from_name(t->name, &dt))
-		error_at(p->c, t->sp, "unknown dtype '%s' (bool i8 i16 i32 i64 u8 f16 bf16 f32 f64)", t->name);
+		error_at(&p->c->diag, t->sp, "unknown dtype '%s' (bool i8 i16 i32 i64 u8 f16 bf16 f32 f64)", t->name);
 	return dt;
 }
 
@@ -393,13 +393,13 @@ static Dim parse_dim(Parser *p)
 	Token *t = next(p);
 	if (t->kind == T_INT) {
 		if (t->ival < 0)
-			error_at(p->c, t->sp, "a dim cannot be negative (%lld)", (long long)t->ival);
+			error_at(&p->c->diag, t->sp, "a dim cannot be negative (%lld)", (long long)t->ival);
 		return (Dim){-1, t->ival, t->sp};
 	}
 	if (t->kind == T_NAME)
 		return (Dim){add_sym(p, t), 0, t->sp};
 	if (t->kind == '-')
-		error_at(p->c, t->sp, "a dim cannot be negative");
+		error_at(&p->c->diag, t->sp, "a dim cannot be negative");
 	p->pos--;
 	syntax(p, t, "a dim (an integer or a size symbol)");
 }
@@ -417,7 +417,7 @@ static Tensor *param(Parser *p, int role)
 	expect(p, '[', "'[' and the dims (write [] for a scalar)");
 	while (peek(p)->kind != ']') {
 		if (t->rank == MAXRANK)
-			error_at(p->c, peek(p)->sp, "more than %d dims", MAXRANK);
+			error_at(&p->c->diag, peek(p)->sp, "more than %d dims", MAXRANK);
 		t->dims[t->rank++] = parse_dim(p);
 		if (!accept(p, ','))
 			break;
@@ -429,7 +429,7 @@ static Tensor *param(Parser *p, int role)
 		int n;
 		Node **s = expr_list(p, ')', &n);
 		if (n != t->rank)
-			error_at(p->c, st->sp, "'%s' has %d dim%s but %d stride%s", t->name, t->rank, t->rank == 1 ? "" : "s",
+			error_at(&p->c->diag, st->sp, "'%s' has %d dim%s but %d stride%s", t->name, t->rank, t->rank == 1 ? "" : "s",
 			         n, n == 1 ? "" : "s");
 		memcpy(t->stride_ex, s, (size_t)n * sizeof *s);
 		t->has_strides = true;
@@ -439,7 +439,7 @@ static Tensor *param(Parser *p, int role)
 		t->offset_ex = expr(p);
 	}
 	if (peek(p)->kind == T_NAME && !strcmp(peek(p)->name, "strides"))
-		error_at(p->c, peek(p)->sp, "write 'strides(...)' before 'offset'");
+		error_at(&p->c->diag, peek(p)->sp, "write 'strides(...)' before 'offset'");
 	return t;
 }
 
@@ -473,7 +473,7 @@ static Stmt *statement(Parser *p)
 		while (peek(p)->kind != ']') {
 			Token *v = expect(p, T_NAME, "an index variable");
 			if (s->nlhs == MAXRANK)
-				error_at(p->c, v->sp, "more than %d index variables", MAXRANK);
+				error_at(&p->c->diag, v->sp, "more than %d index variables", MAXRANK);
 			Var *var = arena_alloc(&p->c->arena, sizeof *var);
 			var->name = v->name;
 			var->sp = v->sp;
@@ -497,7 +497,7 @@ static Kernel *kernel(Parser *p)
 {
 	Kernel *k = arena_alloc(&p->c->arena, sizeof *k);
 	k->ctx = p->c;
-	k->src = p->c->src;
+	k->src = p->c->diag.src;
 	p->k = k;
 	expect(p, T_KERNEL, "'kernel'");
 	Token *name = expect(p, T_NAME, "the kernel's name");
@@ -508,7 +508,7 @@ static Kernel *kernel(Parser *p)
 	expect(p, T_ARROW, "'->' and the outputs");
 	params(p, ROLE_OUT);
 	if (k->params.n == k->nin)
-		error_at(p->c, name->sp, "kernel '%s' has no outputs", k->name);
+		error_at(&p->c->diag, name->sp, "kernel '%s' has no outputs", k->name);
 	expect(p, '{', "'{'");
 	while (!accept(p, '}')) {
 		if (peek(p)->kind == T_EOF || peek(p)->kind == T_KERNEL)
@@ -520,15 +520,15 @@ static Kernel *kernel(Parser *p)
 
 int parse_file(Ctx *c, const Src *src)
 {
-	c->src = src;
+	c->diag.src = src;
 	int ntok;
 	Token *toks = lex(c, src, &ntok);
 	Parser p = {c, toks, 0, ntok, 0, NULL};
 	int bad = 0;
-	jmp_buf jb, *saved = c->jmp;
-	c->jmp = &jb;
+	jmp_buf jb, *saved = c->diag.jmp;
+	c->diag.jmp = &jb;
 	if (peek(&p)->kind == T_EOF)
-		diag_at(c, peek(&p)->sp, "no kernels in this file"), bad++;
+		diag_at(&c->diag, peek(&p)->sp, "no kernels in this file"), bad++;
 	while (peek(&p)->kind != T_EOF) {
 		if (setjmp(jb)) {
 			bad++;
@@ -540,11 +540,11 @@ int parse_file(Ctx *c, const Src *src)
 		Kernel *k = kernel(&p);
 		vec_push(&c->arena, &c->kernels, k);
 	}
-	c->jmp = saved;
+	c->diag.jmp = saved;
 	return bad;
 }
 
-Tensor *kernel_param(Kernel *k, const char *name)
+Tensor *kernel_param(const Kernel *k, const char *name)
 {
 	for (int i = 0; i < k->params.n; i++) {
 		Tensor *t = k->params.v[i];
@@ -552,131 +552,4 @@ Tensor *kernel_param(Kernel *k, const char *name)
 			return t;
 	}
 	return NULL;
-}
-
-/* ---- printing (athene -d parse / check) ---- */
-
-static const char *reduce_names[] = {"sum", "prod", "max", "min", "mean", "argmax", "argmin", "any", "all"};
-
-static void dump_args(Buf *b, const Node *n, const char *open, const char *close)
-{
-	buf_printf(b, "%s", open);
-	for (int i = 0; i < n->nargs; i++) {
-		if (i)
-			buf_printf(b, ", ");
-		dump_node(b, n->args[i]);
-	}
-	buf_printf(b, "%s", close);
-}
-
-/* Prints an expression in the language's own syntax, fully parenthesised. */
-void dump_node(Buf *b, const Node *n)
-{
-	switch (n->kind) {
-	case N_INT: buf_printf(b, "%lld", (long long)n->ival); return;
-	case N_FLOAT: buf_printf(b, "%.17g", n->fval); return;
-	case N_BOOL: buf_printf(b, n->ival ? "true" : "false"); return;
-	case N_NAME: buf_printf(b, "%s", n->name); return;
-	case N_IVAR: buf_printf(b, "%s", n->var->name); return;
-	case N_SIZE: buf_printf(b, "%s", n->name); return;
-	case N_LOAD:
-		buf_printf(b, "%s", n->name);
-		if (n->nargs || !n->t || n->t->rank)
-			dump_args(b, n, "[", "]");
-		return;
-	case N_FLAT: buf_printf(b, "%s.flat", n->name); dump_args(b, n, "[", "]"); return;
-	case N_CALL: buf_printf(b, "%s", n->name); dump_args(b, n, "(", ")"); return;
-	case N_CAST: buf_printf(b, "%s", athene_dtype_name(n->op)); dump_args(b, n, "(", ")"); return;
-	case N_UNARY:
-	case N_BINARY:
-	case N_OP:
-		if (n->op >= OP_ADD && n->op <= OP_OR && n->nargs == 2) {
-			buf_putc(b, '(');
-			dump_node(b, n->args[0]);
-			buf_printf(b, " %s ", op_info[n->op].name);
-			dump_node(b, n->args[1]);
-			buf_putc(b, ')');
-		} else if (n->op == OP_NEG || n->op == OP_NOT) {
-			buf_printf(b, n->op == OP_NEG ? "-" : "!");
-			dump_node(b, n->args[0]);
-		} else {
-			buf_printf(b, "%s", op_info[n->op].name);
-			dump_args(b, n, "(", ")");
-		}
-		return;
-	case N_REDUCE:
-		buf_printf(b, "%s(", reduce_names[n->op]);
-		for (int i = 0; i < n->nrvars; i++) {
-			buf_printf(b, "%s%s", i ? ", " : "", n->rnames[i]);
-			if (n->rbounds[i]) {
-				buf_printf(b, " < ");
-				dump_node(b, n->rbounds[i]);
-			}
-		}
-		buf_printf(b, ": ");
-		dump_node(b, n->args[0]);
-		buf_putc(b, ')');
-		return;
-	}
-}
-
-static void dump_dim(Buf *b, const Kernel *k, Dim d)
-{
-	if (d.sym >= 0)
-		buf_printf(b, "%s", k->syms[d.sym].name);
-	else
-		buf_printf(b, "%lld", (long long)d.val);
-}
-
-static void dump_tensor(Buf *b, const Kernel *k, const Tensor *t)
-{
-	buf_printf(b, "%s: %s[", t->name, athene_dtype_name(t->dt));
-	for (int d = 0; d < t->rank; d++) {
-		if (d)
-			buf_printf(b, ", ");
-		dump_dim(b, k, t->dims[d]);
-	}
-	buf_putc(b, ']');
-	if (t->has_strides)
-		for (int d = 0; d < t->rank; d++) {
-			buf_printf(b, d ? ", " : " strides(");
-			dump_node(b, t->stride_ex[d]);
-			if (d == t->rank - 1)
-				buf_putc(b, ')');
-		}
-	if (t->offset_ex) {
-		buf_printf(b, " offset ");
-		dump_node(b, t->offset_ex);
-	}
-}
-
-/* The kernel in source form; checked: with dtypes and variable ranges. */
-void dump_kernel(Buf *b, const Kernel *k, bool checked)
-{
-	buf_printf(b, "kernel %s(", k->name);
-	for (int i = 0; i < k->params.n; i++) {
-		if (i == k->nin)
-			buf_printf(b, ") -> (");
-		else if (i)
-			buf_printf(b, ", ");
-		dump_tensor(b, k, k->params.v[i]);
-	}
-	buf_printf(b, ") {\n");
-	for (int i = 0; i < k->stmts.n; i++) {
-		const Stmt *s = k->stmts.v[i];
-		buf_printf(b, "    %s%s[", s->t->role == ROLE_LET ? "let " : "", s->t->name);
-		for (int d = 0; d < s->nlhs; d++)
-			buf_printf(b, "%s%s", d ? ", " : "", s->lhs[d]->name);
-		buf_printf(b, "] = ");
-		dump_node(b, s->rhs);
-		if (checked) {
-			buf_printf(b, "    # %s", athene_dtype_name(s->rhs->dt));
-			for (int d = 0; d < s->nlhs; d++) {
-				buf_printf(b, d ? ", %s < " : "; %s < ", s->lhs[d]->name);
-				dump_dim(b, k, s->lhs[d]->ext);
-			}
-		}
-		buf_putc(b, '\n');
-	}
-	buf_printf(b, "}\n");
 }

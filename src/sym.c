@@ -29,6 +29,29 @@ int64_t floormod64(int64_t a, int64_t d)
 	return r;
 }
 
+int int_op(int op, int64_t a, int64_t b, int64_t *out)
+{
+	switch (op) {
+	case OP_NEG:
+		return a == INT64_MIN ? SYM_EOVF : (*out = -a, SYM_OK);
+	case OP_ADD:
+		return __builtin_add_overflow(a, b, out) ? SYM_EOVF : SYM_OK;
+	case OP_SUB:
+		return __builtin_sub_overflow(a, b, out) ? SYM_EOVF : SYM_OK;
+	case OP_MUL:
+		return __builtin_mul_overflow(a, b, out) ? SYM_EOVF : SYM_OK;
+	case OP_FLOORDIV:
+	case OP_MOD:
+		if (b == 0)
+			return SYM_EDIV0;
+		if (a == INT64_MIN && b == -1)
+			return op == OP_MOD ? (*out = 0, SYM_OK) : SYM_EOVF;
+		*out = op == OP_MOD ? floormod64(a, b) : floordiv64(a, b);
+		return SYM_OK;
+	}
+	die("int_op: not an integer index op");
+}
+
 int64_t gcd64(int64_t a, int64_t b)
 {
 	uint64_t x = a < 0 ? -(uint64_t)a : (uint64_t)a, y = b < 0 ? -(uint64_t)b : (uint64_t)b;
@@ -653,16 +676,7 @@ int sym_eval(const Sym *s, SymLeaf leaf, void *env, int64_t *out)
 	case S_MOD:
 		if ((e = sym_eval(s->a[0], leaf, env, &x)) || (e = sym_eval(s->a[1], leaf, env, &y)))
 			return e;
-		if (y == 0)
-			return SYM_EDIV0;
-		if (x == INT64_MIN && y == -1) {
-			if (s->kind == S_DIV)
-				return SYM_EOVF;
-			*out = 0;
-			return SYM_OK;
-		}
-		*out = s->kind == S_DIV ? floordiv64(x, y) : floormod64(x, y);
-		return SYM_OK;
+		return int_op(s->kind == S_DIV ? OP_FLOORDIV : OP_MOD, x, y, out);
 	}
 	return SYM_EOVF;
 }

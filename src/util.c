@@ -12,15 +12,17 @@ struct Chunk {
 	_Alignas(16) unsigned char mem[];
 };
 
-void *arena_alloc(Arena *a, size_t n)
+void *arena_try_alloc(Arena *a, size_t n)
 {
+	if (n > SIZE_MAX - 64 - sizeof(Chunk))
+		return NULL;
 	n = (n + 15) & ~(size_t)15;
 	Chunk *c = a->head;
 	if (!c || c->cap - c->used < n) {
 		size_t cap = n > 65536 ? n : 65536;
 		c = malloc(sizeof *c + cap);
 		if (!c)
-			die("out of memory");
+			return NULL;
 		c->next = a->head;
 		c->used = 0;
 		c->cap = cap;
@@ -29,6 +31,14 @@ void *arena_alloc(Arena *a, size_t n)
 	void *p = c->mem + c->used;
 	c->used += n;
 	memset(p, 0, n);
+	return p;
+}
+
+void *arena_alloc(Arena *a, size_t n)
+{
+	void *p = arena_try_alloc(a, n);
+	if (!p)
+		die("out of memory");
 	return p;
 }
 
@@ -157,7 +167,7 @@ static void show_source(Buf *b, const Src *src, Span sp)
 	buf_putc(b, '\n');
 }
 
-void vdiag_at(Ctx *c, Span sp, const char *kind, const char *fmt, va_list ap)
+void vdiag_at(Diag *c, Span sp, const char *kind, const char *fmt, va_list ap)
 {
 	const Src *src = c->src;
 	if (!strcmp(kind, "note")) {
@@ -184,7 +194,7 @@ void vdiag_at(Ctx *c, Span sp, const char *kind, const char *fmt, va_list ap)
 	}
 }
 
-void sort_diagnostics(Ctx *c)
+void sort_diagnostics(Diag *c)
 {
 	int n = c->nchunks;
 	if (n < 2 || n == 64)
@@ -212,7 +222,7 @@ void sort_diagnostics(Ctx *c)
 	c->nchunks = 0;
 }
 
-void diag_at(Ctx *c, Span sp, const char *fmt, ...)
+void diag_at(Diag *c, Span sp, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -221,7 +231,7 @@ void diag_at(Ctx *c, Span sp, const char *fmt, ...)
 	c->nerrs++;
 }
 
-void note_at(Ctx *c, Span sp, const char *fmt, ...)
+void note_at(Diag *c, Span sp, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -229,7 +239,7 @@ void note_at(Ctx *c, Span sp, const char *fmt, ...)
 	va_end(ap);
 }
 
-_Noreturn void error_at(Ctx *c, Span sp, const char *fmt, ...)
+_Noreturn void error_at(Diag *c, Span sp, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -241,7 +251,7 @@ _Noreturn void error_at(Ctx *c, Span sp, const char *fmt, ...)
 	longjmp(*c->jmp, 1);
 }
 
-_Noreturn void error_plain(Ctx *c, const char *fmt, ...)
+_Noreturn void error_plain(Diag *c, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -255,4 +265,33 @@ _Noreturn void error_plain(Ctx *c, const char *fmt, ...)
 	if (!c->jmp)
 		die("error with no recovery point");
 	longjmp(*c->jmp, 1);
+}
+
+void diag_clear(Diag *d)
+{
+	d->errs.len = 0;
+	if (d->errs.s)
+		d->errs.s[0] = 0;
+	d->pending.len = 0;
+	d->nerrs = 0;
+	d->nchunks = 0;
+}
+
+void diag_free(Diag *d)
+{
+	buf_free(&d->errs);
+	buf_free(&d->pending);
+}
+
+int protect(Diag *d, void (*fn)(void *), void *arg)
+{
+	jmp_buf jb, *saved = d->jmp;
+	d->jmp = &jb;
+	if (setjmp(jb)) {
+		d->jmp = saved;
+		return -1;
+	}
+	fn(arg);
+	d->jmp = saved;
+	return 0;
 }

@@ -367,21 +367,21 @@ static bool factor(An *an, const Sym *e)
 /* ---- classification ---- */
 
 /* Does storage axis a span more than one declared dim of t? */
-static bool spans_dims(const Tensor *t, const VAxis *a)
+static bool spans_dims(const Tensor *t, const Layout *lay, const VAxis *a)
 {
-	if (!t || t->role == ROLE_LET)
+	if (!t || !lay)
 		return false;
 	int count = 0;
 	int64_t hi = a->stride * a->len;
 	for (int d = 0; d < t->rank; d++) {
-		int64_t s = llabs(t->strides[d]);
-		if (t->shape[d] > 1 && s >= a->stride && s < hi)
+		int64_t s = llabs(lay->strides[d]);
+		if (lay->shape[d] > 1 && s >= a->stride && s < hi)
 			count++;
 	}
 	return count > 1;
 }
 
-static void classify(View *v, const Tensor *t)
+static void classify(View *v, const Tensor *t, const Layout *lay)
 {
 	unsigned f = 0;
 	int prev = -1;
@@ -411,7 +411,7 @@ static void classify(View *v, const Tensor *t)
 				f |= VF_REVERSED;
 			if (a->start != (a->step < 0 ? a->len - 1 : 0) || a->len != a->size)
 				f |= VF_SLICED;
-			if (spans_dims(t, a))
+			if (spans_dims(t, lay, a))
 				f |= VF_COLLAPSED;
 		}
 	}
@@ -421,7 +421,7 @@ static void classify(View *v, const Tensor *t)
 }
 
 /* Index loads inside a gathered atom must be plain views of grid-level data. */
-static bool check_gathers(An *an, Kernel *k)
+static bool check_gathers(An *an, IndexOff index_off, const void *env)
 {
 	for (int g = 0; g < an->v->ngat; g++) {
 		const Node *n = an->v->gat[g].atom->p;
@@ -429,7 +429,8 @@ static bool check_gathers(An *an, Kernel *k)
 		dump_node(&b, n);
 		const Node *inner = n->kind == N_OP && n->op == OP_WRAP ? n->args[0] : n;
 		bool ok = inner->kind == N_LOAD || inner->kind == N_FLAT;
-		if (ok && k && k->load_off && sym_has_atom(k->load_off[inner->load_id]))
+		const Sym *ioff = ok && index_off ? index_off(env, inner) : NULL;
+		if (ok && (!ioff || sym_has_atom(ioff)))
 			ok = false;
 		if (!ok) {
 			fail(an, VIEW_ELEM, "the index %s is not a load of an index tensor at grid-level positions", buf_str(&b));
@@ -475,7 +476,7 @@ static bool node_uses(const Node *n, const Var *v)
 
 /* Digits of the variables the offset does not mention (not even through a
  * gathered index): broadcast. */
-static void add_scope(An *an, const Var *const *scope, int nscope)
+static void add_scope(An *an, const Inst *in, const Var *const *scope, int nscope)
 {
 	View *v = an->v;
 	for (int i = 0; i < nscope; i++) {
@@ -485,7 +486,7 @@ static void add_scope(An *an, const Var *const *scope, int nscope)
 		for (int a = 0; a < an->natoms; a++)
 			seen |= node_uses(an->atoms[a]->p, scope[i]);
 		if (!seen && v->ndig < VIEW_MAXDIG)
-			v->dig[v->ndig++] = (ViewDigit){.var = scope[i], .vi = -1, .nsplit = 1, .place = 1, .n = scope[i]->n,
+			v->dig[v->ndig++] = (ViewDigit){.var = scope[i], .vi = -1, .nsplit = 1, .place = 1, .n = var_extent(in, scope[i]),
 			                                .axis = -1};
 	}
 	/* iteration order: by variable, most significant digit first (stable) */
@@ -515,8 +516,8 @@ static bool empty_view(View *v)
 	return true;
 }
 
-void view_analyse(View *v, Arena *ar, const Sym *off, int64_t storage, const Tensor *t, Kernel *k,
-                  const Var *const *scope, int nscope)
+void view_analyse(View *v, Arena *ar, const Sym *off, int64_t storage, const Tensor *t, const Layout *lay,
+                  const Inst *in, const Var *const *scope, int nscope, IndexOff index_off, const void *env)
 {
 	memset(v, 0, sizeof *v);
 	An an = {.v = v, .t = symtab_new(ar, true), .storage = storage};
@@ -548,15 +549,15 @@ void view_analyse(View *v, Arena *ar, const Sym *off, int64_t storage, const Ten
 			v->dig[v->ndig++] = (ViewDigit){.var = an.cuts[i].var->p, .vi = i, .index = j,
 			                                .nsplit = digit_count(&an.cuts[i]), .place = digit_place(&an.cuts[i], j),
 			                                .n = digit_extent(&an.cuts[i], j), .axis = -1};
-	add_scope(&an, scope, nscope);
+	add_scope(&an, in, scope, nscope);
 	if (empty_view(v))
 		return;
 	if (!is_affine(e = bound_atoms(&an, e)) || !factor(&an, e))
 		return;
-	if (v->ngat && !check_gathers(&an, k))
+	if (v->ngat && !check_gathers(&an, index_off, env))
 		return;
 	v->cls = v->ngat ? VIEW_ROWGATHER : VIEW_VIEW;
-	classify(v, t);
+	classify(v, t, lay);
 }
 
 /* Address of one element through the view: digits of each variable go to
@@ -582,115 +583,4 @@ int64_t view_address(const View *v, const int64_t *var_value, const int64_t *ato
 		addr += (a->start + a->step * (atom_value[g] - v->gat[g].atom->lo)) * a->stride;
 	}
 	return addr;
-}
-
-static const char *class_names[] = {"contiguous", "broadcast", "strided", "sliced", "reversed",
-                                    "permuted", "collapsed", "row gather", "empty"};
-
-void view_class(Buf *b, const View *v)
-{
-	if (v->cls == VIEW_ELEM) {
-		buf_printf(b, "element gather");
-		return;
-	}
-	bool any = false;
-	for (int i = 1; i < 9; i++)
-		if (v->flags & (1u << i)) {
-			buf_printf(b, "%s%s", any ? ", " : "", class_names[i]);
-			any = true;
-		}
-	if (!any)
-		buf_printf(b, "contiguous");
-}
-
-/* The position a gathered axis takes: start + step·(atom - lo). */
-void gather_position(Buf *b, const View *v, const VAxis *a)
-{
-	int64_t c = a->start - a->step * v->gat[a->ref].atom->lo;
-	if (c)
-		buf_printf(b, "%lld %c ", (long long)c, a->step > 0 ? '+' : '-');
-	else if (a->step < 0)
-		buf_putc(b, '-');
-	dump_node(b, v->gat[a->ref].atom->p);
-}
-
-void view_print(Buf *b, const View *v)
-{
-	if (v->cls == VIEW_ELEM) {
-		buf_printf(b, "none: %s", v->reason);
-		return;
-	}
-	if (v->flags & VF_EMPTY) {
-		buf_printf(b, "reshape (");
-		for (int i = 0; i < v->naxes; i++)
-			buf_printf(b, "%s%lld", i ? ", " : "", (long long)v->ax[i].size);
-		buf_printf(b, v->naxes == 1 ? ",): no elements" : "): no elements");
-		return;
-	}
-	buf_printf(b, "reshape (");
-	for (int i = 0; i < v->naxes; i++)
-		buf_printf(b, "%s%lld", i ? ", " : "", (long long)v->ax[i].size);
-	buf_printf(b, v->naxes == 1 ? ",)" : ")");
-	bool trivial = true;
-	for (int i = 0; i < v->naxes; i++) {
-		const VAxis *a = &v->ax[i];
-		if (a->kind != VA_ITER || a->step < 0 || a->start || a->len != a->size)
-			trivial = false;
-	}
-	if (!trivial) {
-		buf_printf(b, " · index [");
-		for (int i = 0; i < v->naxes; i++) {
-			const VAxis *a = &v->ax[i];
-			if (i)
-				buf_printf(b, ", ");
-			if (a->kind == VA_INDEX)
-				buf_printf(b, "%lld", (long long)a->start);
-			else if (a->kind == VA_GATHER)
-				gather_position(b, v, a);
-			else if (a->step > 0 && a->start == 0 && a->len == a->size)
-				buf_printf(b, ":");
-			else if (a->step > 0)
-				buf_printf(b, "%lld:%lld", (long long)a->start, (long long)(a->start + a->len));
-			else if (a->start - a->len < 0)
-				buf_printf(b, "%lld::-1", (long long)a->start);
-			else
-				buf_printf(b, "%lld:%lld:-1", (long long)a->start, (long long)(a->start - a->len));
-		}
-		buf_putc(b, ']');
-	}
-	/* iteration order of the remaining axes */
-	int order[VIEW_MAXAX], no = 0;
-	bool perm = false;
-	for (int d = 0; d < v->ndig; d++)
-		if (v->dig[d].axis >= 0)
-			order[no++] = v->dig[d].axis;
-	for (int i = 1; i < no; i++)
-		perm |= order[i] < order[i - 1];
-	if (perm) {
-		/* positions among the iteration axes, in storage order */
-		buf_printf(b, " · permute (");
-		for (int i = 0; i < no; i++) {
-			int rank = 0;
-			for (int j = 0; j < no; j++)
-				rank += order[j] < order[i];
-			buf_printf(b, "%s%d", i ? ", " : "", rank);
-		}
-		buf_putc(b, ')');
-	}
-	bool bc = false;
-	for (int d = 0; d < v->ndig; d++)
-		if (v->dig[d].coef == 0 && v->dig[d].n > 1) {
-			buf_printf(b, bc ? ", %s" : " · broadcast %s", v->dig[d].var->name);
-			if (v->dig[d].nsplit > 1)
-				buf_printf(b, " digit %d", v->dig[d].index);
-			bc = true;
-		}
-	for (int d = 0; d < v->ndig; d++)
-		if (v->dig[d].nsplit > 1 && v->dig[d].index == v->dig[d].nsplit - 1) {
-			/* most significant digit first, as the reshape writes it */
-			buf_printf(b, " · split %s = (", v->dig[d].var->name);
-			for (int e = d; e < v->ndig && v->dig[e].var == v->dig[d].var; e++)
-				buf_printf(b, "%s%lld", e > d ? ", " : "", (long long)v->dig[e].n);
-			buf_printf(b, ") digits %d..0", v->dig[d].nsplit - 1);
-		}
 }

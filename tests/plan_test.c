@@ -36,18 +36,19 @@ static PlanAxis *some_last_axis(Plan *p)
 	return NULL;
 }
 
-static void test_kernel(athene_kernel *k)
+static void test_kernel(athene_inst *in)
 {
-	const char *name = athene_kernel_name(k);
+	const char *name = athene_kernel_name(athene_instance_kernel(in));
 	Buf err = {0};
 	for (int t = 0; t < 2; t++) {
-		Plan *p = plan_kernel(k, t == 0 ? TARGET_CPU : TARGET_TPU);
+		Target tb;
+		Plan *p = plan_inst(in, target_get(t == 0 ? "cpu" : "tpu", 4, &tb));
 		err.len = 0;
 		int rc = plan_check(p, &err);
 		expect(rc == 0, t ? "tpu plan check" : "cpu plan check", name, buf_str(&err));
 		if (t == 1) {
 			err.len = 0;
-			rc = plan_check_tpu(p, &err);
+			rc = plan_check_tiles(p, &err);
 			expect(rc == 0, "tpu block rule", name, buf_str(&err));
 		}
 		/* break the plan: the checkers must notice */
@@ -58,14 +59,14 @@ static void test_kernel(athene_kernel *k)
 			ax->block = 100;
 			ax->widened = false;
 			err.len = 0;
-			expect(plan_check_tpu(p, &err) != 0, "tpu rule catches a block of 100", name, "not caught");
+			expect(plan_check_tiles(p, &err) != 0, "tpu rule catches a block of 100", name, "not caught");
 			ax->block = keep;
 			ax->widened = widened;
 		}
 		/* shift a load's window by one: it misses an element it needs */
 		for (int j = 1; j < p->st[0].ops.n && !p->st[0].empty; j++) {
 			PlanOperand *op = p->st[0].ops.v[j];
-			if (op->prefetch || op->view.cls != VIEW_VIEW || !op->naxes || op->ax[0].kind != VA_ITER ||
+			if (op->prefetch || op->cls != VIEW_VIEW || !op->naxes || op->ax[0].kind != VA_ITER ||
 			    op->ax[0].widened || op->ax[0].len < 2)
 				continue;
 			int64_t npts = 1;
@@ -114,13 +115,13 @@ int main(int argc, char **argv)
 			failed++;
 		}
 		for (int i = 0; i < athene_kernel_count(c); i++) {
-			athene_kernel *k = athene_kernel_at(c, i);
-			if (kf_compile(k)) {
-				fprintf(stderr, "FAIL %s: %s", athene_kernel_name(k), athene_errors(c));
+			athene_inst *in = kf_instance(athene_kernel_at(c, i));
+			if (!in) {
 				failed++;
 				continue;
 			}
-			test_kernel(k);
+			test_kernel(in);
+			athene_instance_free(in);
 			nk++;
 		}
 		athene_destroy(c);

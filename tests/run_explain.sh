@@ -30,7 +30,7 @@ else
 	python=python3
 fi
 
-sizes="--size N=64 --size D=32 --size V=100 --size S=16 --size B=4 --size M=48 --size K=24"
+sizes="--size N=64 --size D=32 --size V=100 --size S=16 --size B=4 --size M=48 --size K=24 --threads 4"
 targets="cpu tpu"
 
 

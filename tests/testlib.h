@@ -1,7 +1,7 @@
 /* Shared by the C tests and the benchmark: a seeded random generator for
  * the property tests, and for the drivers that take kernel files and SYM=INT
- * arguments, reading a file and binding every size symbol of a kernel
- * (unbound ones default to 64) before compiling. */
+ * arguments, reading a file and compiling an instance of a kernel with
+ * every size symbol bound (unbound ones default to 64). */
 #ifndef ATHENE_TESTLIB_H
 #define ATHENE_TESTLIB_H
 
@@ -53,17 +53,24 @@ static inline char *kf_read(const char *path)
 	return s;
 }
 
-static inline int kf_compile(athene_kernel *k)
+/* A compiled instance of k with every size symbol bound (64 unless given);
+ * NULL with the errors printed. */
+static inline athene_inst *kf_instance(athene_kernel *k)
 {
-	for (int s = 0; s < k->nsyms; s++) {
+	athene_inst *in = athene_instance(k);
+	for (int s = 0; in && s < athene_size_count(k); s++) {
 		long v = 64;
 		for (int i = 0; i < kf_nsyms; i++)
-			if (!strcmp(kf_names[i], k->syms[s].name))
+			if (!strcmp(kf_names[i], athene_size_name(k, s)))
 				v = kf_vals[i];
-		if (athene_bind_size(k, k->syms[s].name, v))
-			return -1;
+		if (athene_bind_size(in, athene_size_name(k, s), v))
+			break;
 	}
-	return athene_compile(k);
+	if (in && !athene_inst_errors(in)[0] && !athene_compile(in))
+		return in;
+	fprintf(stderr, "FAIL %s: %s", athene_kernel_name(k), in ? athene_inst_errors(in) : "out of memory\n");
+	athene_instance_free(in);
+	return NULL;
 }
 
 #endif

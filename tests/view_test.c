@@ -17,6 +17,8 @@
 
 
 static Var vars[3];
+static int64_t extent[3]; /* of each variable */
+static Inst inst = {.n = extent}; /* only the extents are read */
 static int nvars;
 
 /* A random subscript of the index variables. */
@@ -58,9 +60,9 @@ static int64_t sym_min_max(const Sym *s, int64_t *hi)
 {
 	int64_t lo = INT64_MAX, v, val[3] = {0, 0, 0};
 	*hi = INT64_MIN;
-	for (val[2] = 0; val[2] < (nvars > 2 ? vars[2].n : 1); val[2]++)
-		for (val[1] = 0; val[1] < (nvars > 1 ? vars[1].n : 1); val[1]++)
-			for (val[0] = 0; val[0] < vars[0].n; val[0]++) {
+	for (val[2] = 0; val[2] < (nvars > 2 ? extent[2] : 1); val[2]++)
+		for (val[1] = 0; val[1] < (nvars > 1 ? extent[1] : 1); val[1]++)
+			for (val[0] = 0; val[0] < extent[0]; val[0]++) {
 				sym_eval(s, leaf, val, &v);
 				lo = v < lo ? v : lo;
 				*hi = v > *hi ? v : *hi;
@@ -74,8 +76,9 @@ static void test_one(Arena *ar)
 	nvars = 1 + (int)rnd(3);
 	Sym *v[3];
 	for (int i = 0; i < nvars; i++) {
-		vars[i] = (Var){.name = i == 0 ? "i" : i == 1 ? "j" : "k", .id = i, .n = 1 + rnd(10)};
-		v[i] = sym_var(t, i, 0, vars[i].n - 1, &vars[i]);
+		vars[i] = (Var){.name = i == 0 ? "i" : i == 1 ? "j" : "k", .id = i};
+		extent[i] = 1 + rnd(10);
+		v[i] = sym_var(t, i, 0, extent[i] - 1, &vars[i]);
 	}
 	int rank = 1 + (int)rnd(3), atom_dim = rnd(5) == 0 ? (int)rnd((unsigned)rank) : -1;
 	int64_t shape[3], stride[3], offset = 0, lo, hi;
@@ -119,7 +122,7 @@ static void test_one(Arena *ar)
 		off = sym_add(t, off, sym_scale(t, sub[d], stride[d]));
 	View view;
 	const Var *scope[3] = {&vars[0], &vars[1], &vars[2]};
-	view_analyse(&view, ar, off, storage, NULL, NULL, scope, nvars);
+	view_analyse(&view, ar, off, storage, NULL, NULL, &inst, scope, nvars, NULL, NULL);
 	if (view.cls == VIEW_ELEM) {
 		nfallback++;
 		if (!view.reason[0]) {
@@ -140,9 +143,9 @@ static void test_one(Arena *ar)
 	int64_t val[3] = {0, 0, 0}, av[VIEW_MAXDIG] = {0};
 	int64_t natom = atom_dim >= 0 ? shape[atom_dim] : 1;
 	for (atomval.value = 0; atomval.value < natom; atomval.value++)
-		for (val[2] = 0; val[2] < (nvars > 2 ? vars[2].n : 1); val[2]++)
-			for (val[1] = 0; val[1] < (nvars > 1 ? vars[1].n : 1); val[1]++)
-				for (val[0] = 0; val[0] < vars[0].n; val[0]++) {
+		for (val[2] = 0; val[2] < (nvars > 2 ? extent[2] : 1); val[2]++)
+			for (val[1] = 0; val[1] < (nvars > 1 ? extent[1] : 1); val[1]++)
+				for (val[0] = 0; val[0] < extent[0]; val[0]++) {
 					int64_t want, got;
 					sym_eval(off, leaf, val, &want);
 					for (int g = 0; g < view.ngat; g++)

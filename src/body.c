@@ -1,0 +1,286 @@
+/* Body IR: each planned statement's right-hand side as a typed linear
+ * program (Prog), the one form every backend renders (the executor's VM,
+ * the Pallas and C emitters). Built from the checked AST with the fused
+ * lets expanded exactly as lowering expanded them, so each I_LOAD names an
+ * access of the statement, that is, a plan operand.
+ *
+ * What is resolved here, once:
+ *  - promotion and weak literals: every I_OP's operands are cast (I_CAST)
+ *    to the dtype it computes in; casts of constants are folded;
+ *  - a fused let's value is cast to the let's dtype, as storing it would;
+ *  - laziness: the operands of where() and the right side of && and || get
+ *    a guard, the condition under which the interpreter evaluates them (a
+ *    backend may compute them everywhere, but must only report run-time
+ *    errors, or read outside an operand, where the guard holds);
+ *  - reductions: an I_REDUCE reads a register of an inner scope (the body,
+ *    evaluated over the reduction variables too) and yields one value per
+ *    point of the outer scope.
+ * The final value is cast to the stored tensor's dtype. */
+#include <string.h>
+
+#include "internal.h"
+
+#define MAXSCOPES 64
+
+typedef struct {
+	Inst *in;
+	const Planned *ps;
+	Prog *p;
+	int cap;
+	int scope;
+	int guard;
+} Builder;
+
+static int emit(Builder *b, Ins ins)
+{
+	Prog *p = b->p;
+	if (p->n == b->cap) {
+		b->cap = b->cap ? 2 * b->cap : 32;
+		Ins *n = arena_alloc(&b->in->arena, (size_t)b->cap * sizeof *n);
+		if (p->n)
+			memcpy(n, p->ins, (size_t)p->n * sizeof *n);
+		p->ins = n;
+	}
+	ins.scope = b->scope;
+	ins.guard = b->guard;
+	p->ins[p->n] = ins;
+	return p->n++;
+}
+
+static int constant(Builder *b, DType dt, Val v, const Node *src)
+{
+	return emit(b, (Ins){.kind = I_CONST, .dt = dt, .c = v, .src = src});
+}
+
+/* r as dtype to: a new constant for a constant, r itself when it is one. */
+static int cast(Builder *b, int r, DType to)
+{
+	const Ins *x = &b->p->ins[r];
+	if (x->dt == to)
+		return r;
+	if (x->kind == I_CONST)
+		return constant(b, to, val_convert(x->c, x->dt, to), x->src);
+	return emit(b, (Ins){.kind = I_CAST, .dt = to, .nargs = 1, .a = {r}, .src = x->src});
+}
+
+static int op(Builder *b, int o, DType dt, DType opdt, int n, const int *args, const Node *src)
+{
+	Ins ins = {.kind = I_OP, .op = o, .dt = dt, .opdt = opdt, .nargs = n, .src = src};
+	memcpy(ins.a, args, (size_t)n * sizeof *args);
+	return emit(b, ins);
+}
+
+/* Narrows the guard to `cond` (true: cond holds, false: it does not). */
+static int narrow_guard(Builder *b, int cond, bool holds)
+{
+	int saved = b->guard;
+	if (!holds)
+		cond = op(b, OP_NOT, ATHENE_BOOL, ATHENE_BOOL, 1, &cond, NULL);
+	if (b->guard >= 0)
+		cond = op(b, OP_AND, ATHENE_BOOL, ATHENE_BOOL, 2, (int[]){b->guard, cond}, NULL);
+	b->guard = cond;
+	return saved;
+}
+
+static int expr(Builder *b, const Node *n, const Env *env);
+
+/* The expansion lowering made for the fused let read by `use` inside env;
+ * a new one when no access of the statement lies inside it. */
+static const Env *expansion(Builder *b, const Node *use, const Env *env)
+{
+	for (int j = 0; j < b->ps->acc.n; j++) {
+		const Access *ac = b->ps->acc.v[j];
+		for (const Env *e = ac->env; e; e = e->up)
+			if (e->use == use && e->up == env)
+				return e;
+	}
+	Env *e = arena_alloc(&b->in->arena, sizeof *e);
+	*e = (Env){env, use->t->def, use};
+	return e;
+}
+
+static int access_of(Builder *b, const Node *n, const Env *env)
+{
+	for (int j = 0; j < b->ps->acc.n; j++) {
+		const Access *ac = b->ps->acc.v[j];
+		if (ac->load == n && ac->env == env)
+			return j;
+	}
+	die("a load that is no access of its statement");
+}
+
+static void collect_atoms(const Sym *s, const Sym **atoms, int *n, int max)
+{
+	if (s->kind == S_ATOM) {
+		for (int i = 0; i < *n; i++)
+			if (atoms[i] == s)
+				return;
+		if (*n < max)
+			atoms[(*n)++] = s;
+		return;
+	}
+	for (int i = 0; i < s->n; i++)
+		collect_atoms(s->a[i], atoms, n, max);
+}
+
+static int load(Builder *b, const Node *n, const Env *env)
+{
+	if (n->t->role == ROLE_LET && b->in->fused[n->t->index]) {
+		const Env *e = expansion(b, n, env);
+		return cast(b, expr(b, n->t->def->rhs, e), n->t->dt);
+	}
+	int j = access_of(b, n, env);
+	const Access *ac = b->ps->acc.v[j];
+	const Sym *atoms[VIEW_MAXDIG];
+	int na = 0;
+	collect_atoms(ac->off, atoms, &na, VIEW_MAXDIG);
+	Ins ins = {.kind = I_LOAD, .dt = n->t->dt, .operand = j, .natoms = na, .src = n};
+	if (na) {
+		ins.atom = arena_alloc(&b->in->arena, (size_t)na * sizeof *ins.atom);
+		ins.atom_reg = arena_alloc(&b->in->arena, (size_t)na * sizeof *ins.atom_reg);
+		for (int i = 0; i < na; i++) {
+			ins.atom[i] = atoms[i];
+			ins.atom_reg[i] = cast(b, expr(b, atoms[i]->p, env), ATHENE_I64);
+		}
+	}
+	return emit(b, ins);
+}
+
+static int variable(Builder *b, const Node *n, const Env *env)
+{
+	for (const Env *e = env; e; e = e->up)
+		for (int d = 0; d < e->let->nlhs; d++)
+			if (e->let->lhs[d] == n->var)
+				return cast(b, expr(b, e->use->args[d], e->up), ATHENE_I64);
+	return emit(b, (Ins){.kind = I_IVAR, .dt = ATHENE_I64, .var = n->var, .src = n});
+}
+
+static int logic(Builder *b, const Node *n, const Env *env)
+{
+	int x = cast(b, expr(b, n->args[0], env), ATHENE_BOOL);
+	if (n->op == OP_NOT)
+		return op(b, OP_NOT, ATHENE_BOOL, ATHENE_BOOL, 1, &x, n);
+	int saved = narrow_guard(b, x, n->op == OP_AND);
+	int y = cast(b, expr(b, n->args[1], env), ATHENE_BOOL);
+	b->guard = saved;
+	return op(b, n->op, ATHENE_BOOL, ATHENE_BOOL, 2, (int[]){x, y}, n);
+}
+
+static int where(Builder *b, const Node *n, const Env *env)
+{
+	int c = cast(b, expr(b, n->args[0], env), ATHENE_BOOL);
+	int saved = narrow_guard(b, c, true);
+	int x = cast(b, expr(b, n->args[1], env), n->dt);
+	b->guard = saved;
+	saved = narrow_guard(b, c, false);
+	int y = cast(b, expr(b, n->args[2], env), n->dt);
+	b->guard = saved;
+	return op(b, OP_WHERE, n->dt, n->dt, 3, (int[]){c, x, y}, n);
+}
+
+static int operation(Builder *b, const Node *n, const Env *env)
+{
+	int kind = op_info[n->op].kind, args[3];
+	if (kind == K_LOGIC)
+		return logic(b, n, env);
+	if (n->op == OP_WHERE)
+		return where(b, n, env);
+	for (int i = 0; i < n->nargs; i++) {
+		args[i] = expr(b, n->args[i], env);
+		if (kind != K_PRED)
+			args[i] = cast(b, args[i], n->opdt);
+	}
+	return op(b, n->op, n->dt, n->opdt, n->nargs, args, n);
+}
+
+static int reduction(Builder *b, const Node *n, const Env *env)
+{
+	Prog *p = b->p;
+	if (p->nscopes == MAXSCOPES)
+		error_at(&b->in->diag, n->sp, "too many nested reductions");
+	int outer = b->scope, s = p->nscopes++;
+	p->scopes[s] = (Scope){.parent = outer, .nvars = n->nrvars, .vars = (const Var **)n->rvars};
+	b->scope = s;
+	int body = expr(b, n->args[0], env);
+	b->scope = outer;
+	return emit(b, (Ins){.kind = I_REDUCE, .op = n->op, .dt = n->dt, .opdt = n->args[0]->dt, .nargs = 1,
+	                     .a = {body}, .inner = s, .src = n});
+}
+
+static int expr(Builder *b, const Node *n, const Env *env)
+{
+	switch (n->kind) {
+	case N_INT:
+	case N_BOOL:
+		return constant(b, n->dt, (Val){.i = n->ival}, n);
+	case N_FLOAT:
+		return constant(b, n->dt, (Val){.f = n->fval}, n);
+	case N_SIZE:
+		return constant(b, ATHENE_I64, (Val){.i = b->in->size[n->sym]}, n);
+	case N_IVAR:
+		return variable(b, n, env);
+	case N_LOAD:
+	case N_FLAT:
+		return load(b, n, env);
+	case N_CAST:
+		return cast(b, expr(b, n->args[0], env), n->dt);
+	case N_OP:
+		return operation(b, n, env);
+	case N_REDUCE:
+		return reduction(b, n, env);
+	}
+	die("unexpected node in body");
+}
+
+Prog *body_build(Inst *in, const Planned *ps)
+{
+	Prog *p = arena_alloc(&in->arena, sizeof *p);
+	Builder b = {in, ps, p, 0, 0, -1};
+	p->scopes = arena_alloc(&in->arena, MAXSCOPES * sizeof *p->scopes);
+	p->nscopes = 1;
+	p->scopes[0] = (Scope){.parent = -1};
+	p->out = ps->stmt->t->dt;
+	p->result = cast(&b, expr(&b, ps->stmt->rhs, NULL), p->out);
+	return p;
+}
+
+/* ---- printing (athene -d body) ---- */
+
+static const char *reduce_name[] = {"sum", "prod", "max", "min", "mean", "argmax", "argmin", "any", "all"};
+
+void body_print(Buf *b, const Prog *p)
+{
+	for (int r = 0; r < p->n; r++) {
+		const Ins *x = &p->ins[r];
+		buf_printf(b, "    %%%d = %s ", r, athene_dtype_name(x->dt));
+		switch (x->kind) {
+		case I_CONST:
+			if (dt_is_float(x->dt))
+				buf_printf(b, "const %.17g", x->c.f);
+			else
+				buf_printf(b, "const %lld", (long long)x->c.i);
+			break;
+		case I_IVAR: buf_printf(b, "var %s", x->var->name); break;
+		case I_LOAD: buf_printf(b, "load operand %d", x->operand); break;
+		case I_CAST: buf_printf(b, "cast %%%d", x->a[0]); break;
+		case I_OP: buf_printf(b, "%s.%s", op_info[x->op].name, athene_dtype_name(x->opdt)); break;
+		case I_REDUCE: buf_printf(b, "%s over scope %d of %%%d", reduce_name[x->op], x->inner, x->a[0]); break;
+		}
+		for (int i = 0; x->kind == I_OP && i < x->nargs; i++)
+			buf_printf(b, " %%%d", x->a[i]);
+		for (int i = 0; i < x->natoms; i++)
+			buf_printf(b, "%s%%%d", i ? ", " : "  atoms ", x->atom_reg[i]);
+		if (x->scope)
+			buf_printf(b, "  [scope %d]", x->scope);
+		if (x->guard >= 0)
+			buf_printf(b, "  [if %%%d]", x->guard);
+		buf_putc(b, '\n');
+	}
+	for (int s = 1; s < p->nscopes; s++) {
+		buf_printf(b, "    scope %d in %d:", s, p->scopes[s].parent);
+		for (int v = 0; v < p->scopes[s].nvars; v++)
+			buf_printf(b, " %s", p->scopes[s].vars[v]->name);
+		buf_putc(b, '\n');
+	}
+	buf_printf(b, "    store %%%d as %s\n", p->result, athene_dtype_name(p->out));
+}
