@@ -33,7 +33,8 @@ $(B)/athene: src/main.c $(B)/libathene.a
 $(B)/%_test: tests/%_test.c tests/testlib.h $(B)/libathene.a
 	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) $< $(B)/libathene.a -o $@ $(LDLIBS)
 
-CTESTS = $(B)/sym_test $(B)/view_test $(B)/npy_test
+CTESTS = $(B)/sym_test $(B)/view_test $(B)/npy_test $(B)/inst_test
+KTESTS = $(B)/plan_test $(B)/body_test
 
 $(PY): requirements.txt
 	python3 -m venv .venv && $(PY) -m pip install -q -r requirements.txt && touch $(PY)
@@ -49,18 +50,18 @@ examples: $(B)/athene
 
 SIZEARGS = $(EXAMPLE_SIZES:--size=)
 
-test: all $(CTESTS) $(B)/plan_test $(PY)
+test: all $(CTESTS) $(KTESTS) $(PY)
 	@for t in $(CTESTS); do echo "== $$t"; ./$$t || exit 1; done
-	./$(B)/plan_test $(SIZEARGS) $(EXAMPLES)
+	@for t in $(KTESTS); do echo "== $$t"; ./$$t $(SIZEARGS) $(EXAMPLES) || exit 1; done
 	sh tests/run_diag.sh $(B)/athene
 	sh tests/run_explain.sh $(B)/athene
 	ATHENE=$(B)/athene $(PY) -m pytest -q tests
 
 asan:
 	$(MAKE) B=build-asan CC=clang CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
-	  build-asan/athene build-asan/plan_test $(CTESTS:$(B)/%=build-asan/%)
+	  build-asan/athene $(KTESTS:$(B)/%=build-asan/%) $(CTESTS:$(B)/%=build-asan/%)
 	@for t in $(CTESTS:$(B)/%=build-asan/%); do echo "== $$t"; ./$$t || exit 1; done
-	./build-asan/plan_test $(SIZEARGS) $(EXAMPLES)
+	@for t in $(KTESTS:$(B)/%=build-asan/%); do echo "== $$t"; ./$$t $(SIZEARGS) $(EXAMPLES) || exit 1; done
 	$(MAKE) B=build-asan examples
 	sh tests/run_diag.sh build-asan/athene
 

@@ -587,6 +587,20 @@ Val val_convert(Val v, DType from, DType to);
  * interpreter's semantics, for every evaluator of the body IR): ops on
  * logic values take 0/1, where() takes its pick in v[0]. */
 Val val_op(int op, DType t, const Val *v);
+/* A reduction's running state: NumPy's order-free semantics for max/min
+ * (NaN wins) and argmax/argmin (first occurrence); float sums accumulate in
+ * double and round once at the end. */
+typedef struct {
+	int op;
+	DType bt; /* the body's dtype */
+	double f;
+	int64_t i, count, arg;
+	bool any;
+} Red;
+void red_init(Red *r, int op, DType bt);
+void red_step(Red *r, Val x);
+/* The result as dtype dt; false for max/min/argmax/argmin of nothing. */
+bool red_result(const Red *r, DType dt, Val *out);
 
 /* ---------------------------------------------------------------- npy.c */
 

@@ -349,15 +349,8 @@ static int64_t eval_index(Interp *in, Node *n)
 
 /* ---- reductions ---- */
 
-typedef struct {
-	int op;
-	DType bt; /* the body's dtype */
-	double f;
-	int64_t i, count, arg;
-	bool any;
-} Red;
 
-static void red_init(Red *r, int op, DType bt)
+void red_init(Red *r, int op, DType bt)
 {
 	memset(r, 0, sizeof *r);
 	r->op = op;
@@ -381,7 +374,7 @@ static bool better(const Red *r, Val x, bool maxi)
 	return maxi ? x.i > r->i : x.i < r->i;
 }
 
-static void red_step(Red *r, Val x)
+void red_step(Red *r, Val x)
 {
 	bool fl = dt_is_float(r->bt);
 	switch (r->op) {
@@ -410,26 +403,29 @@ static void red_step(Red *r, Val x)
 	r->count++;
 }
 
-static Val red_result(Interp *in, Node *n, Red *r)
+bool red_result(const Red *r, DType dt, Val *out)
 {
 	bool fl = dt_is_float(r->bt);
 	if (!r->count && (r->op == R_MAX || r->op == R_MIN || r->op == R_ARGMAX || r->op == R_ARGMIN))
-		run_error(in, n, "%s over an empty range", n->name);
+		return false;
 	switch (r->op) {
 	case R_MEAN:
-		if (!r->count)
-			return (Val){.f = NAN};
-		return (Val){.f = dt_round_float(n->dt, (fl ? r->f : (double)r->i) / (double)r->count)};
+		*out = (Val){.f = r->count ? dt_round_float(dt, (fl ? r->f : (double)r->i) / (double)r->count) : NAN};
+		return true;
 	case R_ARGMAX:
 	case R_ARGMIN:
-		return (Val){.i = r->arg};
+		*out = (Val){.i = r->arg};
+		return true;
 	case R_ANY:
 	case R_ALL:
-		return (Val){.i = r->i};
+		*out = (Val){.i = r->i};
+		return true;
 	}
-	if (dt_is_float(n->dt))
-		return (Val){.f = dt_round_float(n->dt, fl ? r->f : (double)r->i)};
-	return (Val){.i = dt_wrap_int(n->dt, r->i)};
+	if (dt_is_float(dt))
+		*out = (Val){.f = dt_round_float(dt, fl ? r->f : (double)r->i)};
+	else
+		*out = (Val){.i = dt_wrap_int(dt, r->i)};
+	return true;
 }
 
 static void reduce_loop(Interp *in, Node *n, int v, Red *r)
@@ -448,9 +444,12 @@ static void reduce_loop(Interp *in, Node *n, int v, Red *r)
 static Val reduce(Interp *in, Node *n)
 {
 	Red r;
+	Val v;
 	red_init(&r, n->op, n->args[0]->dt);
 	reduce_loop(in, n, 0, &r);
-	return red_result(in, n, &r);
+	if (!red_result(&r, n->dt, &v))
+		run_error(in, n, "%s over an empty range", n->name);
+	return v;
 }
 
 static Val eval(Interp *in, Node *n)

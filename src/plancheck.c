@@ -3,8 +3,9 @@
  * of the grid: index maps are affine in each grid index), every output
  * element written exactly once (each output variable's blocks partition its
  * range; small outputs enumerated element by element), and on small domains
- * every point's element inside the block its grid step moves. Tiled targets
- * also get their block rule checked. */
+ * every point's element inside the block its grid step moves; fused lets
+ * never moved, materialised ones planned before their readers. Tiled
+ * targets also get their block rule checked. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -226,8 +227,32 @@ static int check_stmt(const PlanStmt *ps, Buf *err)
 	return check_cover(ps, err);
 }
 
+/* Fused lets are never moved: no operand names one, and every statement
+ * that defines a let the plan moves is planned before its readers. */
+static int check_fusion(const Plan *p, Buf *err)
+{
+	for (int i = 0; i < p->nstmts; i++)
+		for (int j = 0; j < p->st[i].ops.n; j++) {
+			const PlanOperand *op = p->st[i].ops.v[j];
+			if (op->t->role != ROLE_LET)
+				continue;
+			if (p->in->fused[op->t->index])
+				return plan_error(err, "%s: the fused let %s is moved as a block", p->st[i].stmt->t->name,
+				                  op->t->name);
+			bool before = false;
+			for (int d = 0; d <= i && !before; d++)
+				before = p->st[d].stmt->t == op->t && (d < i || j == 0);
+			if (!before)
+				return plan_error(err, "%s: the let %s is read before it is planned", p->st[i].stmt->t->name,
+				                  op->t->name);
+		}
+	return 0;
+}
+
 int plan_check(const Plan *p, Buf *err)
 {
+	if (check_fusion(p, err))
+		return -1;
 	for (int i = 0; i < p->nstmts; i++)
 		if (check_stmt(&p->st[i], err))
 			return -1;

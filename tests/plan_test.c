@@ -80,6 +80,17 @@ static void test_kernel(athene_inst *in)
 			op->ax[0].start -= op->ax[0].step;
 			break;
 		}
+		/* plan a materialised let as if it were fused: the checker must notice */
+		for (int j = 0; j < p->in->k->lets.n; j++) {
+			bool *fused = &((Inst *)p->in)->fused[j];
+			if (*fused)
+				continue;
+			*fused = true;
+			err.len = 0;
+			expect(plan_check(p, &err) != 0, "checker catches a moved fused let", name, "not caught");
+			*fused = false;
+			break;
+		}
 		PlanStmt *ps = &p->st[0];
 		if (!ps->empty && ps->nlhs && ps->vars[0].n > 1 && ps->vars[0].n <= 4096) {
 			PlanVar *v = &ps->vars[0];

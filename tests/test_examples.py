@@ -468,6 +468,48 @@ add_perm("perm3_3x0x5_201", (3, 0, 5), (2, 0, 1))
 add_perm("perm3_sym_201", (3, 5, 7), (2, 0, 1))  # B, S, K from the --in shape
 
 
+# ---- fusion.ath
+
+FU = "fusion.ath"
+
+
+@case(FU)
+def fused_transpose_scale(rng):
+    x, s = randn(rng, 64, 48), randn(rng, 64)
+    return {"x": x, "s": s}, {"y": (x * f32(2.0) + s[:, None]).T}
+
+
+@case(FU, tol=(1e-5, 1e-6))
+def softmax_rows(rng):
+    x = randn(rng, 32, 40)
+    e = np.exp(x)
+    return {"x": x}, {"y": e / e.sum(-1, keepdims=True, dtype=f64).astype(f32)}
+
+
+@case(FU)
+def fused_view_twice(rng):
+    x = randn(rng, 16, 16)
+    return {"x": x}, {"y": x.T * x}
+
+
+@case(FU)
+def fused_chain(rng):
+    x = randn(rng, 8, 12, dtype=f64)
+    return {"x": x}, {"y": ((x + np.arange(12, dtype=f64)) * 0.5).astype(f32).T}
+
+
+@case(FU)
+def fused_weak(rng):
+    x = randn(rng, 24)
+    return {"x": x}, {"y": np.where(x > 0, f32(1.1), f32(0.1)).astype(f64) * 3.0}
+
+
+@case(FU)
+def let_gathered(rng):
+    t, ind = randn(rng, 10, 4), rng.integers(0, 10, size=6).astype(i64)
+    return {"t": t, "idx": ind}, {"y": (t + f32(1.0))[ind]}
+
+
 # ---- gather.ath and bad_index.ath
 
 G = "gather.ath"

@@ -1,0 +1,216 @@
+/* Instance tests, through the public API only:
+ *  - one kernel bound at three sizes, the three instances alive at once,
+ *    each run and checked;
+ *  - a layout given at run time (negative and zero strides, an offset);
+ *  - a run's error is its own (two instances, one failing run);
+ *  - 10,000 bind/compile/explain/run cycles keep memory flat (resident set
+ *    after 10,000 within a small bound of after 10);
+ *  - the pass list, and a dump after every pass. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "athene.h"
+
+static long passed, failed;
+
+static void expect(int ok, const char *what)
+{
+	if (ok) {
+		passed++;
+		return;
+	}
+	failed++;
+	fprintf(stderr, "FAIL %s\n", what);
+}
+
+static const char *src =
+	"kernel affine(x: f32[N]) -> (y: f32[N]) {\n"
+	"    y[i] = x[i] * 2.0 + f32(i)\n"
+	"}\n"
+	"kernel gather(t: f32[V, 4], idx: i64[S]) -> (y: f32[S, 4]) {\n"
+	"    let u[r, c] = t[r, c] * 3.0\n"
+	"    y[s, c] = u[wrap(idx[s], V), c]\n"
+	"}\n"
+	"kernel sum_rows(x: f32[R, C]) -> (y: f32[R]) {\n"
+	"    let e[i, j] = x[i, j] + 1.0\n"
+	"    y[i] = sum(j: e[i, j]) + e[i, 0]\n"
+	"}\n";
+
+static athene_inst *bound(athene_kernel *k, const char *sym, int64_t n)
+{
+	athene_inst *in = athene_instance(k);
+	if (!in || athene_bind_size(in, sym, n) || athene_compile(in)) {
+		fprintf(stderr, "%s", in ? athene_inst_errors(in) : "out of memory\n");
+		return NULL;
+	}
+	return in;
+}
+
+static int run_affine(athene_inst *in, int64_t n)
+{
+	float *x = malloc(sizeof(float) * (size_t)(n + 1)), *y = calloc((size_t)n + 1, sizeof(float));
+	for (int64_t i = 0; i < n; i++)
+		x[i] = (float)i * 0.5f;
+	void *st[2] = {x, y};
+	athene_status s;
+	int ok = athene_run(in, st, ATHENE_REFERENCE, &s) == 0;
+	for (int64_t i = 0; i < n && ok; i++)
+		ok = y[i] == (float)i * 2.0f;
+	free(x);
+	free(y);
+	return ok;
+}
+
+static void three_sizes(athene_kernel *k)
+{
+	int64_t sizes[3] = {5, 1000, 1};
+	athene_inst *in[3];
+	for (int i = 0; i < 3; i++)
+		in[i] = bound(k, "N", sizes[i]);
+	expect(in[0] && in[1] && in[2], "three instances compile");
+	for (int i = 2; i >= 0 && in[i]; i--) {
+		athene_param p;
+		expect(athene_param_info(in[i], 1, &p) == 0 && p.shape[0] == sizes[i], "each instance keeps its size");
+		expect(run_affine(in[i], sizes[i]), "each instance runs with its size");
+	}
+	for (int i = 0; i < 3; i++)
+		athene_instance_free(in[i]);
+}
+
+/* x given as the reversed, every-other-element view of a 12-element buffer:
+ * strides (-2), offset 10; and as a broadcast (stride 0). */
+static void given_layouts(athene_kernel *k)
+{
+	athene_inst *in = athene_instance(k);
+	int64_t stride = -2, zero = 0;
+	expect(in && athene_bind_size(in, "N", 6) == 0 && athene_bind_layout(in, 0, &stride, 10) == 0 &&
+	           athene_compile(in) == 0,
+	       "a given layout binds");
+	athene_param p;
+	expect(athene_param_info(in, 0, &p) == 0 && p.strides[0] == -2 && p.offset == 10 && p.storage_elems == 11,
+	       "the given layout is the parameter's");
+	float x[12], y[6];
+	for (int i = 0; i < 12; i++)
+		x[i] = (float)i;
+	void *st[2] = {x, y};
+	int ok = athene_run(in, st, ATHENE_REFERENCE, NULL) == 0;
+	for (int i = 0; i < 6 && ok; i++)
+		ok = y[i] == (float)(10 - 2 * i) * 2.0f + (float)i;
+	expect(ok, "a reversed strided view runs");
+	expect(athene_bind_size(in, "N", 7) != 0 && strstr(athene_inst_errors(in), "already compiled"),
+	       "a compiled instance refuses a new binding");
+	athene_instance_free(in);
+	in = athene_instance(k);
+	expect(in && athene_bind_size(in, "N", 4) == 0 && athene_bind_layout(in, 0, &zero, 3) == 0 &&
+	           athene_compile(in) == 0,
+	       "a broadcast layout binds");
+	st[0] = x;
+	ok = athene_run(in, st, ATHENE_REFERENCE, NULL) == 0;
+	for (int i = 0; i < 4 && ok; i++)
+		ok = y[i] == 6.0f + (float)i;
+	expect(ok, "a broadcast view runs");
+	athene_instance_free(in);
+}
+
+static void own_status(athene_kernel *k)
+{
+	athene_inst *a = athene_instance(k), *b = athene_instance(k);
+	expect(a && b && !athene_bind_size(a, "V", 3) && !athene_bind_size(a, "S", 2) && !athene_compile(a) &&
+	           !athene_bind_size(b, "V", 3) && !athene_bind_size(b, "S", 2) && !athene_compile(b),
+	       "two gather instances compile");
+	float t[12] = {0}, y[8];
+	int64_t good[2] = {-1, 2}, bad[2] = {0, 7};
+	void *sa[3] = {t, good, y}, *sb[3] = {t, bad, y};
+	athene_status s1, s2;
+	int r1 = athene_run(a, sa, ATHENE_REFERENCE, &s1), r2 = athene_run(b, sb, ATHENE_REFERENCE, &s2);
+	expect(r1 == 0 && !s1.failed && s1.message[0] == 0, "a good run reports nothing");
+	expect(r2 != 0 && s2.failed && strstr(s2.message, "index 7 out of range for dim 0 of 'u'"),
+	       "a bad index is reported in its own run's status");
+	expect(athene_inst_errors(a)[0] == 0, "another instance's run leaves this one's errors alone");
+	athene_instance_free(a);
+	athene_instance_free(b);
+}
+
+static long resident_kib(void)
+{
+	FILE *f = fopen("/proc/self/statm", "r");
+	long pages = 0, rss = 0;
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld %ld", &pages, &rss) != 2)
+		rss = -1;
+	fclose(f);
+	return rss * 4;
+}
+
+static void cycle(athene_kernel *k, int64_t n)
+{
+	athene_inst *in = athene_instance(k);
+	if (!in || athene_bind_size(in, "R", n) || athene_bind_size(in, "C", 8) || athene_compile(in) ||
+	    !athene_explain(in, "cpu", 0) || !athene_explain(in, "tpu", 1) || !athene_dump(in, "body", "cpu")) {
+		failed++;
+		athene_instance_free(in);
+		return;
+	}
+	float x[64 * 8], y[64];
+	for (int i = 0; i < 64 * 8; i++)
+		x[i] = (float)(i % 7);
+	void *st[2] = {x, y};
+	if (athene_run(in, st, ATHENE_REFERENCE, NULL))
+		failed++;
+	athene_instance_free(in);
+}
+
+static void memory_flat(athene_kernel *k)
+{
+	for (int i = 0; i < 10; i++)
+		cycle(k, 1 + i % 64);
+	long after10 = resident_kib();
+	for (int i = 0; i < 10000; i++)
+		cycle(k, 1 + i % 64);
+	long after = resident_kib();
+	printf("inst_test: resident set after 10 cycles %ld KiB, after 10,010 %ld KiB\n", after10, after);
+	expect(after10 > 0 && after - after10 < 1024, "10,000 compile/run cycles hold memory flat (within 1 MiB)");
+}
+
+static void passes(athene_kernel *k)
+{
+	int n = 0;
+	while (athene_pass_name(n))
+		n++;
+	expect(n == 10 && !strcmp(athene_pass_name(0), "parse") && !strcmp(athene_pass_name(n - 1), "body"),
+	       "the pass list runs from parse to body");
+	athene_inst *in = athene_instance(k);
+	athene_bind_size(in, "R", 3);
+	athene_bind_size(in, "C", 5);
+	for (int i = 0; i < n; i++) {
+		const char *s = athene_dump(in, athene_pass_name(i), "cpu");
+		char what[64];
+		snprintf(what, sizeof what, "a dump after pass %s", athene_pass_name(i));
+		expect(s && strstr(s, "sum_rows"), what);
+	}
+	const char *inl = athene_dump(in, "inline", "cpu");
+	expect(inl && strstr(inl, "let e: materialised: read more than once"), "the inline dump gives the reason");
+	expect(!athene_dump(in, "nonsense", "cpu") && strstr(athene_inst_errors(in), "unknown pass"),
+	       "an unknown pass is an error");
+	athene_instance_free(in);
+}
+
+int main(void)
+{
+	athene_ctx *c = athene_create();
+	if (athene_load(c, "inst_test.ath", src)) {
+		fprintf(stderr, "%s", athene_errors(c));
+		return 1;
+	}
+	three_sizes(athene_find_kernel(c, "affine"));
+	given_layouts(athene_find_kernel(c, "affine"));
+	own_status(athene_find_kernel(c, "gather"));
+	passes(athene_find_kernel(c, "sum_rows"));
+	memory_flat(athene_find_kernel(c, "sum_rows"));
+	athene_instance(athene_find_kernel(c, "affine")); /* left alive: athene_destroy frees it */
+	athene_destroy(c);
+	printf("%ld passed, %ld failed\n", passed, failed);
+	return failed != 0;
+}
