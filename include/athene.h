@@ -145,6 +145,10 @@ ATHENE_API int athene_run(athene_inst *in, void *const *storage, int flags, athe
 ATHENE_API void athene_set_threads(int n);
 ATHENE_API int athene_threads(void);
 
+/* Bytes the library holds for every context, instance and run, all threads
+ * together: what a cache of instances costs. */
+ATHENE_API long long athene_memory_in_use(void);
+
 /* ---- arrays and elements, for tools around the library ---- */
 
 /* A C-order array in native byte order; data is malloc'd. */

@@ -246,8 +246,6 @@ Prog *body_build(Inst *in, const Planned *ps)
 
 /* ---- printing (athene -d body) ---- */
 
-static const char *reduce_name[] = {"sum", "prod", "max", "min", "mean", "argmax", "argmin", "any", "all"};
-
 void body_print(Buf *b, const Prog *p)
 {
 	for (int r = 0; r < p->n; r++) {
@@ -264,7 +262,7 @@ void body_print(Buf *b, const Prog *p)
 		case I_LOAD: buf_printf(b, "load operand %d", x->operand); break;
 		case I_CAST: buf_printf(b, "cast %%%d", x->a[0]); break;
 		case I_OP: buf_printf(b, "%s.%s", op_info[x->op].name, athene_dtype_name(x->opdt)); break;
-		case I_REDUCE: buf_printf(b, "%s over scope %d of %%%d", reduce_name[x->op], x->inner, x->a[0]); break;
+		case I_REDUCE: buf_printf(b, "%s over scope %d of %%%d", reduce_info[x->op].name, x->inner, x->a[0]); break;
 		}
 		for (int i = 0; x->kind == I_OP && i < x->nargs; i++)
 			buf_printf(b, " %%%d", x->a[i]);

@@ -8,8 +8,6 @@
 
 /* ---- the language (athene -d parse / check) ---- */
 
-static const char *reduce_names[] = {"sum", "prod", "max", "min", "mean", "argmax", "argmin", "any", "all"};
-
 static void dump_args(Buf *b, const Node *n, const char *open, const char *close)
 {
 	buf_printf(b, "%s", open);
@@ -57,7 +55,7 @@ void dump_node(Buf *b, const Node *n)
 		}
 		return;
 	case N_REDUCE:
-		buf_printf(b, "%s(", reduce_names[n->op]);
+		buf_printf(b, "%s(", reduce_info[n->op].name);
 		for (int i = 0; i < n->nrvars; i++) {
 			buf_printf(b, "%s%s", i ? ", " : "", n->rnames[i]);
 			if (n->rbounds[i]) {

@@ -145,19 +145,32 @@ enum {
 	/* produced by check.c */
 	N_IVAR, N_SIZE, N_OP, N_CAST,
 };
-enum { R_SUM, R_PROD, R_MAX, R_MIN, R_MEAN, R_ARGMAX, R_ARGMIN, R_ANY, R_ALL, R_NONE };
-
 enum {
-#define X(e, s, n, k) e,
+#define X(e, s, n, k, c, j) e,
+#define RX(e, s, j, c)
 #include "ops.h"
+#undef RX
 #undef X
 	NOPS
+};
+enum {
+#define X(e, s, n, k, c, j)
+#define RX(e, s, j, c) e,
+#include "ops.h"
+#undef RX
+#undef X
+	R_NONE
 };
 enum { K_ARITH, K_TDIV, K_FLOOR, K_CMP, K_LOGIC, K_FLOAT, K_SAME, K_PRED, K_WHERE, K_WRAP };
 extern const struct OpInfo {
 	const char *name;
 	int arity, kind;
+	const char *c, *jnp; /* the backends' spellings */
 } op_info[NOPS];
+extern const struct ReduceInfo {
+	const char *name;
+	const char *jnp, *c_init;
+} reduce_info[R_NONE];
 
 typedef struct Tensor Tensor;
 typedef struct Var Var;

@@ -301,22 +301,14 @@ static Val load(Interp *in, Node *n)
 
 /* ---- index expressions: exact 64-bit integers ---- */
 
-static int64_t checked(Interp *in, Node *n, bool ovf, int64_t r)
-{
-	if (ovf)
-		run_error(in, n, "index arithmetic overflows 64 bits");
-	return r;
-}
-
+/* Index arithmetic is exact: an overflow or a division by zero is an error. */
 static int64_t eval_index(Interp *in, Node *n)
 {
-	int64_t a, b, r = 0;
+	int64_t a, b = 0, r;
 	if (n->kind != N_OP || !dt_is_int(n->dt))
 		return val_convert(eval(in, n), n->dt, ATHENE_I64).i;
 	switch (n->op) {
 	case OP_NEG:
-		a = eval_index(in, n->args[0]);
-		return checked(in, n, a == INT64_MIN, -a);
 	case OP_ADD:
 	case OP_SUB:
 	case OP_MUL:
@@ -324,27 +316,19 @@ static int64_t eval_index(Interp *in, Node *n)
 	case OP_MOD:
 	case OP_WRAP:
 		a = eval_index(in, n->args[0]);
-		b = eval_index(in, n->args[1]);
+		if (n->op != OP_NEG)
+			b = eval_index(in, n->args[1]);
 		break;
 	default:
 		return eval(in, n).i;
 	}
-	bool ovf = false;
-	switch (n->op) {
-	case OP_ADD: ovf = __builtin_add_overflow(a, b, &r); return checked(in, n, ovf, r);
-	case OP_SUB: ovf = __builtin_sub_overflow(a, b, &r); return checked(in, n, ovf, r);
-	case OP_MUL: ovf = __builtin_mul_overflow(a, b, &r); return checked(in, n, ovf, r);
-	case OP_WRAP:
-		if (a >= 0)
-			return a;
-		ovf = __builtin_add_overflow(a, b, &r);
-		return checked(in, n, ovf, r);
+	if (n->op == OP_WRAP && a >= 0)
+		return a;
+	switch (int_op(n->op == OP_WRAP ? OP_ADD : n->op, a, b, &r)) {
+	case SYM_EOVF: run_error(in, n, "index arithmetic overflows 64 bits");
+	case SYM_EDIV0: run_error(in, n, "division by zero in an index");
 	}
-	if (b == 0)
-		run_error(in, n, "division by zero in an index");
-	if (a == INT64_MIN && b == -1)
-		return checked(in, n, n->op == OP_FLOORDIV, 0);
-	return n->op == OP_FLOORDIV ? floordiv64(a, b) : floormod64(a, b);
+	return r;
 }
 
 /* ---- reductions ---- */

@@ -11,7 +11,7 @@
 
 static const char usage_text[] =
 	"usage: athene [-d PASS] COMMAND FILE [options]\n"
-	"  athene check FILE [--size SYM=INT]...\n"
+	"  athene check FILE [--kernel NAME] [--size SYM=INT]...\n"
 	"  athene explain FILE [--kernel NAME] [--size SYM=INT]... [--target cpu|tpu] [--json] [--threads N]\n"
 	"  athene run FILE [--kernel NAME] [--size SYM=INT]... [--in NAME=PATH.npy]...\n"
 	"                  [--out NAME=PATH.npy]... [--seed S] [--reference] [--threads N]\n"
@@ -118,8 +118,8 @@ static Opts parse_args(int argc, char **argv)
 		known |= !strcmp(o.dump, athene_pass_name(i));
 	if (o.dump && !known)
 		usage("unknown pass '%s' (athene -d list shows them)", o.dump);
-	if (!strcmp(o.cmd, "check") && (o.nins || o.nouts || o.kernel || o.reference))
-		usage("%s", "check takes only FILE and --size");
+	if (!strcmp(o.cmd, "check") && (o.nins || o.nouts || o.reference))
+		usage("%s", "check takes FILE, --kernel, --size and -d");
 	if (strcmp(o.cmd, "explain") && o.json)
 		usage("%s", "--json is an option of explain");
 	if (strcmp(o.cmd, "explain") && o.target && !o.dump)

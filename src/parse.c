@@ -6,8 +6,15 @@
 #include "internal.h"
 
 const struct OpInfo op_info[NOPS] = {
-#define X(e, s, n, k) {s, n, k},
+#define X(e, s, n, k, c, j) {s, n, k, c, j},
 #include "ops.h"
+#undef X
+};
+const struct ReduceInfo reduce_info[R_NONE] = {
+#define X(e, s, n, k, c, j)
+#define RX(e, s, j, c) {s, j, c},
+#include "ops.h"
+#undef RX
 #undef X
 };
 
@@ -120,9 +127,8 @@ static Node **expr_list(Parser *p, int close, int *n)
 
 static int reduce_op(const char *name)
 {
-	static const char *names[] = {"sum", "prod", "max", "min", "mean", "argmax", "argmin", "any", "all"};
 	for (int i = 0; i < R_NONE; i++)
-		if (!strcmp(name, names[i]))
+		if (!strcmp(name, reduce_info[i].name))
 			return i;
 	return R_NONE;
 }

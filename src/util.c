@@ -1,10 +1,18 @@
 /* Generic containers (arena, string buffer, pointer vector, hashing) and the
  * diagnostics every stage reports through. Arena memory is never freed
  * piecemeal: a context frees all of it at once. */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
+
+static atomic_llong arena_bytes; /* held by every arena, for athene_memory_in_use */
+
+long long athene_memory_in_use(void)
+{
+	return atomic_load(&arena_bytes);
+}
 
 struct Chunk {
 	Chunk *next;
@@ -23,6 +31,7 @@ void *arena_try_alloc(Arena *a, size_t n)
 		c = malloc(sizeof *c + cap);
 		if (!c)
 			return NULL;
+		atomic_fetch_add(&arena_bytes, (long long)(sizeof *c + cap));
 		c->next = a->head;
 		c->used = 0;
 		c->cap = cap;
@@ -46,6 +55,7 @@ void arena_free(Arena *a)
 {
 	for (Chunk *c = a->head, *next; c; c = next) {
 		next = c->next;
+		atomic_fetch_sub(&arena_bytes, (long long)(sizeof *c + c->cap));
 		free(c);
 	}
 	a->head = NULL;
