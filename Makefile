@@ -57,12 +57,13 @@ test: all $(CTESTS) $(KTESTS) $(PY)
 	sh tests/run_explain.sh $(B)/athene
 	ATHENE=$(B)/athene $(PY) -m pytest -q tests
 
+ASAN = B=build-asan CC=clang CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+
 asan:
-	$(MAKE) B=build-asan CC=clang CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
-	  build-asan/athene $(KTESTS:$(B)/%=build-asan/%) $(CTESTS:$(B)/%=build-asan/%)
+	$(MAKE) $(ASAN) build-asan/athene $(KTESTS:$(B)/%=build-asan/%) $(CTESTS:$(B)/%=build-asan/%)
 	@for t in $(CTESTS:$(B)/%=build-asan/%); do echo "== $$t"; ./$$t || exit 1; done
 	@for t in $(KTESTS:$(B)/%=build-asan/%); do echo "== $$t"; ./$$t $(SIZEARGS) $(EXAMPLES) || exit 1; done
-	$(MAKE) B=build-asan examples
+	$(MAKE) $(ASAN) examples
 	sh tests/run_diag.sh build-asan/athene
 
 $(B)/compile_bench: bench/compile_bench.c tests/testlib.h $(B)/libathene.a
