@@ -36,8 +36,11 @@ $(B)/%_test: tests/%_test.c tests/testlib.h $(B)/libathene.a
 CTESTS = $(B)/sym_test $(B)/view_test $(B)/npy_test $(B)/inst_test
 KTESTS = $(B)/plan_test $(B)/body_test
 
-$(PY): requirements.txt
-	python3 -m venv .venv && $(PY) -m pip install -q -r requirements.txt && touch $(PY)
+# The test venv: requirements.txt (core), then the optional stacks the
+# tests of the Pallas backend and the Python package use, all pinned.
+REQS = requirements.txt requirements-jax.txt requirements-torch.txt
+$(PY): $(REQS)
+	python3 -m venv .venv && for r in $(REQS); do $(PY) -m pip install -q -r $$r || exit 1; done && touch $(PY)
 
 # Example files and the sizes their symbolic kernels run with.
 EXAMPLES = $(wildcard examples/*.ath)

@@ -50,6 +50,16 @@ typedef struct {
 } Vec;
 void vec_push(Arena *a, Vec *v, void *p);
 
+/* Overflow-checked int64 arithmetic, for every size, stride, extent, byte
+ * count and round-up: true when the result fits (in *r). */
+static inline bool i64_add(int64_t a, int64_t b, int64_t *r) { return !__builtin_add_overflow(a, b, r); }
+static inline bool i64_sub(int64_t a, int64_t b, int64_t *r) { return !__builtin_sub_overflow(a, b, r); }
+static inline bool i64_mul(int64_t a, int64_t b, int64_t *r) { return !__builtin_mul_overflow(a, b, r); }
+/* ceil(a / b) for a >= 0, b > 0: never overflows, unlike (a + b - 1) / b. */
+static inline int64_t i64_ceil_div(int64_t a, int64_t b) { return a / b + (a % b != 0); }
+/* a rounded up to a multiple of b (a >= 0, b > 0). */
+static inline bool i64_round_up(int64_t a, int64_t b, int64_t *r) { return i64_mul(i64_ceil_div(a, b), b, r); }
+
 uint64_t hash_bytes(const void *p, size_t n, uint64_t h);
 _Noreturn void die_at(const char *file, int line, const char *msg);
 #define die(msg) die_at(__FILE__, __LINE__, msg)
