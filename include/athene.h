@@ -164,6 +164,14 @@ typedef struct {
 ATHENE_API int athene_npy_read(const char *path, athene_array *out, char *err, size_t errlen);
 ATHENE_API int athene_npy_write(const char *path, athene_dtype dt, int rank, const int64_t *shape, const void *data,
                                 char *err, size_t errlen);
+/* Writes n arrays so that they appear together or not at all: a regular
+ * file (or a symbolic link, written through as cp does) gets a temporary
+ * beside it, a FIFO or character device is written into once every
+ * temporary is, then all temporaries are renamed into place. Directories
+ * and other special files are refused, never replaced; so are two paths
+ * naming one file. athene_npy_write is this for one array. */
+ATHENE_API int athene_npy_write_all(int n, const char *const *paths, const athene_array *arrays, char *err,
+                                    size_t errlen);
 ATHENE_API void athene_array_free(athene_array *a);
 /* Element i of a buffer of dtype t, as a double or an integer, and back
  * (storing converts like NumPy's astype); and one element converted. */

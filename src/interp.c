@@ -226,6 +226,14 @@ Val val_op(int op, DType t, const Val *v)
 	return (Val){.i = dt_wrap_int(t, oi->arity == 1 ? iop1(op, v[0].i) : iop2(op, v[0].i, v[1].i))};
 }
 
+/* wrap(i, m) needs m >= 1: with m <= 0 no index is valid, and -m need not
+ * fit in 64 bits (the error message names [-m, m)). */
+static void check_modulus(Interp *in, Node *n, int64_t m)
+{
+	if (m < 1)
+		run_error(in, n->args[1], "wrap() needs a positive modulus, not %lld", (long long)m);
+}
+
 static Val eval_op(Interp *in, Node *n)
 {
 	Val v[3];
@@ -247,6 +255,8 @@ static Val eval_op(Interp *in, Node *n)
 		return val_op(n->op, n->args[0]->dt, (Val[]){eval(in, n->args[0])});
 	for (int i = 0; i < n->nargs; i++)
 		v[i] = val_convert(eval(in, n->args[i]), n->args[i]->dt, t);
+	if (n->op == OP_WRAP)
+		check_modulus(in, n, v[1].i);
 	return val_op(n->op, t, v);
 }
 
@@ -322,6 +332,8 @@ static int64_t eval_index(Interp *in, Node *n)
 	default:
 		return eval(in, n).i;
 	}
+	if (n->op == OP_WRAP)
+		check_modulus(in, n, b);
 	if (n->op == OP_WRAP && a >= 0)
 		return a;
 	switch (int_op(n->op == OP_WRAP ? OP_ADD : n->op, a, b, &r)) {

@@ -1,11 +1,15 @@
 /* The athene command-line tool. The only file that prints to the terminal
  * or exits. Exit status: 0 ok, 1 user error (compile or run), 2 usage. */
 #include <errno.h>
+#include <fcntl.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "athene.h"
 
@@ -14,7 +18,8 @@ static const char usage_text[] =
 	"  athene check FILE [--kernel NAME] [--size SYM=INT]...\n"
 	"  athene explain FILE [--kernel NAME] [--size SYM=INT]... [--target cpu|tpu] [--json] [--threads N]\n"
 	"  athene run FILE [--kernel NAME] [--size SYM=INT]... [--in NAME=PATH.npy]...\n"
-	"                  [--out NAME=PATH.npy]... [--seed S] [--reference] [--threads N]\n"
+	"                  [--out NAME=PATH.npy]... [--seed S] [--threads N]\n"
+	"                  [--reference | --check | --bench [--repeat N]]\n"
 	"  -d PASS   print the IR after PASS (athene -d list: the passes, in order)\n";
 
 static void list_passes(void)
@@ -37,6 +42,7 @@ static _Noreturn void usage(const char *fmt, const char *arg)
 
 typedef struct {
 	const char *name, *path;
+	int64_t value; /* --size */
 	bool used;
 } Pair;
 
@@ -44,10 +50,46 @@ typedef struct {
 	const char *cmd, *file, *kernel, *dump, *target;
 	Pair sizes[64], ins[64], outs[64];
 	int nsizes, nins, nouts;
-	uint64_t seed;
-	int threads;
-	bool reference, json;
+	int64_t seed;
+	int threads, repeat;
+	bool reference, check, bench, json;
 } Opts;
+
+/* The one parser of integer arguments: an optional '-' and decimal digits,
+ * nothing else (no sign '+', no spaces), within [lo, hi]. */
+static bool parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out)
+{
+	bool neg = *s == '-';
+	const char *p = s + neg;
+	uint64_t mag = 0;
+	if (!*p)
+		return false;
+	for (; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return false;
+		unsigned d = (unsigned)(*p - '0');
+		if (mag > (UINT64_MAX - d) / 10)
+			return false;
+		mag = mag * 10 + d;
+	}
+	if (mag > (uint64_t)INT64_MAX + neg)
+		return false;
+	int64_t v = neg ? -(int64_t)(mag - 1) - 1 : (int64_t)mag;
+	if (neg && mag == 0)
+		v = 0;
+	if (v < lo || v > hi)
+		return false;
+	*out = v;
+	return true;
+}
+
+static bool same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	if (stat(a, &sa) || stat(b, &sb))
+		return !strcmp(a, b);
+	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
 
 static void add_pair(Pair *p, int *n, const char *arg, const char *flag)
 {
@@ -58,11 +100,34 @@ static void add_pair(Pair *p, int *n, const char *arg, const char *flag)
 		usage("too many %s options", flag);
 	p[*n].name = strndup(arg, (size_t)(eq - arg));
 	p[*n].path = eq + 1;
+	if (!p[*n].name)
+		usage("%s", "out of memory");
 	for (int i = 0; i < *n; i++)
 		if (!strcmp(p[i].name, p[*n].name))
 			usage("%s given twice for the same name", flag);
+	if (!strcmp(flag, "--size") && !parse_int(p[*n].path, INT64_MIN, INT64_MAX, &p[*n].value))
+		usage("--size takes SYM=INT (a 64-bit decimal integer), not '%s'", arg);
+	for (int i = 0; i < *n && !strcmp(flag, "--out"); i++)
+		if (same_file(p[i].path, p[*n].path)) {
+			char msg[256];
+			snprintf(msg, sizeof msg, "--out gives one file to both %s and %s", p[i].name, p[*n].name);
+			usage("%s", msg);
+		}
 	(*n)++;
 }
+
+static int64_t int_option(const char *flag, const char *v, int64_t lo, int64_t hi)
+{
+	int64_t n;
+	if (!parse_int(v, lo, hi, &n)) {
+		fprintf(stderr, "athene: %s takes an integer from %lld to %lld, not '%s'\n", flag, (long long)lo,
+		        (long long)hi, v);
+		usage(NULL, NULL);
+	}
+	return n;
+}
+
+static bool known_command(const char *name);
 
 static Opts parse_args(int argc, char **argv)
 {
@@ -71,33 +136,25 @@ static Opts parse_args(int argc, char **argv)
 		const char *a = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 		bool takes = !strcmp(a, "-d") || !strcmp(a, "--kernel") || !strcmp(a, "--size") || !strcmp(a, "--target") ||
-		             !strcmp(a, "--in") || !strcmp(a, "--out") || !strcmp(a, "--seed") || !strcmp(a, "--threads");
+		             !strcmp(a, "--in") || !strcmp(a, "--out") || !strcmp(a, "--seed") || !strcmp(a, "--threads") ||
+		             !strcmp(a, "--repeat");
 		if (!strcmp(a, "-d") && (!v || !strcmp(v, "list")))
 			list_passes();
 		if (takes && !v)
 			usage("%s needs a value", a);
 		if (!strcmp(a, "-d")) o.dump = v;
-		else if (!strcmp(a, "--threads")) {
-			char *end;
-			errno = 0;
-			long n = strtol(v, &end, 10);
-			if (*end || errno || n < 1 || n > 1024 || v[0] < '0' || v[0] > '9')
-				usage("--threads takes a count from 1 to 1024, not '%s'", v);
-			o.threads = (int)n;
-		}
+		else if (!strcmp(a, "--threads")) o.threads = (int)int_option(a, v, 1, 1024);
+		else if (!strcmp(a, "--repeat")) o.repeat = (int)int_option(a, v, 1, 1000000);
+		else if (!strcmp(a, "--seed")) o.seed = int_option(a, v, 0, INT64_MAX);
 		else if (!strcmp(a, "--kernel")) o.kernel = v;
 		else if (!strcmp(a, "--target")) o.target = v;
 		else if (!strcmp(a, "--json")) o.json = true;
 		else if (!strcmp(a, "--size")) add_pair(o.sizes, &o.nsizes, v, a);
 		else if (!strcmp(a, "--in")) add_pair(o.ins, &o.nins, v, a);
 		else if (!strcmp(a, "--out")) add_pair(o.outs, &o.nouts, v, a);
-		else if (!strcmp(a, "--seed")) {
-			char *end;
-			errno = 0;
-			o.seed = strtoull(v, &end, 10);
-			if (*end || errno || v[0] == '-')
-				usage("--seed takes a non-negative integer, not '%s'", v);
-		} else if (!strcmp(a, "--reference")) o.reference = true;
+		else if (!strcmp(a, "--reference")) o.reference = true;
+		else if (!strcmp(a, "--check")) o.check = true;
+		else if (!strcmp(a, "--bench")) o.bench = true;
 		else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			fputs(usage_text, stdout);
 			exit(0);
@@ -109,7 +166,7 @@ static Opts parse_args(int argc, char **argv)
 	}
 	if (!o.cmd)
 		usage(NULL, NULL);
-	if (strcmp(o.cmd, "check") && strcmp(o.cmd, "run") && strcmp(o.cmd, "explain"))
+	if (!known_command(o.cmd))
 		usage("unknown command '%s'", o.cmd);
 	if (!o.file)
 		usage("%s needs a FILE", o.cmd);
@@ -118,6 +175,7 @@ static Opts parse_args(int argc, char **argv)
 		known |= !strcmp(o.dump, athene_pass_name(i));
 	if (o.dump && !known)
 		usage("unknown pass '%s' (athene -d list shows them)", o.dump);
+	bool run = !strcmp(o.cmd, "run");
 	if (!strcmp(o.cmd, "check") && (o.nins || o.nouts || o.reference))
 		usage("%s", "check takes FILE, --kernel, --size and -d");
 	if (strcmp(o.cmd, "explain") && o.json)
@@ -126,34 +184,85 @@ static Opts parse_args(int argc, char **argv)
 		usage("%s", "--target is an option of explain and -d");
 	if (!strcmp(o.cmd, "explain") && (o.nins || o.nouts || o.reference))
 		usage("%s", "explain takes FILE, --kernel, --size, --target and --json");
+	if (!run && (o.check || o.bench || o.repeat || o.seed))
+		usage("%s", "--check, --bench, --repeat and --seed are options of run");
+	if (o.reference + o.check + o.bench > 1)
+		usage("%s", "choose one of --reference, --check and --bench");
+	if (o.repeat && !o.bench)
+		usage("%s", "--repeat is an option of --bench");
+	if (o.bench && o.nouts)
+		usage("%s", "--bench writes no outputs: drop --out");
 	if (o.target && strcmp(o.target, "cpu") && strcmp(o.target, "tpu"))
 		usage("unknown target '%s' (cpu, tpu)", o.target);
+	for (int i = 0; i < o.nouts; i++)
+		if (same_file(o.outs[i].path, o.file))
+			usage("refusing to write an output over the kernel file %s", o.file);
 	return o;
 }
 
+/* Opening non-blocking keeps a FIFO from hanging us before it is refused. */
 static char *read_file(const char *path)
 {
-	FILE *f = fopen(path, "rb");
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	struct stat st;
-	if (!f || fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
-		fprintf(stderr, "athene: cannot read %s: %s\n", path, f ? "not a regular file" : strerror(errno));
-		if (f)
-			fclose(f);
+	const char *why = fd < 0 ? strerror(errno) : NULL;
+	if (!why && fstat(fd, &st))
+		why = strerror(errno);
+	else if (!why && !S_ISREG(st.st_mode))
+		why = S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file";
+	else if (!why && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK))
+		why = strerror(errno);
+	if (why) {
+		fprintf(stderr, "athene: cannot read %s: %s\n", path, why);
 		exit(1);
 	}
-	char *s = malloc((size_t)st.st_size + 1);
-	size_t n = s ? fread(s, 1, (size_t)st.st_size, f) : 0;
-	fclose(f);
-	if (!s || n != (size_t)st.st_size) {
+	char *s = (uint64_t)st.st_size < SIZE_MAX ? malloc((size_t)st.st_size + 1) : NULL;
+	if (!s) {
+		fprintf(stderr, "athene: cannot allocate %lld bytes for the kernel file %s\n", (long long)st.st_size + 1, path);
+		exit(1);
+	}
+	size_t n = 0;
+	ssize_t got;
+	while (n < (size_t)st.st_size && (got = read(fd, s + n, (size_t)st.st_size - n)) > 0)
+		n += (size_t)got;
+	close(fd);
+	if (n != (size_t)st.st_size) {
 		fprintf(stderr, "athene: cannot read %s\n", path);
 		exit(1);
 	}
 	s[n] = 0;
-	if (strlen(s) != n) {
-		fprintf(stderr, "athene: %s: contains a NUL byte; kernel files are text\n", path);
+	char *nul = memchr(s, 0, n);
+	if (nul) {
+		int line = 1;
+		const char *start = s;
+		for (const char *q = s; q < nul; q++)
+			if (*q == '\n')
+				line++, start = q + 1;
+		fprintf(stderr, "%s:%d:%d: error: a NUL byte; kernel files are text\n", path, line, (int)(nul - start) + 1);
 		exit(1);
 	}
 	return s;
+}
+
+static _Noreturn void out_of_memory(long long bytes, const char *what, const char *name)
+{
+	if (bytes < 0)
+		fprintf(stderr, "athene: cannot allocate more than 2^63 bytes for %s '%s'\n", what, name);
+	else
+		fprintf(stderr, "athene: cannot allocate %lld bytes for %s '%s'\n", bytes, what, name);
+	exit(1);
+}
+
+/* n elements of size es, zeroed, or a clean exit naming what they are for. */
+static void *alloc_elems(int64_t n, size_t es, const char *what, const char *name)
+{
+	int64_t bytes;
+	if (n < 0 || __builtin_mul_overflow(n, (int64_t)es, &bytes) || bytes == INT64_MAX)
+		out_of_memory(-1, what, name);
+	void *p = (uint64_t)bytes < SIZE_MAX ? calloc((size_t)bytes + 1, 1) : NULL;
+	if (!p)
+		out_of_memory(bytes, what, name);
+	return p;
 }
 
 static _Noreturn void fail(const char *errors)
@@ -195,12 +304,13 @@ static void random_fill(athene_inst *k, int p, const athene_param *pi, void *buf
 		lo = 0, hi = 1;
 	if (athene_index_range(k, p, &lo, &hi) == 0 && hi < lo)
 		lo = hi = 0; /* an empty dim: no index is valid; none will be read */
+	uint64_t span = (uint64_t)hi - (uint64_t)lo; /* hi - lo + 1 may not fit */
 	for (int64_t i = 0; i < pi->storage_elems; i++) {
 		uint64_t r = splitmix(&s);
 		if (athene_dtype_is_float(pi->dtype))
 			athene_store_f64(buf, pi->dtype, i, (double)(r >> 11) * 0x1p-53 * 4.0 - 2.0);
 		else
-			athene_store_i64(buf, pi->dtype, i, lo + (int64_t)(r % ((uint64_t)hi - (uint64_t)lo + 1)));
+			athene_store_i64(buf, pi->dtype, i, (int64_t)((uint64_t)lo + (span == UINT64_MAX ? r : r % (span + 1))));
 	}
 }
 
@@ -233,7 +343,7 @@ static int place_input(const athene_param *pi, const athene_array *a, void *buf,
 		return -1;
 	}
 	int64_t n = numel(pi);
-	unsigned char *seen = calloc((size_t)pi->storage_elems + 1, 1);
+	unsigned char *seen = alloc_elems(pi->storage_elems, 1, "the placement of input", pi->name);
 	size_t es = athene_dtype_size(pi->dtype);
 	unsigned char tmp[8];
 	for (int64_t i = 0; i < n; i++) {
@@ -254,13 +364,31 @@ static int place_input(const athene_param *pi, const athene_array *a, void *buf,
 
 /* ---- outputs ---- */
 
-static void *gather_output(const athene_param *pi, const void *buf)
+/* Is the storage the logical array itself (row-major, offset 0)? */
+static bool row_major(const athene_param *pi)
 {
+	int64_t stride = 1;
+	for (int d = pi->rank - 1; d >= 0; d--) {
+		if (pi->shape[d] != 1 && pi->strides[d] != stride)
+			return false;
+		stride *= pi->shape[d];
+	}
+	return pi->offset == 0 && pi->storage_elems == stride;
+}
+
+/* The logical (C-order) values of an output: its storage itself when that
+ * is row-major, else a copy (*owned) that the caller frees. */
+static const void *logical_output(const athene_param *pi, const void *buf, void **owned)
+{
+	*owned = NULL;
+	if (row_major(pi))
+		return buf;
 	int64_t n = numel(pi);
 	size_t es = athene_dtype_size(pi->dtype);
-	char *out = malloc((size_t)n * es + 1);
+	char *out = alloc_elems(n, es, "the values of output", pi->name);
 	for (int64_t i = 0; i < n; i++)
 		memcpy(out + i * (int64_t)es, (const char *)buf + storage_offset(pi, i) * (int64_t)es, es);
+	*owned = out;
 	return out;
 }
 
@@ -277,12 +405,94 @@ static void summary(const char *kname, const athene_param *pi, const void *logic
 	printf("] sum=%.9g fnv=%016llx\n", sum, (unsigned long long)h);
 }
 
-static bool same_file(const char *a, const char *b)
+/* ---- --check: the native executor against the reference ---- */
+
+/* Bit-exact for integers and bool; for floats |a - b| <= rtol·|b| + atol
+ * with b the reference's value (docs/language.md, the command line). NaN
+ * matches NaN, an infinity only itself. */
+static bool close_enough(athene_dtype t, double a, double b, double *diff)
 {
-	struct stat sa, sb;
-	if (stat(a, &sa) || stat(b, &sb))
-		return !strcmp(a, b);
-	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	*diff = isnan(a) && isnan(b) ? 0 : a == b ? 0 : fabs(a - b);
+	if (isnan(*diff))
+		*diff = INFINITY;
+	if (!athene_dtype_is_float(t))
+		return a == b;
+	bool half = t == ATHENE_F16 || t == ATHENE_BF16;
+	double rtol = half ? 1e-2 : 1e-5, atol = half ? 0 : 1e-6;
+	return *diff <= rtol * fabs(b) + atol;
+}
+
+static void print_position(const athene_param *pi, int64_t i)
+{
+	int64_t idx[ATHENE_MAX_RANK];
+	for (int d = pi->rank - 1; d >= 0; d--) {
+		idx[d] = pi->shape[d] ? i % pi->shape[d] : 0;
+		i = pi->shape[d] ? i / pi->shape[d] : 0;
+	}
+	printf("%s[", pi->name);
+	for (int d = 0; d < pi->rank; d++)
+		printf("%s%lld", d ? ", " : "", (long long)idx[d]);
+	printf("]");
+}
+
+/* One line per output: the largest difference and where. Integers compare
+ * by their bytes, so that no value is lost to a double. */
+static bool compare_output(const char *kname, const athene_param *pi, const void *got, const void *want)
+{
+	int64_t n = numel(pi), worst = -1, bad = 0;
+	size_t es = athene_dtype_size(pi->dtype);
+	double max = 0, diff = 0;
+	for (int64_t i = 0; i < n; i++) {
+		double a = athene_load_f64(got, pi->dtype, i), b = athene_load_f64(want, pi->dtype, i);
+		bool ok = athene_dtype_is_float(pi->dtype) ? close_enough(pi->dtype, a, b, &diff)
+		                                           : !memcmp((const char *)got + i * (int64_t)es,
+		                                                     (const char *)want + i * (int64_t)es, es);
+		if (!athene_dtype_is_float(pi->dtype))
+			diff = ok ? 0 : a == b ? 1 : fabs(a - b);
+		bad += !ok;
+		if (worst < 0 || diff > max)
+			max = diff, worst = i;
+	}
+	printf("%s: check %s max_diff=%.9g", kname, pi->name, max);
+	if (worst >= 0 && max > 0) {
+		printf(" at ");
+		print_position(pi, worst);
+	}
+	if (bad)
+		printf(" FAILED: %lld of %lld elements beyond tolerance\n", (long long)bad, (long long)n);
+	else
+		printf(" ok\n");
+	return bad == 0;
+}
+
+/* ---- --bench ---- */
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Times athene_run alone: one warm-up, then the best of o->repeat runs.
+ * Bytes: every input and output element once, as the kernel sees them. */
+static void bench(athene_inst *in, const Opts *o, void *const *storage, const athene_param *pi, int np, int flags)
+{
+	athene_status st;
+	double best = INFINITY, bytes = 0;
+	for (int r = 0; r <= (o->repeat ? o->repeat : 5); r++) {
+		double t0 = now();
+		if (athene_run(in, storage, flags, &st))
+			fail(st.message);
+		double t = now() - t0;
+		if (r > 0 && t < best)
+			best = t;
+	}
+	for (int p = 0; p < np; p++)
+		bytes += (double)numel(&pi[p]) * (double)athene_dtype_size(pi[p].dtype);
+	printf("%s: bench %s repeat=%d time_s=%.9f gbps=%.3f\n", athene_kernel_name(athene_instance_kernel(in)),
+	       flags == ATHENE_REFERENCE ? "reference" : "native", o->repeat ? o->repeat : 5, best,
+	       best > 0 ? bytes / best / 1e9 : 0.0);
 }
 
 /* ---- commands ---- */
@@ -291,15 +501,10 @@ static void bind_sizes(athene_inst *in, Opts *o)
 {
 	athene_kernel *k = athene_instance_kernel(in);
 	for (int i = 0; i < o->nsizes; i++) {
-		char *end;
-		errno = 0;
-		long long v = strtoll(o->sizes[i].path, &end, 10);
-		if (*end || errno)
-			usage("--size takes SYM=INT, not '%s'", o->sizes[i].path);
 		if (athene_size_index(k, o->sizes[i].name) < 0)
 			continue;
 		o->sizes[i].used = true;
-		if (athene_bind_size(in, o->sizes[i].name, v))
+		if (athene_bind_size(in, o->sizes[i].name, o->sizes[i].value))
 			fail(athene_inst_errors(in));
 	}
 }
@@ -313,13 +518,11 @@ static bool all_bound(athene_inst *in)
 	return true;
 }
 
-static int run_kernel(athene_inst *k, Opts *o)
+/* Reads the --in arrays and binds their shapes; checks the --out names. */
+static void bind_inputs(athene_inst *k, Opts *o, athene_array *in, const char **inpath)
 {
 	athene_kernel *kern = athene_instance_kernel(k);
-	int np = athene_kernel_nparams(kern), nin = athene_kernel_ninputs(kern);
-	athene_array *in = calloc((size_t)np, sizeof *in);
-	const char **inpath = calloc((size_t)np, sizeof *inpath);
-	bind_sizes(k, o);
+	int nin = athene_kernel_ninputs(kern);
 	for (int i = 0; i < o->nins; i++) {
 		int p = athene_param_index(kern, o->ins[i].name);
 		if (p < 0 || p >= nin)
@@ -341,55 +544,160 @@ static int run_kernel(athene_inst *k, Opts *o)
 			if (same_file(o->outs[i].path, o->ins[j].path))
 				usage("refusing to write an output over the input file %s", o->ins[j].path);
 	}
+}
+
+/* Every output given --out, written all or nothing. */
+static void write_outputs(const Opts *o, const athene_param *pi, const void *const *logical, int nin, int np)
+{
+	const char *paths[64];
+	athene_array arrays[64];
+	int n = 0;
+	for (int i = 0; i < o->nouts; i++)
+		for (int p = nin; p < np; p++) {
+			if (strcmp(o->outs[i].name, pi[p].name))
+				continue;
+			paths[n] = o->outs[i].path;
+			arrays[n] = (athene_array){.dtype = pi[p].dtype, .rank = pi[p].rank, .data = (void *)logical[p]};
+			memcpy(arrays[n].shape, pi[p].shape, sizeof arrays[n].shape);
+			n++;
+		}
+	char err[512];
+	if (athene_npy_write_all(n, paths, arrays, err, sizeof err)) {
+		fprintf(stderr, "athene: %s (no output was written)\n", err);
+		exit(1);
+	}
+}
+
+/* Runs both backends on the same inputs; outputs get storage of their own. */
+static bool check_run(athene_inst *in, void **storage, const athene_param *pi, int nin, int np)
+{
+	const char *kname = athene_kernel_name(athene_instance_kernel(in));
+	void **ref = calloc((size_t)np, sizeof *ref);
+	if (!ref)
+		out_of_memory((long long)np * (long long)sizeof *ref, "the outputs of kernel", kname);
+	for (int p = 0; p < np; p++)
+		ref[p] = p < nin ? storage[p] : alloc_elems(pi[p].storage_elems, athene_dtype_size(pi[p].dtype),
+		                                            "the reference's output", pi[p].name);
+	athene_status st, rst;
+	int rc = athene_run(in, storage, 0, &st), rrc = athene_run(in, ref, ATHENE_REFERENCE, &rst);
+	if (rc && rrc && !strcmp(st.message, rst.message))
+		fail(st.message);
+	if (rc || rrc) {
+		fprintf(stderr, "athene: check: kernel %s: the %s failed and the %s did not:\n%s", kname,
+		        rc ? "native executor" : "reference", rc ? "reference" : "native executor", rc ? st.message : rst.message);
+		exit(1);
+	}
+	bool ok = true;
+	for (int p = nin; p < np; p++) {
+		void *g, *w;
+		const void *got = logical_output(&pi[p], storage[p], &g), *want = logical_output(&pi[p], ref[p], &w);
+		ok &= compare_output(kname, &pi[p], got, want);
+		free(g);
+		free(w);
+		free(ref[p]);
+	}
+	free(ref);
+	return ok;
+}
+
+static int cmd_run(athene_inst *k, Opts *o)
+{
+	athene_kernel *kern = athene_instance_kernel(k);
+	const char *kname = athene_kernel_name(kern);
+	int np = athene_kernel_nparams(kern), nin = athene_kernel_ninputs(kern), rc = 0;
+	athene_array *in = calloc((size_t)np, sizeof *in);
+	const char **inpath = calloc((size_t)np, sizeof *inpath);
+	void **storage = calloc((size_t)np, sizeof *storage), **owned = calloc((size_t)np, sizeof *owned);
+	const void **logical = calloc((size_t)np, sizeof *logical);
+	athene_param *pi = calloc((size_t)np, sizeof *pi);
+	if (!in || !inpath || !storage || !owned || !logical || !pi)
+		out_of_memory((long long)np * 256, "the parameters of kernel", kname);
+	bind_sizes(k, o);
+	bind_inputs(k, o, in, inpath);
 	if (athene_compile(k))
 		fail(athene_inst_errors(k));
-	void **storage = calloc((size_t)np, sizeof *storage);
-	athene_param *pi = calloc((size_t)np, sizeof *pi);
 	for (int p = 0; p < np; p++) {
 		athene_param_info(k, p, &pi[p]);
-		storage[p] = calloc((size_t)pi[p].storage_elems + 1, athene_dtype_size(pi[p].dtype));
-		if (!storage[p]) {
-			fprintf(stderr, "athene: out of memory for %s\n", pi[p].name);
-			exit(1);
-		}
+		storage[p] = alloc_elems(pi[p].storage_elems, athene_dtype_size(pi[p].dtype),
+		                         p < nin ? "input" : "output", pi[p].name);
 		if (p >= nin)
 			continue;
 		if (!inpath[p])
-			random_fill(k, p, &pi[p], storage[p], o->seed);
+			random_fill(k, p, &pi[p], storage[p], (uint64_t)o->seed);
 		else if (place_input(&pi[p], &in[p], storage[p], inpath[p]))
 			exit(1);
-	}
-	athene_status st;
-	if (athene_run(k, storage, ATHENE_REFERENCE, &st))
-		fail(st.message);
-	for (int p = nin; p < np; p++) {
-		void *logical = gather_output(&pi[p], storage[p]);
-		summary(athene_kernel_name(kern), &pi[p], logical);
-		for (int i = 0; i < o->nouts; i++) {
-			char err[512];
-			if (!strcmp(o->outs[i].name, pi[p].name) &&
-			    athene_npy_write(o->outs[i].path, pi[p].dtype, pi[p].rank, pi[p].shape, logical, err, sizeof err)) {
-				fprintf(stderr, "athene: %s\n", err);
-				exit(1);
-			}
-		}
-		free(logical);
-	}
-	for (int p = 0; p < np; p++) {
-		free(storage[p]);
 		athene_array_free(&in[p]);
 	}
+	int flags = o->reference ? ATHENE_REFERENCE : 0;
+	athene_status st;
+	if (o->bench)
+		bench(k, o, storage, pi, np, flags);
+	else if (o->check)
+		rc = check_run(k, storage, pi, nin, np) ? 0 : 1;
+	else if (athene_run(k, storage, flags, &st))
+		fail(st.message);
+	for (int p = nin; p < np && !o->bench && !o->check; p++) {
+		logical[p] = logical_output(&pi[p], storage[p], &owned[p]);
+		summary(kname, &pi[p], logical[p]);
+	}
+	if (!o->bench && !o->check)
+		write_outputs(o, pi, logical, nin, np);
+	for (int p = 0; p < np; p++) {
+		free(storage[p]);
+		free(owned[p]);
+	}
 	free(storage);
+	free(owned);
+	free(logical);
 	free(pi);
 	free(in);
 	free(inpath);
+	return rc;
+}
+
+static int cmd_check(athene_inst *in, Opts *o)
+{
+	bind_sizes(in, o);
+	if (all_bound(in) && athene_compile(in)) {
+		fputs(athene_inst_errors(in), stderr);
+		return 1;
+	}
 	return 0;
 }
 
+static int cmd_explain(athene_inst *in, Opts *o)
+{
+	bind_sizes(in, o);
+	const char *text = athene_explain(in, o->target ? o->target : "cpu", o->json);
+	if (!text)
+		fail(athene_inst_errors(in));
+	fputs(text, stdout);
+	return 0;
+}
+
+/* The commands: one line each. */
+static const struct {
+	const char *name;
+	int (*fn)(athene_inst *in, Opts *o);
+} commands[] = {
+	{"check", cmd_check},
+	{"explain", cmd_explain},
+	{"run", cmd_run},
+};
+
+static bool known_command(const char *name)
+{
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		if (!strcmp(commands[i].name, name))
+			return true;
+	return false;
+}
+
+/* -d PASS: a kernel pass, or an instance's pass once its sizes are bound. */
 static void dump(athene_kernel *k, athene_inst *in, const Opts *o)
 {
 	const char *s = athene_kernel_dump(k, o->dump);
-	if (!s && !in)
+	if (!s && !all_bound(in))
 		return; /* a kernel whose sizes check did not bind */
 	if (!s)
 		s = athene_dump(in, o->dump, o->target ? o->target : "cpu");
@@ -403,29 +711,14 @@ static int command(athene_kernel *k, Opts *o)
 {
 	athene_inst *in = athene_instance(k);
 	int rc = 0;
-	if (!in)
-		fail("athene: out of memory\n");
-	if (!strcmp(o->cmd, "check")) {
-		bind_sizes(in, o);
-		if (all_bound(in) && athene_compile(in)) {
-			fputs(athene_inst_errors(in), stderr);
-			athene_instance_free(in);
-			return 1;
-		}
-		if (!all_bound(in) && strcmp(o->dump ? o->dump : "parse", "parse") && strcmp(o->dump, "check")) {
-			athene_instance_free(in);
-			in = NULL;
-		}
-	} else if (!strcmp(o->cmd, "explain")) {
-		bind_sizes(in, o);
-		const char *text = athene_explain(in, o->target ? o->target : "cpu", o->json);
-		if (!text)
-			fail(athene_inst_errors(in));
-		fputs(text, stdout);
-	} else {
-		run_kernel(in, o);
+	if (!in) {
+		fprintf(stderr, "athene: cannot allocate an instance of kernel '%s'\n", athene_kernel_name(k));
+		exit(1);
 	}
-	if (o->dump)
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		if (!strcmp(commands[i].name, o->cmd))
+			rc = commands[i].fn(in, o);
+	if (o->dump && !rc)
 		dump(k, in, o);
 	athene_instance_free(in);
 	return rc;

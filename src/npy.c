@@ -6,8 +6,10 @@
  * the host's byte order. npy_write writes exactly what np.save would:
  * version 1.0 (2.0 only if the header is too long for it), little-endian,
  * C order, data starting at a multiple of 64 bytes. It writes a temporary
- * file beside the target and renames it into place, so a failed write never
- * leaves a partial file. Every failure returns -1 with a one-line message
+ * file beside the target (symbolic links followed, as cp does) and renames
+ * it into place, so a failed write never leaves a partial file; FIFOs and
+ * character devices are written into, directories and other special files
+ * refused. Several arrays are written all or nothing. Every failure returns -1 with a one-line message
  * that starts with the path; nothing here exits, prints or keeps state. */
 #define _POSIX_C_SOURCE 200809L
 
@@ -579,13 +581,13 @@ static bool write_data(FILE *f, const void *data, size_t nbytes, size_t esz)
 	return true;
 }
 
-/* Creates a new file "<path>.tmp.<pid>.<i>"; O_EXCL with a retry makes the
- * name unique even between threads writing the same path. */
-static int create_temp(char *tmp, size_t cap, const Rep *r)
+/* Creates a new file "<target>.tmp.<pid>.<i>"; O_EXCL with a retry makes
+ * the name unique even between threads writing the same path. */
+static int create_temp(const char *target, char *tmp, size_t cap, const Rep *r)
 {
 	int fd = -1;
 	for (int i = 0; i < 100 && fd < 0; i++) {
-		snprintf(tmp, cap, "%s.tmp.%ld.%d", r->path, (long)getpid(), i);
+		snprintf(tmp, cap, "%s.tmp.%ld.%d", target, (long)getpid(), i);
 		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 		if (fd < 0 && errno != EEXIST)
 			break;
@@ -595,8 +597,9 @@ static int create_temp(char *tmp, size_t cap, const Rep *r)
 	return fd;
 }
 
-static int write_temp(int fd, const unsigned char *head, size_t hn, const void *data,
-                      size_t nbytes, size_t esz, const Rep *r)
+/* Writes header and data to fd and closes it. */
+static int write_fd(int fd, const unsigned char *head, size_t hn, const void *data,
+                    size_t nbytes, size_t esz, const Rep *r)
 {
 	FILE *f = fdopen(fd, "wb");
 	if (!f) {
@@ -613,28 +616,160 @@ static int write_temp(int fd, const unsigned char *head, size_t hn, const void *
 	return ok ? 0 : fail(r, "cannot write: %s", strerror(e));
 }
 
+/* Where one array goes: the file its path names once symbolic links are
+ * followed (the way cp writes through them), and how. */
+typedef struct {
+	Rep r;
+	char *target;      /* malloc'd */
+	char *tmp;         /* regular files: the temporary beside the target */
+	bool direct;       /* a FIFO or character device: written in place */
+	bool exists;
+	struct stat st;    /* of the target, when it exists */
+	unsigned char head[HEADER_CAP];
+	size_t hn, nbytes, esz;
+	const void *data;
+} Dest;
+
+/* path with its symbolic links followed, as a malloc'd string; a link to a
+ * missing file gives that file's path (it will be created). */
+static char *follow_links(const char *path, const Rep *r)
+{
+	char *cur = strdup(path);
+	for (int hops = 0; cur && hops < 40; hops++) {
+		struct stat st;
+		if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode))
+			return cur;
+		char link[4096];
+		ssize_t n = readlink(cur, link, sizeof link - 1);
+		if (n < 0 || (size_t)n >= sizeof link - 1) {
+			free(cur);
+			fail(r, "cannot read the symbolic link: %s", n < 0 ? strerror(errno) : "too long");
+			return NULL;
+		}
+		link[n] = 0;
+		const char *slash = strrchr(cur, '/');
+		size_t dir = link[0] == '/' || !slash ? 0 : (size_t)(slash - cur) + 1;
+		char *next = malloc(dir + (size_t)n + 1);
+		if (next) {
+			memcpy(next, cur, dir);
+			memcpy(next + dir, link, (size_t)n + 1);
+		}
+		free(cur);
+		cur = next;
+	}
+	if (cur)
+		fail(r, "too many levels of symbolic links");
+	else
+		fail(r, "out of memory");
+	free(cur);
+	return NULL;
+}
+
+/* Decides how d is written: never replaces a directory or a special file. */
+static int prepare(Dest *d, const char *path)
+{
+	if (!(d->target = follow_links(path, &d->r)))
+		return -1;
+	if (stat(d->target, &d->st) == 0)
+		d->exists = true;
+	else if (errno != ENOENT)
+		return fail(&d->r, "cannot write: %s", strerror(errno));
+	if (d->exists && S_ISDIR(d->st.st_mode))
+		return fail(&d->r, "is a directory");
+	d->direct = d->exists && (S_ISFIFO(d->st.st_mode) || S_ISCHR(d->st.st_mode));
+	if (d->exists && !d->direct && !S_ISREG(d->st.st_mode))
+		return fail(&d->r, "is neither a regular file, a FIFO nor a character device; refusing to replace it");
+	return 0;
+}
+
+static int write_temp(Dest *d)
+{
+	size_t cap = strlen(d->target) + 64;
+	if (!(d->tmp = malloc(cap)))
+		return fail(&d->r, "out of memory");
+	int fd = create_temp(d->target, d->tmp, cap, &d->r);
+	if (fd < 0) {
+		free(d->tmp);
+		d->tmp = NULL;
+		return -1;
+	}
+	if (d->exists) /* the file keeps its permissions, as with cp */
+		(void)fchmod(fd, d->st.st_mode & 07777);
+	return write_fd(fd, d->head, d->hn, d->data, d->nbytes, d->esz, &d->r);
+}
+
+static int write_direct(Dest *d)
+{
+	int fd = open(d->target, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return fail(&d->r, "cannot open: %s", strerror(errno));
+	return write_fd(fd, d->head, d->hn, d->data, d->nbytes, d->esz, &d->r);
+}
+
+/* Two paths naming one file would have the last write win. */
+static bool same_target(const Dest *a, const Dest *b)
+{
+	if (a->exists && b->exists)
+		return a->st.st_dev == b->st.st_dev && a->st.st_ino == b->st.st_ino;
+	return !strcmp(a->target, b->target);
+}
+
+/* All or nothing: every regular file is written to a temporary beside it,
+ * then the FIFOs and character devices, and only when all of that worked
+ * are the temporaries renamed into place. */
+static int write_all(int n, const char *const *paths, const Npy *arrays, char *err, size_t errlen)
+{
+	Dest *d = calloc((size_t)n + 1, sizeof *d);
+	if (!d)
+		return fail(&(Rep){n ? paths[0] : "", err, errlen}, "out of memory");
+	int rc = 0;
+	for (int i = 0; i < n && !rc; i++) {
+		const Npy *a = &arrays[i];
+		d[i].r = (Rep){paths[i], err, errlen};
+		rc = check_array(a->dt, a->rank, a->shape, a->data, &d[i].nbytes, &d[i].r);
+		if (!rc)
+			rc = prepare(&d[i], paths[i]);
+		for (int j = 0; j < i && !rc; j++)
+			if (same_target(&d[i], &d[j]))
+				rc = fail(&d[i].r, "is the same file as %s; each output needs a file of its own", paths[j]);
+		if (rc)
+			break;
+		d[i].hn = format_header(d[i].head, a->dt, a->rank, a->shape);
+		d[i].esz = (size_t)DTYPES[a->dt].size;
+		d[i].data = a->data;
+	}
+	for (int i = 0; i < n && !rc; i++)
+		if (!d[i].direct)
+			rc = write_temp(&d[i]);
+	for (int i = 0; i < n && !rc; i++)
+		if (d[i].direct)
+			rc = write_direct(&d[i]);
+	for (int i = 0; i < n && !rc; i++)
+		if (d[i].tmp && rename(d[i].tmp, d[i].target) != 0)
+			rc = fail(&d[i].r, "cannot rename the written file into place: %s", strerror(errno));
+		else if (d[i].tmp) {
+			free(d[i].tmp);
+			d[i].tmp = NULL;
+		}
+	for (int i = 0; i < n; i++) {
+		if (d[i].tmp)
+			unlink(d[i].tmp);
+		free(d[i].tmp);
+		free(d[i].target);
+	}
+	free(d);
+	return rc;
+}
+
 int npy_write(const char *path, DType dt, int rank, const int64_t *shape, const void *data,
               char *err, size_t errlen)
 {
-	Rep r = {path, err, errlen};
-	size_t nbytes = 0;
-	if (check_array(dt, rank, shape, data, &nbytes, &r) < 0)
+	Npy a = {.dt = dt, .rank = rank, .data = (void *)data};
+	if (check_array(dt, rank, shape, data, &a.nbytes, &(Rep){path, err, errlen}) < 0)
 		return -1;
-	unsigned char head[HEADER_CAP];
-	size_t hn = format_header(head, dt, rank, shape);
-	size_t cap = strlen(path) + 64;
-	char *tmp = malloc(cap);
-	if (!tmp)
-		return fail(&r, "out of memory");
-	int fd = create_temp(tmp, cap, &r), rc = -1;
-	if (fd >= 0)
-		rc = write_temp(fd, head, hn, data, nbytes, (size_t)DTYPES[dt].size, &r);
-	if (rc == 0 && rename(tmp, path) != 0)
-		rc = fail(&r, "cannot rename the written file into place: %s", strerror(errno));
-	if (fd >= 0 && rc < 0)
-		unlink(tmp);
-	free(tmp);
-	return rc;
+	if (rank > 0)
+		memcpy(a.shape, shape, (size_t)rank * sizeof *shape);
+	return write_all(1, &path, &a, err, errlen);
 }
 
 /* ---- the public form ---- */
@@ -657,6 +792,22 @@ int athene_npy_write(const char *path, athene_dtype dt, int rank, const int64_t 
                      size_t errlen)
 {
 	return npy_write(path, dt, rank, shape, data, err, errlen);
+}
+
+int athene_npy_write_all(int n, const char *const *paths, const athene_array *arrays, char *err, size_t errlen)
+{
+	Npy *a = calloc((size_t)(n > 0 ? n : 0) + 1, sizeof *a);
+	if (!a)
+		return fail(&(Rep){n > 0 ? paths[0] : "", err, errlen}, "out of memory");
+	for (int i = 0; i < n; i++) {
+		a[i].dt = arrays[i].dtype;
+		a[i].rank = arrays[i].rank; /* checked before it is used */
+		memcpy(a[i].shape, arrays[i].shape, sizeof a[i].shape);
+		a[i].data = arrays[i].data;
+	}
+	int rc = n > 0 ? write_all(n, paths, a, err, errlen) : 0;
+	free(a);
+	return rc;
 }
 
 void athene_array_free(athene_array *a)

@@ -1,6 +1,7 @@
 /* Parser: tokens -> kernels with an AST (Node) on every statement. Recursive
  * descent, one function per grammar rule. A syntax error reports once and
  * skips to the next 'kernel' keyword, so every kernel gets its first error. */
+#include <limits.h>
 #include <string.h>
 
 #include "internal.h"
@@ -26,6 +27,7 @@ typedef struct {
 	int pos, ntok;
 	int depth; /* nesting of the expression being parsed */
 	Kernel *k;
+	bool *reduction; /* per token: a '(' opening a reduction's variables */
 } Parser;
 
 static Token *peek(Parser *p) { return &p->t[p->pos]; }
@@ -133,23 +135,33 @@ static int reduce_op(const char *name)
 	return R_NONE;
 }
 
+/* Marks every '(' that opens `rvars ':' expr`: a ':' directly inside it
+ * (inside no nested bracket) before its closing bracket and before any '{'
+ * or '}'. One pass over the tokens with a stack of open brackets, so that
+ * deciding whether a call is a reduction is linear in the source. */
+static bool *mark_reductions(Ctx *c, const Token *t, int ntok)
+{
+	bool *red = arena_alloc(&c->arena, (size_t)ntok + 1);
+	int *open = arena_alloc(&c->arena, ((size_t)ntok + 1) * sizeof *open);
+	int depth = 0;
+	for (int i = 0; i < ntok; i++) {
+		int k = t[i].kind;
+		if (k == '(' || k == '[')
+			open[depth++] = i;
+		else if ((k == ')' || k == ']') && depth > 0)
+			depth--;
+		else if (k == ':' && depth > 0 && t[open[depth - 1]].kind == '(')
+			red[open[depth - 1]] = true;
+		else if (k == '{' || k == '}')
+			depth = 0;
+	}
+	return red;
+}
+
 /* Is the '(' at the current position the start of `rvars ':' expr`? */
 static bool looks_like_reduction(Parser *p)
 {
-	int depth = 0;
-	for (int i = p->pos; i < p->ntok; i++) {
-		int k = p->t[i].kind;
-		if (k == '(' || k == '[')
-			depth++;
-		else if (k == ')' || k == ']') {
-			if (--depth == 0)
-				return false;
-		} else if (k == ':' && depth == 1)
-			return true;
-		else if (k == T_EOF || k == '{' || k == '}')
-			return false;
-	}
-	return false;
+	return p->reduction[p->pos];
 }
 
 /* reduction := REDOP '(' rvar (',' rvar)* ':' expr ')' ; rvar := NAME ['<' add] */
@@ -524,30 +536,51 @@ static Kernel *kernel(Parser *p)
 	return k;
 }
 
+static void parse_kernel(void *arg)
+{
+	Parser *p = arg;
+	Kernel *k = kernel(p);
+	vec_push(&p->c->arena, &p->c->kernels, k);
+}
+
+typedef struct {
+	Ctx *c;
+	const Src *src;
+	int bad;
+} File;
+
+/* Each kernel is parsed under its own recovery point: a syntax error (or
+ * running out of memory) costs that kernel only. */
+static void parse_kernels(void *arg)
+{
+	File *f = arg;
+	Ctx *c = f->c;
+	int ntok;
+	Token *toks = lex(c, f->src, &ntok);
+	Parser p = {c, toks, 0, ntok, 0, NULL, mark_reductions(c, toks, ntok)};
+	if (peek(&p)->kind == T_EOF)
+		diag_at(&c->diag, peek(&p)->sp, "no kernels in this file"), f->bad++;
+	while (peek(&p)->kind != T_EOF) {
+		if (!protect(&c->diag, parse_kernel, &p))
+			continue;
+		f->bad++;
+		p.depth = 0;
+		while (peek(&p)->kind != T_EOF && peek(&p)->kind != T_KERNEL)
+			next(&p); /* skip to the next kernel */
+	}
+}
+
 int parse_file(Ctx *c, const Src *src)
 {
 	c->diag.src = src;
-	int ntok;
-	Token *toks = lex(c, src, &ntok);
-	Parser p = {c, toks, 0, ntok, 0, NULL};
-	int bad = 0;
-	jmp_buf jb, *saved = c->diag.jmp;
-	c->diag.jmp = &jb;
-	if (peek(&p)->kind == T_EOF)
-		diag_at(&c->diag, peek(&p)->sp, "no kernels in this file"), bad++;
-	while (peek(&p)->kind != T_EOF) {
-		if (setjmp(jb)) {
-			bad++;
-			/* skip to the next kernel */
-			while (peek(&p)->kind != T_EOF && peek(&p)->kind != T_KERNEL)
-				next(&p);
-			continue;
-		}
-		Kernel *k = kernel(&p);
-		vec_push(&c->arena, &c->kernels, k);
+	if (src->len > INT_MAX / 2) { /* spans count bytes in an int */
+		diag_at(&c->diag, (Span){0, 1, 1, 1}, "the file is too large (%zu bytes; at most %d)", src->len, INT_MAX / 2);
+		return 1;
 	}
-	c->diag.jmp = saved;
-	return bad;
+	File f = {c, src, 0};
+	if (protect(&c->diag, parse_kernels, &f))
+		f.bad++;
+	return f.bad;
 }
 
 Tensor *kernel_param(const Kernel *k, const char *name)

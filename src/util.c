@@ -43,9 +43,15 @@ void *arena_try_alloc(Arena *a, size_t n)
 	return p;
 }
 
+/* The diagnostics of the innermost protect() on this thread: running out of
+ * memory inside the library is an error there, not a crash. */
+static _Thread_local Diag *alloc_diag;
+
 void *arena_alloc(Arena *a, size_t n)
 {
 	void *p = arena_try_alloc(a, n);
+	if (!p && alloc_diag)
+		error_plain(alloc_diag, "cannot allocate %zu bytes of compiler memory", n);
 	if (!p)
 		die("out of memory");
 	return p;
@@ -296,12 +302,16 @@ void diag_free(Diag *d)
 int protect(Diag *d, void (*fn)(void *), void *arg)
 {
 	jmp_buf jb, *saved = d->jmp;
+	Diag *saved_alloc = alloc_diag;
 	d->jmp = &jb;
+	alloc_diag = d;
 	if (setjmp(jb)) {
 		d->jmp = saved;
+		alloc_diag = saved_alloc;
 		return -1;
 	}
 	fn(arg);
 	d->jmp = saved;
+	alloc_diag = saved_alloc;
 	return 0;
 }
