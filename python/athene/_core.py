@@ -1,0 +1,682 @@
+"""Modules, kernels and the cache of compiled instances.
+
+A Module owns one athene context (the kernels of one source text). A Kernel is callable: each
+call turns its arguments into one binding of the kernel (sizes, shapes, layouts), looks the
+binding up in the kernel's cache of compiled instances, and runs one with the arrays' storage.
+
+Layouts. For a parameter that declares no layout in the source, the array is the logical value:
+its strides (bytes, divided by the item size) and its offset become the parameter's layout, so
+any NumPy view (slices, negative strides, broadcast zero strides, transposes) is read in place.
+For a parameter that declares its layout (`strides(...)`, `offset`), the array is the storage
+that layout addresses: a C-contiguous array of the parameter's dtype with at least as many
+elements as the layout reaches (its shape is not used; its dims bind no size symbols). A
+returned output that declares a layout is its logical view over fresh zeroed storage.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import sys
+import threading
+from collections import OrderedDict
+from typing import Any, Dict, Iterator, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from . import _lib
+from ._errors import CompileError, Error, RunError
+from ._lib import lib
+
+try:  # bf16 arrays: ml_dtypes' dtype where it is installed, else uint16 bit patterns
+    import ml_dtypes as _ml_dtypes
+
+    BFLOAT16: np.dtype = np.dtype(_ml_dtypes.bfloat16)
+except ImportError:  # pragma: no cover - depends on the environment
+    BFLOAT16 = np.dtype(np.uint16)
+
+_NP = {
+    "bool": np.dtype(np.bool_), "i8": np.dtype(np.int8), "i16": np.dtype(np.int16),
+    "i32": np.dtype(np.int32), "i64": np.dtype(np.int64), "u8": np.dtype(np.uint8),
+    "f16": np.dtype(np.float16), "bf16": BFLOAT16, "f32": np.dtype(np.float32),
+    "f64": np.dtype(np.float64),
+}
+
+#: Instances a kernel keeps (distinct bindings); the least recently used beyond are freed.
+CACHE_LIMIT = 64
+
+_stats_lock = threading.Lock()
+_compiles = 0
+
+
+def compile_count() -> int:
+    """How many instances (kernel specialisations) have been compiled in this process."""
+    return _compiles
+
+
+def memory_in_use() -> int:
+    """Bytes libathene holds for every context, instance and run (athene_memory_in_use)."""
+    return int(lib.athene_memory_in_use())
+
+
+def set_threads(n: int) -> None:
+    """Sets the thread count kernels plan and run for; 0 is the machine's CPU count."""
+    lib.athene_set_threads(int(n))
+
+
+def threads() -> int:
+    """The thread count kernels plan and run for."""
+    return int(lib.athene_threads())
+
+
+class CacheInfo(NamedTuple):
+    """A kernel's cache: calls that found a compiled instance, instances compiled, bindings held."""
+
+    hits: int
+    compiles: int
+    entries: int
+
+
+class Param(NamedTuple):
+    """A kernel parameter as the source declares it."""
+
+    name: str
+    dtype: str  # athene's name: "f32", "bf16", ...
+    rank: int
+    dims: Tuple[Union[int, str], ...]  # size symbol names, or None for a literal dim
+    declares_layout: bool
+    is_output: bool
+
+
+class _Context:
+    """One athene_ctx; freed (with every instance in it) when the last holder goes."""
+
+    def __init__(self) -> None:
+        self.ptr = lib.athene_create()
+        if not self.ptr:
+            raise MemoryError("athene_create failed")
+        self.lock = threading.Lock()  # instance creation and freeing touch the context
+
+    def __del__(self) -> None:
+        ptr, self.ptr = getattr(self, "ptr", None), None
+        if ptr and lib is not None:
+            try:
+                lib.athene_destroy(ptr)
+            except Exception:  # interpreter shutdown
+                pass
+
+
+class _Inst:
+    """One compiled instance, used by one thread at a time (popped from its entry's idle list)."""
+
+    __slots__ = ("ptr", "status", "storage")
+
+    def __init__(self, ptr: int, nparams: int) -> None:
+        self.ptr = ptr
+        self.status = _lib.Status()
+        self.storage = (ctypes.c_void_p * nparams)()
+
+
+class _Entry:
+    """What one binding compiled to: idle instances and what a call needs to know about it."""
+
+    __slots__ = ("idle", "adjust", "outs", "min_storage", "may_fail", "dead")
+
+    def __init__(self) -> None:
+        self.idle: List[_Inst] = []
+        self.adjust: List[int] = []  # bytes from the array's data pointer back to storage element 0
+        self.outs: List[tuple] = []  # per output: (shape, np dtype, strides in elements, offset, storage elems)
+        self.min_storage: List[int] = []  # per param: storage elements the layout reaches
+        self.may_fail: Optional[bool] = None
+        self.dead = False
+
+
+_SIZE1 = object()
+
+
+def _caller_source_name(source: str, depth: int) -> Tuple[str, str]:
+    """The name diagnostics give the source, and the text handed to the library.
+
+    When the text appears verbatim in the calling .py file, the name is that file and the text
+    is padded so that line and column numbers are those of the file; otherwise `<string>`."""
+    try:
+        frame = sys._getframe(depth + 1)
+    except ValueError:
+        return "<string>", source
+    fname = frame.f_code.co_filename
+    if not fname.endswith(".py"):
+        return "<string>", source
+    try:
+        with open(fname, encoding="utf-8") as fp:
+            text = fp.read()
+    except OSError:
+        return "<string>", source
+    at = text.find(source) if source else -1
+    if at < 0:
+        return "<string>", source
+    line = text.count("\n", 0, at)
+    col = at - (text.rfind("\n", 0, at) + 1)
+    return fname, "\n" * line + " " * col + source
+
+
+class Module:
+    """The kernels of one source text, as attributes (``mod.softmax``) or items (``mod["softmax"]``)."""
+
+    def __init__(self, source: str, sizes: Optional[Mapping[str, int]] = None,
+                 filename: Optional[str] = None, _depth: int = 1) -> None:
+        if not isinstance(source, str):
+            raise TypeError(f"athene.compile: source must be a str, not {type(source).__name__}")
+        if filename is None:
+            filename, text = _caller_source_name(source, _depth)
+        else:
+            text = source
+        self.source = source
+        self.filename = filename
+        self._ctx = _Context()
+        if lib.athene_load(self._ctx.ptr, filename.encode(), text.encode()) != 0:
+            raise CompileError(_lib.text(lib.athene_errors(self._ctx.ptr)))
+        self._sizes = {str(k): _as_size(k, v) for k, v in (sizes or {}).items()}
+        self._kernels: Dict[str, Kernel] = {}
+        for i in range(lib.athene_kernel_count(self._ctx.ptr)):
+            k = Kernel(self, lib.athene_kernel_at(self._ctx.ptr, i))
+            self._kernels[k.name] = k
+        unused = [s for s in self._sizes if not any(s in k.size_names for k in self._kernels.values())]
+        if unused:
+            raise ValueError(f"athene.compile: no kernel has the size symbol(s) {', '.join(unused)}")
+
+    @property
+    def kernels(self) -> Dict[str, "Kernel"]:
+        """The kernels by name, in source order."""
+        return dict(self._kernels)
+
+    def __getattr__(self, name: str) -> "Kernel":
+        kernels = self.__dict__.get("_kernels")
+        if kernels is not None and name in kernels:
+            return kernels[name]
+        raise AttributeError(f"module has no kernel '{name}'" if kernels is not None else name)
+
+    def __getitem__(self, name: str) -> "Kernel":
+        return self._kernels[name]
+
+    def __iter__(self) -> Iterator["Kernel"]:
+        return iter(self._kernels.values())
+
+    def __len__(self) -> int:
+        return len(self._kernels)
+
+    def __dir__(self) -> List[str]:
+        return sorted(set(super().__dir__()) | set(self._kernels))
+
+    def __repr__(self) -> str:
+        return f"<athene.Module {self.filename}: {', '.join(self._kernels)}>"
+
+
+def _as_size(name: Any, v: Any) -> int:
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+        raise TypeError(f"size {name} must be an int, not {type(v).__name__}")
+    return int(v)
+
+
+class Kernel:
+    """One kernel of a Module. Call it on arrays: ``y = k(x, w)`` or ``k(x, w, out=y)``.
+
+    Inputs are positional (in declaration order) or by parameter name. Returns the output array,
+    or a tuple of them when the kernel has several."""
+
+    def __init__(self, module: Module, ptr: int) -> None:
+        self._module = module  # keeps the context (and so ptr) alive
+        self._ctx = module._ctx
+        self._ptr = ptr
+        self.name: str = _lib.text(lib.athene_kernel_name(ptr))
+        n, nin = lib.athene_kernel_nparams(ptr), lib.athene_kernel_ninputs(ptr)
+        self._nin, self._np = nin, n
+        self.size_names: Tuple[str, ...] = tuple(
+            _lib.text(lib.athene_size_name(ptr, s)) for s in range(lib.athene_size_count(ptr)))
+        params = []
+        for i in range(n):
+            rank = lib.athene_param_rank(ptr, i)
+            dims = tuple(self.size_names[s] if s >= 0 else None
+                         for s in (lib.athene_param_dim_sym(ptr, i, d) for d in range(rank)))
+            params.append(Param(_lib.text(lib.athene_param_name(ptr, i)),
+                                _lib.DTYPE_NAMES[lib.athene_param_dtype(ptr, i)], rank, dims,
+                                bool(lib.athene_param_declares_layout(ptr, i)), i >= nin))
+        self.params: Tuple[Param, ...] = tuple(params)
+        self.inputs: Tuple[Param, ...] = self.params[:nin]
+        self.outputs: Tuple[Param, ...] = self.params[nin:]
+        self._index = {p.name: i for i, p in enumerate(self.params)}
+        self._dtype = [_NP[p.dtype] for p in self.params]
+        self._accept = [(_NP[p.dtype], np.dtype(np.uint16)) if p.dtype == "bf16" else (_NP[p.dtype],)
+                        for p in self.params]
+        self._itemsize = [int(lib.athene_dtype_size(lib.athene_param_dtype(ptr, i))) for i in range(n)]
+        self._declared = [p.declares_layout for p in self.params]
+        self._sizes = {s: v for s, v in module._sizes.items() if s in self.size_names}
+        self._cache: "OrderedDict[tuple, _Entry]" = OrderedDict()
+        self._hits = 0
+        self._compiles = 0
+        self.__doc__ = f"athene kernel {self.signature()}"
+
+    # ---- description
+
+    def signature(self) -> str:
+        """The kernel's parameters, as in the source: ``name(x: f32[N, D]) -> (y: f32[N])``."""
+        def one(p: Param) -> str:
+            dims = ", ".join(d if d is not None else "?" for d in p.dims) if p.dims else ""
+            return f"{p.name}: {p.dtype}[{dims}]" + (" (layout declared)" if p.declares_layout else "")
+        # literal dims are not kept by the API beyond their symbol; show them from a binding if any
+        return f"{self.name}({', '.join(map(one, self.inputs))}) -> ({', '.join(map(one, self.outputs))})"
+
+    def __repr__(self) -> str:
+        return f"<athene.Kernel {self.signature()}>"
+
+    def cache_info(self) -> CacheInfo:
+        """Hits, compiles and bindings held by this kernel's cache of instances."""
+        return CacheInfo(self._hits, self._compiles, len(self._cache))
+
+    def cache_clear(self) -> None:
+        """Frees every idle instance of this kernel (instances running now are freed when they end)."""
+        with self._ctx.lock:
+            entries = list(self._cache.values())
+            self._cache.clear()
+        for e in entries:
+            self._kill(e)
+
+    # ---- calling
+
+    def __call__(self, *args: Any, out: Any = None, sizes: Optional[Mapping[str, int]] = None,
+                 **named: Any) -> Any:
+        arrays = self._inputs(args, named)
+        outs = self._outs(out)
+        key, ptrs, keep = self._key(arrays, outs, sizes)
+        entry = self._cache.get(key)
+        try:
+            inst = entry.idle.pop()  # type: ignore[union-attr]
+            self._hits += 1
+        except (AttributeError, IndexError):
+            entry, inst = self._miss(key, entry, arrays, outs, sizes)
+        try:
+            return self._run(entry, inst, ptrs, outs, keep)
+        finally:
+            entry.idle.append(inst)
+            if entry.dead:
+                self._kill(entry)
+
+    def _inputs(self, args: tuple, named: dict) -> list:
+        nin = self._nin
+        if len(args) > nin:
+            raise TypeError(f"kernel {self.name} takes {nin} input(s), {len(args)} given")
+        arrays = list(args)
+        if named or len(arrays) < nin:
+            arrays += [None] * (nin - len(arrays))
+            for k, v in named.items():
+                i = self._index.get(k)
+                if i is None or i >= nin:
+                    raise TypeError(f"kernel {self.name} has no input '{k}'")
+                if arrays[i] is not None:
+                    raise TypeError(f"kernel {self.name}: input '{k}' given twice")
+                arrays[i] = v
+            missing = [self.params[i].name for i in range(nin) if arrays[i] is None]
+            if missing:
+                raise TypeError(f"kernel {self.name}: missing input(s) {', '.join(missing)}")
+        for i in range(nin):
+            a = arrays[i]
+            if type(a) is not np.ndarray:
+                a = arrays[i] = _to_numpy(a, self, i, False)
+            dt = a.dtype
+            if dt is not self._dtype[i] and dt not in self._accept[i]:
+                raise self._dtype_error(i, dt)
+        return arrays
+
+    def _outs(self, out: Any) -> Optional[list]:
+        if out is None:
+            return None
+        nout = self._np - self._nin
+        outs = list(out) if isinstance(out, (tuple, list)) else [out]
+        if len(outs) != nout:
+            raise TypeError(f"kernel {self.name} has {nout} output(s), out= gives {len(outs)}")
+        for j, o in enumerate(outs):
+            if o is None:
+                continue
+            i = self._nin + j
+            if type(o) is not np.ndarray:
+                o = outs[j] = _to_numpy(o, self, i, True)
+            if o.dtype is not self._dtype[i] and o.dtype not in self._accept[i]:
+                raise self._dtype_error(i, o.dtype)
+            if not o.flags.writeable:
+                raise ValueError(f"kernel {self.name}: the out= array for '{self.params[i].name}' is read-only")
+        return outs
+
+    def _dtype_error(self, i: int, dt: np.dtype) -> TypeError:
+        p = self.params[i]
+        want = "bf16 (ml_dtypes.bfloat16, or uint16 bit patterns)" if p.dtype == "bf16" else \
+            f"{p.dtype} ({self._dtype[i]})"
+        kind = "output" if p.is_output else "parameter"
+        return TypeError(f"kernel {self.name}: {kind} '{p.name}' is {want}, but the array given for it is {dt}")
+
+    def _key(self, arrays: list, outs: Optional[list], sizes: Optional[Mapping[str, int]]):
+        """The binding of a call as a hashable key, each array's data pointer, and what to keep alive."""
+        entries: list = []
+        ptrs: list = []
+        for i, a in enumerate(arrays):
+            ai = a.__array_interface__
+            ptrs.append(ai["data"][0])
+            st = ai["strides"]
+            if self._declared[i]:
+                if st is not None:
+                    raise ValueError(f"kernel {self.name}: '{self.params[i].name}' declares its layout, so the array "
+                                     f"given for it is its storage and must be C-contiguous (strides {a.strides})")
+                entries.append(None)
+            elif st is None:
+                entries.append(ai["shape"])
+            else:
+                entries.append((ai["shape"], st))
+        if outs is not None:
+            for j, o in enumerate(outs):
+                if o is None:
+                    entries.append(None)
+                    ptrs.append(None)
+                    continue
+                ai = o.__array_interface__
+                ptrs.append(ai["data"][0])
+                st = ai["strides"]
+                if self._declared[self._nin + j]:
+                    if st is not None:
+                        raise ValueError(f"kernel {self.name}: output '{self.params[self._nin + j].name}' declares its "
+                                         f"layout, so out= is its storage and must be C-contiguous")
+                    entries.append(None)
+                elif st is None:
+                    entries.append(ai["shape"])
+                elif any(s < 0 for s in st):  # outputs need non-negative strides: through a temporary
+                    entries.append(("copy", ai["shape"]))
+                else:
+                    entries.append((ai["shape"], st))
+        key = (tuple(entries), tuple(sorted(sizes.items())) if sizes else None)
+        return key, ptrs, (arrays, outs)
+
+    def _miss(self, key, entry, arrays, outs, sizes):
+        global _compiles
+        if entry is None:
+            entry = _Entry()
+        inst = self._compile(entry, key, arrays, outs, sizes)
+        with self._ctx.lock:
+            old = self._cache.get(key)
+            if old is None:
+                self._cache[key] = entry
+                while len(self._cache) > CACHE_LIMIT:
+                    _, ev = self._cache.popitem(last=False)
+                    ev.dead = True
+                    self._kill_locked(ev)
+            else:
+                entry = old
+            self._compiles += 1
+        with _stats_lock:
+            _compiles += 1
+        return entry, inst
+
+    def _kill(self, entry: _Entry) -> None:
+        with self._ctx.lock:
+            self._kill_locked(entry)
+
+    def _kill_locked(self, entry: _Entry) -> None:
+        entry.dead = True
+        while True:
+            try:
+                inst = entry.idle.pop()
+            except IndexError:
+                return
+            lib.athene_instance_free(inst.ptr)
+
+    def _new_instance(self) -> _Inst:
+        with self._ctx.lock:
+            ptr = lib.athene_instance(self._ptr)
+        if not ptr:
+            raise MemoryError("athene_instance failed")
+        return _Inst(ptr, self._np)
+
+    def _free(self, inst: _Inst) -> None:
+        with self._ctx.lock:
+            lib.athene_instance_free(inst.ptr)
+
+    def _fail(self, inst: _Inst, what: str = "") -> CompileError:
+        msg = _lib.text(lib.athene_inst_errors(inst.ptr))
+        self._free(inst)
+        return CompileError(msg or f"kernel {self.name}: {what} failed")
+
+    def _bind(self, inst: _Inst, arrays: Sequence[Optional[np.ndarray]], outs: Optional[list],
+              sizes: Optional[Mapping[str, int]], adjust: Optional[list]) -> None:
+        """Binds sizes, shapes and layouts of the given arrays to a fresh instance."""
+        ptr = inst.ptr
+        for s, v in {**self._sizes, **{str(k): _as_size(k, v) for k, v in (sizes or {}).items()}}.items():
+            if s not in self.size_names:
+                self._free(inst)
+                raise ValueError(f"kernel {self.name} has no size symbol '{s}'")
+            if lib.athene_bind_size(ptr, s.encode(), v):
+                raise self._fail(inst)
+        given = list(arrays) + (list(outs) if outs is not None else [None] * (self._np - self._nin))
+        for i, a in enumerate(given):
+            if adjust is not None:
+                adjust.append(0)
+            if a is None or self._declared[i]:
+                continue
+            p = self.params[i]
+            if a.ndim != p.rank:
+                self._free(inst)
+                kind = "output" if p.is_output else "parameter"
+                raise ValueError(f"kernel {self.name}: {kind} '{p.name}' has {p.rank} dim(s) but the array given "
+                                 f"for it has {a.ndim}")
+            if lib.athene_bind_shape(ptr, i, a.ndim, _lib.i64_array(a.shape)):
+                raise self._fail(inst)
+            if a.flags.c_contiguous or (p.is_output and any(s < 0 for s in a.strides)):
+                continue
+            strides, offset = _element_layout(a, self._itemsize[i], self, i)
+            if lib.athene_bind_layout(ptr, i, _lib.i64_array(strides), offset):
+                raise self._fail(inst)
+            if adjust is not None:
+                adjust[i] = offset * self._itemsize[i]
+
+    def _compile(self, entry: _Entry, key, arrays, outs, sizes) -> _Inst:
+        inst = self._new_instance()
+        fresh = not entry.adjust
+        adjust: Optional[list] = [] if fresh else None
+        self._bind(inst, arrays, outs, sizes, adjust)
+        if lib.athene_compile(inst.ptr):
+            raise self._fail(inst)
+        if fresh:
+            entry.adjust = adjust  # type: ignore[assignment]
+            info = _lib.Param()
+            for i in range(self._np):
+                lib.athene_param_info(inst.ptr, i, ctypes.byref(info))
+                entry.min_storage.append(int(info.storage_elems))
+                if i >= self._nin:
+                    r = info.rank
+                    entry.outs.append((tuple(info.shape[:r]), self._dtype[i], tuple(info.strides[:r]),
+                                       int(info.offset), int(info.storage_elems)))
+        return inst
+
+    def _run(self, entry: _Entry, inst: _Inst, ptrs: list, outs: Optional[list], keep) -> Any:
+        nin = self._nin
+        storage = inst.storage
+        adjust = entry.adjust
+        mins = entry.min_storage
+        for i in range(nin):
+            if self._declared[i] and keep[0][i].size < mins[i]:
+                raise ValueError(f"kernel {self.name}: the storage given for '{self.params[i].name}' has "
+                                 f"{keep[0][i].size} elements; its layout reaches {mins[i]}")
+            storage[i] = ptrs[i] - adjust[i]
+        results = []
+        copies = []
+        for j, (shape, dt, strides, offset, elems) in enumerate(entry.outs):
+            i = nin + j
+            o = outs[j] if outs is not None else None
+            if o is None:
+                if self._declared[i]:
+                    buf = np.zeros(max(elems, 1), dt)
+                    results.append(_logical_view(buf, shape, strides, offset))
+                else:
+                    buf = np.empty(shape, dt)
+                    results.append(buf)
+                storage[i] = buf.__array_interface__["data"][0]
+                continue
+            if self._declared[i]:
+                if o.size < elems:
+                    raise ValueError(f"kernel {self.name}: the out= storage for '{self.params[i].name}' has "
+                                     f"{o.size} elements; its layout reaches {elems}")
+                view = _logical_view(o.reshape(-1), shape, strides, offset)
+            else:
+                view = o
+            results.append(view)
+            if self._must_copy(entry, inst, o, keep[0], i):
+                tmp = np.empty(max(elems, 1), dt)
+                copies.append((view, _logical_view(tmp, shape, strides, offset)))
+                storage[i] = tmp.__array_interface__["data"][0]
+            else:
+                storage[i] = ptrs[i] - adjust[i]
+        st = inst.status
+        if lib.athene_run(inst.ptr, storage, 0, st):
+            raise RunError(_lib.text(st.message).rstrip("\n") or f"kernel {self.name}: run failed")
+        for dst, src in copies:
+            np.copyto(dst, src)
+        return results[0] if len(results) == 1 else tuple(results)
+
+    def _must_copy(self, entry: _Entry, inst: _Inst, o: np.ndarray, inputs: list, i: int) -> bool:
+        """Does out= array o go through a temporary? Yes where the run may fail (so o is never
+        partly written), where o overlaps an input, and where o has negative strides."""
+        if entry.may_fail is None:
+            body = lib.athene_dump(inst.ptr, b"body", b"cpu")
+            text = _lib.text(body)
+            entry.may_fail = body is None or " atoms " in text or any(
+                f" {r} over scope" in text for r in ("max", "min", "argmax", "argmin"))
+        if entry.may_fail:
+            return True
+        if not self._declared[i] and not o.flags.c_contiguous and any(s < 0 for s in o.strides):
+            return True
+        return any(np.may_share_memory(o, a) for a in inputs)
+
+    # ---- looking inside
+
+    def _bound(self, args: tuple, named: dict, sizes: Optional[Mapping[str, int]]) -> _Inst:
+        """A fresh compiled instance bound from whatever arrays are given (for explain and dumps)."""
+        nin = self._nin
+        arrays: list = list(args) + [None] * (nin - len(args))
+        for k, v in named.items():
+            if k not in self._index or self._index[k] >= nin:
+                raise TypeError(f"kernel {self.name} has no input '{k}'")
+            arrays[self._index[k]] = v
+        for i, a in enumerate(arrays):
+            if a is not None and type(a) is not np.ndarray:
+                arrays[i] = _to_numpy(a, self, i, False)
+        inst = self._new_instance()
+        self._bind(inst, arrays, None, sizes, None)
+        if lib.athene_compile(inst.ptr):
+            raise self._fail(inst)
+        return inst
+
+    def explain(self, *arrays: Any, target: str = "cpu", sizes: Optional[Mapping[str, int]] = None,
+                **named: Any) -> str:
+        """What the analysis made of every access and the block plan for target ("cpu" or "tpu"),
+        as `athene explain` prints it. Sizes come from the given arrays (any subset of the inputs,
+        their layouts included), from ``sizes=`` and from the module's sizes."""
+        return self._text(arrays, named, sizes, lambda p: lib.athene_explain(p, target.encode(), 0))
+
+    def plan(self, *arrays: Any, target: str = "cpu", sizes: Optional[Mapping[str, int]] = None,
+             **named: Any) -> Dict[str, Any]:
+        """The block plan for target as a dict (the JSON of `athene explain --json`)."""
+        text = self._text(arrays, named, sizes, lambda p: lib.athene_explain(p, target.encode(), 1))
+        plans = json.loads(text)
+        return plans[0] if isinstance(plans, list) else plans
+
+    def dump(self, pass_name: str, *arrays: Any, target: str = "cpu",
+             sizes: Optional[Mapping[str, int]] = None, **named: Any) -> str:
+        """The IR after a pass (`athene -d PASS`): "bind", "inline", ..., "body"."""
+        return self._text(arrays, named, sizes, lambda p: lib.athene_dump(p, pass_name.encode(), target.encode()))
+
+    def _text(self, arrays, named, sizes, fn) -> str:
+        inst = self._bound(arrays, named, sizes)
+        try:
+            out = fn(inst.ptr)
+            if out is None:
+                raise CompileError(_lib.text(lib.athene_inst_errors(inst.ptr)))
+            return _lib.text(out)
+        finally:
+            self._free(inst)
+
+
+def _element_layout(a: np.ndarray, itemsize: int, k: Kernel, i: int) -> Tuple[List[int], int]:
+    """An array's strides in elements and the offset of its element 0 from its lowest element."""
+    strides, offset = [], 0
+    for n, s in zip(a.shape, a.strides):
+        if n == 1:
+            s = 0
+        if s % itemsize:
+            raise ValueError(f"kernel {k.name}: the array given for '{k.params[i].name}' has a byte stride of {s}, "
+                             f"not a multiple of its item size {itemsize}")
+        s //= itemsize
+        strides.append(s)
+        if s < 0 and n > 0:
+            offset -= s * (n - 1)
+    if a.size == 0:
+        offset = 0
+    return strides, offset
+
+
+def _logical_view(buf: np.ndarray, shape, strides, offset: int) -> np.ndarray:
+    """The array a layout (element strides, offset) describes over flat storage buf."""
+    item = buf.itemsize
+    if not shape or min(shape) > 0:
+        base = buf[offset:] if offset else buf
+    else:
+        base = buf
+    return np.lib.stride_tricks.as_strided(base, shape=shape, strides=[s * item for s in strides],
+                                           writeable=True)
+
+
+def _to_numpy(x: Any, k: Kernel, i: int, is_out: bool) -> np.ndarray:
+    """A NumPy array over x's memory (torch tensors, JAX arrays, anything with DLPack or the
+    buffer protocol); other values (lists, scalars) are converted to the parameter's dtype."""
+    p = k.params[i]
+    mod = type(x).__module__.split(".")[0]
+    if mod == "torch":
+        import torch
+
+        if x.device.type != "cpu":
+            raise TypeError(f"kernel {k.name}: '{p.name}' is a torch tensor on {x.device}; athene runs on CPU tensors")
+        if x.requires_grad:
+            x = x.detach()
+        if x.dtype == torch.bfloat16:
+            return np.from_dlpack(x.view(torch.int16)).view(BFLOAT16)
+        return np.from_dlpack(x)
+    if mod in ("jax", "jaxlib"):
+        if is_out:
+            raise ValueError(f"kernel {k.name}: JAX arrays are immutable and cannot be out= for '{p.name}'")
+        try:
+            return np.from_dlpack(x)
+        except (TypeError, BufferError, RuntimeError):
+            return np.asarray(x)  # bf16: through the buffer protocol, still no copy on CPU
+    if hasattr(x, "__dlpack__"):
+        return np.from_dlpack(x)
+    if hasattr(x, "__array_interface__") or hasattr(x, "__array__"):
+        return np.asarray(x)
+    if isinstance(x, memoryview):
+        return np.asarray(x)
+    if is_out:
+        raise TypeError(f"kernel {k.name}: out= for '{p.name}' must be an array, not {type(x).__name__}")
+    return np.asarray(x, dtype=k._dtype[i])
+
+
+def compile(source: str, sizes: Optional[Mapping[str, int]] = None, *, filename: Optional[str] = None) -> Module:
+    """Compiles every kernel of a source text; returns a Module with the kernels as attributes.
+
+    ``sizes`` binds size symbols for every kernel that has them (the rest come from the shapes of
+    the arrays a kernel is called on). Raises CompileError with the diagnostics
+    (``file:line:col: error: ...``); the file is the calling .py file when the text appears in it
+    verbatim (line and column are then the file's), else ``<string>``, or ``filename`` if given."""
+    return Module(source, sizes, filename, _depth=2)
+
+
+def load(path: str, sizes: Optional[Mapping[str, int]] = None) -> Module:
+    """Compiles a kernel file (``.ath``)."""
+    with open(path, encoding="utf-8") as fp:
+        return Module(fp.read(), sizes, str(path))
+
+
+__all__ = ["Module", "Kernel", "Param", "CacheInfo", "compile", "load", "compile_count", "memory_in_use",
+           "set_threads", "threads", "BFLOAT16", "Error", "CompileError", "RunError"]

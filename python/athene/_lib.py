@@ -1,0 +1,96 @@
+"""ctypes bindings of libathene (include/athene.h), loaded from the package directory.
+
+Only what the package uses is declared. ctypes.CDLL releases the GIL for the length of every
+foreign call, so athene_run lets other Python threads go on.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+from ctypes import POINTER, c_char, c_char_p, c_int, c_int64, c_longlong, c_size_t, c_void_p
+
+MAX_RANK = 8
+
+# athene_dtype, in enum order
+DTYPE_NAMES = ("bool", "i8", "i16", "i32", "i64", "u8", "f16", "bf16", "f32", "f64")
+
+
+class Param(ctypes.Structure):
+    _fields_ = [
+        ("name", c_char_p),
+        ("dtype", c_int),
+        ("is_output", c_int),
+        ("rank", c_int),
+        ("shape", c_int64 * MAX_RANK),
+        ("strides", c_int64 * MAX_RANK),
+        ("offset", c_int64),
+        ("storage_elems", c_int64),
+    ]
+
+
+class Status(ctypes.Structure):
+    _fields_ = [("failed", c_int), ("message", c_char * 2048)]
+
+
+def _find() -> str:
+    path = os.environ.get("ATHENE_LIBRARY")
+    if path:
+        return path
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "libathene.so")
+
+
+lib = ctypes.CDLL(_find())
+
+_I64P = POINTER(c_int64)
+
+_SIGNATURES = {
+    "athene_create": (c_void_p, []),
+    "athene_destroy": (None, [c_void_p]),
+    "athene_errors": (c_char_p, [c_void_p]),
+    "athene_load": (c_int, [c_void_p, c_char_p, c_char_p]),
+    "athene_kernel_count": (c_int, [c_void_p]),
+    "athene_kernel_at": (c_void_p, [c_void_p, c_int]),
+    "athene_kernel_name": (c_char_p, [c_void_p]),
+    "athene_kernel_nparams": (c_int, [c_void_p]),
+    "athene_kernel_ninputs": (c_int, [c_void_p]),
+    "athene_param_name": (c_char_p, [c_void_p, c_int]),
+    "athene_param_dtype": (c_int, [c_void_p, c_int]),
+    "athene_param_rank": (c_int, [c_void_p, c_int]),
+    "athene_param_dim_sym": (c_int, [c_void_p, c_int, c_int]),
+    "athene_param_declares_layout": (c_int, [c_void_p, c_int]),
+    "athene_size_count": (c_int, [c_void_p]),
+    "athene_size_name": (c_char_p, [c_void_p, c_int]),
+    "athene_instance": (c_void_p, [c_void_p]),
+    "athene_instance_free": (None, [c_void_p]),
+    "athene_inst_errors": (c_char_p, [c_void_p]),
+    "athene_bind_size": (c_int, [c_void_p, c_char_p, c_int64]),
+    "athene_bind_shape": (c_int, [c_void_p, c_int, c_int, _I64P]),
+    "athene_bind_layout": (c_int, [c_void_p, c_int, _I64P, c_int64]),
+    "athene_size_value": (c_int, [c_void_p, c_int, _I64P]),
+    "athene_compile": (c_int, [c_void_p]),
+    "athene_param_info": (c_int, [c_void_p, c_int, POINTER(Param)]),
+    "athene_explain": (c_char_p, [c_void_p, c_char_p, c_int]),
+    "athene_dump": (c_char_p, [c_void_p, c_char_p, c_char_p]),
+    "athene_run": (c_int, [c_void_p, c_void_p, c_int, POINTER(Status)]),
+    "athene_set_threads": (None, [c_int]),
+    "athene_threads": (c_int, []),
+    "athene_memory_in_use": (c_longlong, []),
+    "athene_dtype_size": (c_size_t, [c_int]),
+}
+
+for _name, (_res, _args) in _SIGNATURES.items():
+    _f = getattr(lib, _name)
+    _f.restype = _res
+    _f.argtypes = _args
+
+# The Pallas emitter, where this build of the library has it.
+HAS_EMIT = hasattr(lib, "athene_emit")
+
+
+def text(b: bytes | None) -> str:
+    return b.decode("utf-8", "replace") if b is not None else ""
+
+
+def i64_array(values) -> ctypes.Array:
+    return (c_int64 * max(1, len(values)))(*values)

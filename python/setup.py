@@ -1,0 +1,48 @@
+"""Builds libathene.so from the project's C sources while the package is built.
+
+The library is made by the project's own Makefile (its LIBSRC is the one list of sources, its
+flags the one set of flags) into a build folder of this package, then copied into the package.
+So `pip install ./python` works from a checkout of the project; the make and C compiler the
+project needs (a C11 compiler, POSIX make) must be on PATH.
+"""
+
+import ctypes
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+from setuptools import Distribution, setup
+from setuptools.command.build_py import build_py
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+
+
+class BuildWithLibrary(build_py):
+    def run(self):
+        super().run()
+        if not (ROOT / "Makefile").is_file() or not (ROOT / "src" / "api.c").is_file():
+            raise SystemExit(f"athene: {ROOT} is not the athene source tree (no Makefile, src/api.c); "
+                             "install the package from the project's python/ folder")
+        out = (HERE / "build" / "libathene").resolve()
+        lib = out / "libathene.so"
+        make = os.environ.get("MAKE", "make")
+        subprocess.run([make, "-C", str(ROOT), f"B={out}", str(lib)], check=True)
+        try:  # every symbol must resolve: a shared library links with undefined ones
+            ctypes.CDLL(str(lib))
+        except OSError as e:
+            raise SystemExit(f"athene: the library just built does not load: {e}")
+        dest = Path(self.build_lib) / "athene"
+        dest.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(lib, dest / "libathene.so")
+
+
+class BinaryDistribution(Distribution):
+    """The wheel holds a shared library: tag it for this platform."""
+
+    def has_ext_modules(self):
+        return True
+
+
+setup(cmdclass={"build_py": BuildWithLibrary}, distclass=BinaryDistribution)
