@@ -1,0 +1,99 @@
+/* The native executor's data-movement core: a thread pool with big-buffer
+ * allocation (pool.c) and the strided N-D box copy (stage.c). Written as
+ * two sections so they can later move into the internal header.
+ * Units: every stride and offset here is in BYTES (the compiler counts
+ * elements; the executor counts bytes). */
+#ifndef ATHENE_EXEC_H
+#define ATHENE_EXEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---------------------------------------------------------------- pool.c */
+
+/* One task of a pool_run: task in [0, ntasks), worker in [0, threads used)
+ * with the calling thread as worker 0. */
+typedef void (*PoolFn)(void *arg, int64_t task, int worker);
+
+/* Threads the pool runs with: ATHENE_THREADS if set to a positive number,
+ * else the online CPUs; pool_set_threads(n > 0) overrides both, 0 restores
+ * the default. Setting it waits for a run in progress and restarts the
+ * workers lazily. Neither it nor pool_shutdown may be called from a task. */
+int pool_threads(void);
+void pool_set_threads(int n);
+
+/* Runs fn on every task, handed out one at a time from a shared counter,
+ * on min(nthreads, pool_threads()) threads (nthreads <= 0: all of them),
+ * the caller included; returns when every task is done. Allocates nothing.
+ * One run at a time owns the workers: a call made while another is in
+ * progress (from another application thread, or from inside a task) runs
+ * all its tasks inline on its own thread instead of waiting. */
+void pool_run(int64_t ntasks, PoolFn fn, void *arg, int nthreads);
+
+/* Joins the workers (also run at exit); a later pool_run starts them again. */
+void pool_shutdown(void);
+
+/* Page-backed buffers from mmap, never from malloc: sizes of 1 MiB and more
+ * are 2 MiB-aligned, rounded up to 2 MiB and advised to use huge pages, so
+ * a streaming pass does not pay a page fault per 4 KiB. NULL on failure or
+ * for 0 bytes. big_free takes the size given to big_alloc. */
+void *big_alloc(size_t bytes);
+void big_free(void *p, size_t bytes);
+
+/* --------------------------------------------------------------- stage.c */
+
+#define BOX_MAX_RANK 8
+
+enum {
+	COPY_STREAM = 1, /* non-temporal stores where destination runs allow */
+};
+
+/* A planned box copy split into tasks. Built by box_plan from the caller's
+ * view; the fields describe the normalised box and belong to stage.c. */
+typedef struct BoxPlan {
+	char *dst;
+	const char *src;
+	int kind;
+	int flags;
+	int simd;        /* kernels chosen at plan time, same for every task */
+	int nloop;       /* loop dims: 0 and 1 are the tiled pair, then outer */
+	bool src_order;  /* tiles walk the source, see run_unit */
+	size_t esize;    /* bytes of one element */
+	size_t elem;     /* bytes a kernel moves per index of loop dim 0 */
+	int64_t n[BOX_MAX_RANK], ds[BOX_MAX_RANK], ss[BOX_MAX_RANK];
+	int64_t blk[2];  /* tile extents of loop dims 0 and 1 */
+	int64_t ntile[2];
+	int64_t nunits;  /* tiles in the whole box */
+	int64_t per_task;
+	int64_t ntasks;
+} BoxPlan;
+
+/* Copies the box of the given shape: element (i0, ..., i_{rank-1}) goes from
+ * src + sum(i_k * sstride[k]) to dst + sum(i_k * dstride[k]).
+ * Strides are in bytes and may be negative; src strides may be zero
+ * (broadcast); dst positions must be distinct (dst must not overlap itself
+ * or src). shape[k] >= 0, rank 0..8, esize 1, 2, 4 or 8; pointers and
+ * strides need no alignment. */
+void copy_box(void *dst, const int64_t *dstride, const void *src,
+	      const int64_t *sstride, const int64_t *shape, int rank,
+	      size_t esize, int flags);
+
+/* The same on the pool with up to nthreads threads (<= 0: the pool's). */
+void copy_box_par(void *dst, const int64_t *dstride, const void *src,
+		  const int64_t *sstride, const int64_t *shape, int rank,
+		  size_t esize, int flags, int nthreads);
+
+/* The pieces of copy_box_par, for callers that schedule tasks themselves:
+ * box_plan returns the number of tasks (0 when the box is empty); every task
+ * may run on any thread, in any order, and must run once. Tasks touch
+ * disjoint destination bytes, each of them cache-sized macro tiles. */
+int64_t box_plan(BoxPlan *p, void *dst, const int64_t *dstride,
+		 const void *src, const int64_t *sstride, const int64_t *shape,
+		 int rank, size_t esize, int flags);
+void box_run_task(const BoxPlan *p, int64_t task);
+
+/* Tests only: true forces the portable C kernels (no SIMD) in later plans. */
+void copy_set_portable(bool on);
+
+#endif

@@ -1,0 +1,264 @@
+/* The executor's thread pool and its big-buffer allocator.
+ *
+ * Workers start on the first pool_run that needs them and wait between
+ * runs: a short spin on the run generation (a run often follows a run within
+ * microseconds), then a condition variable, so an idle pool burns no core.
+ * A run publishes its job under the lock, bumps the generation and wakes
+ * every worker; each worker takes tasks from the job's atomic counter, then
+ * acknowledges the generation, even when it was not asked to take part, so
+ * the job's fields are never rewritten while a worker may still read them.
+ * The caller works as worker 0 and returns when every worker has
+ * acknowledged, which also orders all task writes before the return. */
+#define _GNU_SOURCE /* MAP_ANONYMOUS, madvise, MADV_HUGEPAGE */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "exec.h"
+
+#define MAX_THREADS 256
+#define SPINS 20000 /* polls before blocking, a few microseconds */
+
+typedef struct {
+	PoolFn fn;
+	void *arg;
+	int64_t ntasks;
+	int nthreads;
+	_Atomic int64_t next;
+} Job;
+
+static struct {
+	pthread_mutex_t run;  /* held by the caller that owns the workers */
+	pthread_mutex_t lock; /* guards the fields below and the condvars */
+	pthread_cond_t wake, done;
+	pthread_t tid[MAX_THREADS];
+	int started;          /* threads running, the caller included */
+	int wanted;           /* pool_set_threads; 0 = default */
+	bool stop;
+	bool atexit_done;
+	unsigned start_gen;   /* gen when the workers were created */
+	Job job;
+	_Atomic unsigned gen;
+	_Atomic int pending;  /* workers yet to acknowledge gen */
+} P = {
+	.run = PTHREAD_MUTEX_INITIALIZER,
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.wake = PTHREAD_COND_INITIALIZER,
+	.done = PTHREAD_COND_INITIALIZER,
+};
+
+static void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
+static int default_threads(void)
+{
+	const char *e = getenv("ATHENE_THREADS");
+	long n = e ? strtol(e, NULL, 10) : 0;
+	if (n <= 0)
+		n = sysconf(_SC_NPROCESSORS_ONLN);
+	if (n <= 0)
+		n = 1;
+	return n > MAX_THREADS ? MAX_THREADS : (int)n;
+}
+
+static void work(Job *j, int worker)
+{
+	for (;;) {
+		int64_t t = atomic_fetch_add(&j->next, 1);
+		if (t >= j->ntasks)
+			return;
+		j->fn(j->arg, t, worker);
+	}
+}
+
+/* Waits for a generation other than seen; false when told to stop (which
+ * never happens while a job is out, so a new generation means a job). */
+static bool wait_job(unsigned seen)
+{
+	for (int i = 0; i < SPINS; i++) {
+		if (atomic_load(&P.gen) != seen)
+			return true;
+		cpu_relax();
+	}
+	pthread_mutex_lock(&P.lock);
+	while (atomic_load(&P.gen) == seen && !P.stop)
+		pthread_cond_wait(&P.wake, &P.lock);
+	bool stop = P.stop;
+	pthread_mutex_unlock(&P.lock);
+	return !stop;
+}
+
+static void *worker_main(void *arg)
+{
+	int id = (int)(intptr_t)arg;
+	unsigned seen = P.start_gen; /* a job may be out before we get here */
+	while (wait_job(seen)) {
+		seen = atomic_load(&P.gen);
+		if (id < P.job.nthreads)
+			work(&P.job, id);
+		if (atomic_fetch_sub(&P.pending, 1) == 1) {
+			pthread_mutex_lock(&P.lock);
+			pthread_cond_signal(&P.done);
+			pthread_mutex_unlock(&P.lock);
+		}
+	}
+	return NULL;
+}
+
+/* Joins the workers; the caller holds P.run. */
+static void stop_workers(void)
+{
+	pthread_mutex_lock(&P.lock);
+	P.stop = true;
+	pthread_cond_broadcast(&P.wake);
+	pthread_mutex_unlock(&P.lock);
+	for (int i = 1; i < P.started; i++)
+		pthread_join(P.tid[i], NULL);
+	P.stop = false;
+	P.started = 0;
+}
+
+/* Starts the workers; the caller holds P.run. A thread that fails to
+ * start only makes the pool smaller. */
+static void start_workers(void)
+{
+	if (!P.atexit_done) {
+		P.atexit_done = true;
+		atexit(pool_shutdown);
+	}
+	int want = P.wanted > 0 ? P.wanted : default_threads();
+	P.start_gen = atomic_load(&P.gen);
+	P.started = 1;
+	for (int i = 1; i < want; i++) {
+		if (pthread_create(&P.tid[i], NULL, worker_main, (void *)(intptr_t)i))
+			break;
+		P.started = i + 1;
+	}
+}
+
+int pool_threads(void)
+{
+	pthread_mutex_lock(&P.run);
+	int n = P.started ? P.started : P.wanted > 0 ? P.wanted : default_threads();
+	pthread_mutex_unlock(&P.run);
+	return n;
+}
+
+void pool_set_threads(int n)
+{
+	pthread_mutex_lock(&P.run);
+	if (n < 0)
+		n = 0;
+	P.wanted = n > MAX_THREADS ? MAX_THREADS : n;
+	if (P.started)
+		stop_workers();
+	pthread_mutex_unlock(&P.run);
+}
+
+static void run_inline(int64_t ntasks, PoolFn fn, void *arg)
+{
+	for (int64_t t = 0; t < ntasks; t++)
+		fn(arg, t, 0);
+}
+
+/* Publishes the job, works on it as worker 0 and waits for every worker. */
+static void run_shared(int64_t ntasks, PoolFn fn, void *arg, int nthreads)
+{
+	pthread_mutex_lock(&P.lock);
+	P.job.fn = fn;
+	P.job.arg = arg;
+	P.job.ntasks = ntasks;
+	P.job.nthreads = nthreads;
+	atomic_store(&P.job.next, 0);
+	atomic_store(&P.pending, P.started - 1);
+	atomic_fetch_add(&P.gen, 1);
+	pthread_cond_broadcast(&P.wake);
+	pthread_mutex_unlock(&P.lock);
+
+	work(&P.job, 0);
+	for (int i = 0; i < SPINS && atomic_load(&P.pending); i++)
+		cpu_relax();
+	pthread_mutex_lock(&P.lock);
+	while (atomic_load(&P.pending))
+		pthread_cond_wait(&P.done, &P.lock);
+	pthread_mutex_unlock(&P.lock);
+}
+
+void pool_run(int64_t ntasks, PoolFn fn, void *arg, int nthreads)
+{
+	if (ntasks <= 0)
+		return;
+	if (nthreads == 1 || ntasks == 1 || pthread_mutex_trylock(&P.run)) {
+		run_inline(ntasks, fn, arg);
+		return;
+	}
+	if (!P.started)
+		start_workers();
+	if (nthreads <= 0 || nthreads > P.started)
+		nthreads = P.started;
+	if (nthreads > 1)
+		run_shared(ntasks, fn, arg, nthreads);
+	else
+		run_inline(ntasks, fn, arg);
+	pthread_mutex_unlock(&P.run);
+}
+
+void pool_shutdown(void)
+{
+	pthread_mutex_lock(&P.run);
+	if (P.started)
+		stop_workers();
+	pthread_mutex_unlock(&P.run);
+}
+
+/* ------------------------------------------------------------ big buffers */
+
+#define HUGE_PAGE ((size_t)2 << 20)
+#define HUGE_MIN ((size_t)1 << 20) /* from here on, whole huge pages */
+
+/* The length big_alloc maps for a request of bytes. */
+static size_t map_len(size_t bytes)
+{
+	size_t unit = bytes >= HUGE_MIN ? HUGE_PAGE : (size_t)sysconf(_SC_PAGESIZE);
+	if (bytes > SIZE_MAX - unit)
+		return 0;
+	return (bytes + unit - 1) / unit * unit;
+}
+
+void *big_alloc(size_t bytes)
+{
+	size_t len = map_len(bytes);
+	if (!bytes || !len)
+		return NULL;
+	size_t extra = bytes >= HUGE_MIN ? HUGE_PAGE : 0;
+	if (len > SIZE_MAX - extra)
+		return NULL;
+	char *m = mmap(NULL, len + extra, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	if (!extra)
+		return m;
+	/* Keep the 2 MiB-aligned middle and give back both ends. */
+	char *p = (char *)(((uintptr_t)m + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
+	if (p > m)
+		munmap(m, (size_t)(p - m));
+	if (m + extra > p)
+		munmap(p + len, (size_t)(m + extra - p));
+#ifdef MADV_HUGEPAGE
+	madvise(p, len, MADV_HUGEPAGE); /* a hint; failure changes nothing */
+#endif
+	return p;
+}
+
+void big_free(void *p, size_t bytes)
+{
+	if (p)
+		munmap(p, map_len(bytes));
+}

@@ -1,0 +1,895 @@
+/* Strided N-D box copy: the executor's one data-movement primitive.
+ *
+ * A box is normalised first: extent-1 dims dropped, negative destination
+ * strides flipped (the copy is a bijection, so walking a dim backwards on
+ * both sides changes nothing), dims sorted by destination stride, and
+ * neighbours merged where both sides are contiguous across them. Then one
+ * of four kinds, by what the two fastest axes do:
+ *   K_RUN      innermost dim contiguous on both sides: a memcpy per run,
+ *              streamed from the destination's 32-byte boundary on;
+ *   K_RUNTILE  the same with short runs whose next axes differ: the runs
+ *              are elements of a transpose over the destination's and the
+ *              source's next axes;
+ *   K_TRANS    the fastest axes of src and dst differ: HPTT's scheme, macro
+ *              tiles over the two axes and a register transpose inside;
+ *   K_GEN      anything else: a strided loop, with vector kernels for the
+ *              stride-2 and stride-4 reads of 4-byte elements.
+ * Each kind copies in tiles of its loop dims 0 and 1 (a and b). K_RUN and
+ * K_GEN loop over the other dims in destination order. The two transposing
+ * kinds walk the source instead: a block of a (a few KiB of each
+ * destination row, whole lines) is outermost, and under it b and the other
+ * dims in source order, so every source row is read from start to end, with
+ * software prefetches running ahead; measured, reading in long sequential
+ * stretches is what a transpose needs, while streamed writes only need
+ * whole 64-byte lines, written back to back. A task is a run of
+ * consecutive tiles, so tasks touch disjoint destination bytes.
+ *
+ * The library is built without -mavx2: AVX2 kernels carry a target
+ * attribute and are chosen at plan time by a CPU check; SSE2 is the x86-64
+ * baseline; elsewhere, or when forced, portable C does everything.
+ * Non-temporal stores are weakly ordered, so every task that may have used
+ * them ends with a store fence. */
+#include <assert.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "exec.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define X86 1
+#include <immintrin.h>
+#define AVX2_FN __attribute__((target("avx2")))
+#endif
+
+enum { K_RUN, K_RUNTILE, K_TRANS, K_GEN };
+enum { SIMD_NONE, SIMD_SSE2, SIMD_AVX2 };
+
+/* Tile and task sizes. A transpose takes TR_A rows of the source (TR_A
+ * elements of each destination row: four whole lines of f32) and walks
+ * along them, TR_B elements per tile; runs shorter than RUN_SHORT are tiled
+ * the same way with RUNS_A bytes of destination per block; long runs and
+ * strided rows are cut in CHUNK-byte pieces; a task is about TASK_BYTES. */
+#define TR_A 64
+#define TR_B 4096
+#define RUN_SHORT 2048
+#define RUNS_A 4096
+#define CHUNK 65536
+#define TASK_BYTES (256 << 10)
+#define PREFETCH 128      /* bytes ahead along a source row of a transpose */
+#define RUN_PREFETCH 256  /* the same for rows of short runs */
+
+/* A hint only: prefetches never fault, so base + off may lie past the box
+ * (computed as an integer, since such a pointer is no valid C pointer). */
+static inline void prefetch(const char *base, int64_t off)
+{
+#ifdef __GNUC__
+	__builtin_prefetch((const void *)((uintptr_t)base + (uintptr_t)off));
+#else
+	(void)base, (void)off;
+#endif
+}
+
+static atomic_bool force_portable;
+
+void copy_set_portable(bool on)
+{
+	atomic_store(&force_portable, on);
+}
+
+static int pick_simd(void)
+{
+	if (atomic_load(&force_portable))
+		return SIMD_NONE;
+#ifdef X86
+#ifndef __AVX2__
+	if (!__builtin_cpu_supports("avx2"))
+		return SIMD_SSE2;
+#endif
+	return SIMD_AVX2;
+#else
+	return SIMD_NONE;
+#endif
+}
+
+static int64_t min64(int64_t a, int64_t b)
+{
+	return a < b ? a : b;
+}
+
+static int64_t clamp64(int64_t v, int64_t lo, int64_t hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* ---------------------------------------------------------- normalising */
+
+typedef struct {
+	int rank;
+	int64_t n[BOX_MAX_RANK], ds[BOX_MAX_RANK], ss[BOX_MAX_RANK];
+	char *dst;
+	const char *src;
+} Box;
+
+/* Walks dim k backwards on both sides. */
+static void flip(Box *b, int k)
+{
+	b->dst += (b->n[k] - 1) * b->ds[k];
+	b->src += (b->n[k] - 1) * b->ss[k];
+	b->ds[k] = -b->ds[k];
+	b->ss[k] = -b->ss[k];
+}
+
+static void swap_dims(Box *b, int i, int j)
+{
+	int64_t t;
+	t = b->n[i], b->n[i] = b->n[j], b->n[j] = t;
+	t = b->ds[i], b->ds[i] = b->ds[j], b->ds[j] = t;
+	t = b->ss[i], b->ss[i] = b->ss[j], b->ss[j] = t;
+}
+
+static int64_t abs64(int64_t v)
+{
+	return v < 0 ? -v : v;
+}
+
+/* Sorts by dst stride, then by |src stride| (ties only for broadcast or
+ * self-overlapping dsts, where any order is as good). */
+static void sort_dims(Box *b)
+{
+	for (int i = 1; i < b->rank; i++)
+		for (int j = i; j > 0; j--) {
+			bool less = b->ds[j] < b->ds[j - 1] ||
+				    (b->ds[j] == b->ds[j - 1] &&
+				     abs64(b->ss[j]) < abs64(b->ss[j - 1]));
+			if (!less)
+				break;
+			swap_dims(b, j, j - 1);
+		}
+}
+
+/* Merges dim k into the one below where both sides continue it. */
+static void merge_dims(Box *b)
+{
+	int r = 0;
+	for (int k = 0; k < b->rank; k++) {
+		if (r > 0 && b->ds[k] == b->ds[r - 1] * b->n[r - 1] &&
+		    b->ss[k] == b->ss[r - 1] * b->n[r - 1]) {
+			b->n[r - 1] *= b->n[k];
+			continue;
+		}
+		b->n[r] = b->n[k], b->ds[r] = b->ds[k], b->ss[r] = b->ss[k];
+		r++;
+	}
+	b->rank = r;
+}
+
+/* False when the box is empty. */
+static bool normalise(Box *b, void *dst, const int64_t *dstride,
+		      const void *src, const int64_t *sstride,
+		      const int64_t *shape, int rank)
+{
+	b->rank = 0;
+	b->dst = dst;
+	b->src = src;
+	for (int k = 0; k < rank; k++) {
+		if (shape[k] <= 0)
+			return false;
+		if (shape[k] == 1)
+			continue;
+		int r = b->rank++;
+		b->n[r] = shape[k], b->ds[r] = dstride[k], b->ss[r] = sstride[k];
+		if (b->ds[r] < 0)
+			flip(b, r);
+	}
+	sort_dims(b);
+	merge_dims(b);
+	return true;
+}
+
+/* -------------------------------------------------------------- planning */
+
+/* A src dim other than skip0 and skip1 with |stride| == bytes, or -1. */
+static int src_dim(const Box *b, int64_t bytes, int skip0, int skip1)
+{
+	for (int k = 0; k < b->rank; k++)
+		if (k != skip0 && k != skip1 && abs64(b->ss[k]) == bytes)
+			return k;
+	return -1;
+}
+
+/* Loop dims: a and c (c < 0: a dummy of extent 1) first, then the rest
+ * innermost first, leaving out skip: in dst order, or in src order (by
+ * |src stride|) for the kinds that walk the source. */
+static void set_loops(BoxPlan *p, const Box *b, int a, int c, int skip, bool by_src)
+{
+	int order[BOX_MAX_RANK + 1], m = 0;
+	order[m++] = a;
+	order[m++] = c;
+	for (int k = 0; k < b->rank; k++)
+		if (k != a && k != c && k != skip)
+			order[m++] = k;
+	for (int i = 3; by_src && i < m; i++)
+		for (int j = i; j > 2 && abs64(b->ss[order[j]]) < abs64(b->ss[order[j - 1]]); j--) {
+			int t = order[j];
+			order[j] = order[j - 1], order[j - 1] = t;
+		}
+	p->src_order = by_src;
+	p->nloop = m;
+	for (int i = 0; i < m; i++) {
+		int k = order[i];
+		p->n[i] = k < 0 ? 1 : b->n[k];
+		p->ds[i] = k < 0 ? 0 : b->ds[k];
+		p->ss[i] = k < 0 ? 0 : b->ss[k];
+	}
+}
+
+/* A transpose of elements of p->esize bytes between dst-contiguous dim a
+ * and src-contiguous dim c. */
+static void plan_trans(BoxPlan *p, Box *b, int a, int c, int skip)
+{
+	if (b->ss[c] < 0)
+		flip(b, c);
+	p->kind = K_TRANS;
+	p->elem = p->esize;
+	set_loops(p, b, a, c, skip, true);
+	p->blk[0] = min64(p->n[0], TR_A);
+	p->blk[1] = min64(p->n[1], TR_B);
+}
+
+/* Contiguous on both sides in dim 0: runs, tiled when short and both
+ * sides have a next axis to tile over. */
+static void plan_runs(BoxPlan *p, Box *b)
+{
+	int64_t run = b->n[0] * (int64_t)p->esize;
+	int a = b->rank > 1 && b->ds[1] == run ? 1 : -1;
+	int c = a < 0 ? -1 : src_dim(b, run, 0, a);
+	if (run > RUN_SHORT || c < 0) {
+		p->kind = K_RUN;
+		p->elem = p->esize;
+		set_loops(p, b, 0, b->rank > 1 ? 1 : -1, -1, false);
+		p->blk[0] = min64(p->n[0], CHUNK / (int64_t)p->esize);
+		p->blk[1] = clamp64(CHUNK / (p->blk[0] * (int64_t)p->esize), 1, p->n[1]);
+		return;
+	}
+	if (run == 2 || run == 4 || run == 8) { /* a transpose of wider elements */
+		p->esize = (size_t)run;
+		plan_trans(p, b, a, c, 0);
+		return;
+	}
+	if (b->ss[c] < 0)
+		flip(b, c);
+	p->kind = K_RUNTILE;
+	p->elem = (size_t)run;
+	set_loops(p, b, a, c, 0, true);
+	p->blk[0] = clamp64(RUNS_A / run, 1, p->n[0]);
+	p->blk[1] = clamp64(CHUNK / run, 1, p->n[1]);
+}
+
+static void plan_kind(BoxPlan *p, Box *b)
+{
+	int64_t es = (int64_t)p->esize;
+	if (b->ds[0] == es && b->ss[0] == es) {
+		plan_runs(p, b);
+		return;
+	}
+	int c = b->ds[0] == es ? src_dim(b, es, 0, 0) : -1;
+	if (c >= 0) {
+		plan_trans(p, b, 0, c, -1);
+		return;
+	}
+	p->kind = K_GEN;
+	p->elem = p->esize;
+	set_loops(p, b, 0, b->rank > 1 ? 1 : -1, -1, false);
+	p->blk[0] = min64(p->n[0], CHUNK / es);
+	p->blk[1] = clamp64(CHUNK / (p->blk[0] * es), 1, p->n[1]);
+}
+
+int64_t box_plan(BoxPlan *p, void *dst, const int64_t *dstride,
+		 const void *src, const int64_t *sstride, const int64_t *shape,
+		 int rank, size_t esize, int flags)
+{
+	assert(rank >= 0 && rank <= BOX_MAX_RANK);
+	assert(esize == 1 || esize == 2 || esize == 4 || esize == 8);
+	memset(p, 0, sizeof *p);
+	Box b;
+	if (!normalise(&b, dst, dstride, src, sstride, shape, rank))
+		return 0;
+	if (b.rank == 0) { /* one element */
+		b.rank = 1;
+		b.n[0] = 1, b.ds[0] = b.ss[0] = (int64_t)esize;
+	}
+	p->esize = esize;
+	p->flags = flags;
+	p->simd = pick_simd();
+	plan_kind(p, &b);
+	p->dst = b.dst;
+	p->src = b.src;
+	p->nunits = 1;
+	for (int i = 0; i < 2; i++) {
+		p->ntile[i] = (p->n[i] + p->blk[i] - 1) / p->blk[i];
+		p->nunits *= p->ntile[i];
+	}
+	for (int i = 2; i < p->nloop; i++)
+		p->nunits *= p->n[i];
+	int64_t unit = p->blk[0] * p->blk[1] * (int64_t)p->elem;
+	p->per_task = clamp64(TASK_BYTES / unit, 1, p->nunits);
+	p->ntasks = (p->nunits + p->per_task - 1) / p->per_task;
+	return p->ntasks;
+}
+
+/* -------------------------------------------------------- scalar kernels */
+
+/* n elements of es bytes from s, s + sstep, ... to d, d + dstep, ...;
+ * a loop per size so that each compiles to plain moves. */
+static void row_copy(char *d, int64_t dstep, const char *s, int64_t sstep,
+		     int64_t n, size_t es)
+{
+	switch (es) {
+	case 1:
+		for (int64_t i = 0; i < n; i++)
+			d[i * dstep] = s[i * sstep];
+		break;
+	case 2:
+		for (int64_t i = 0; i < n; i++)
+			memcpy(d + i * dstep, s + i * sstep, 2);
+		break;
+	case 4:
+		for (int64_t i = 0; i < n; i++)
+			memcpy(d + i * dstep, s + i * sstep, 4);
+		break;
+	default:
+		for (int64_t i = 0; i < n; i++)
+			memcpy(d + i * dstep, s + i * sstep, 8);
+		break;
+	}
+}
+
+/* The same with a contiguous destination, so stores can be vectorised. */
+static void row_gather(char *d, const char *s, int64_t sstep, int64_t n, size_t es)
+{
+	switch (es) {
+	case 1:
+		for (int64_t i = 0; i < n; i++)
+			d[i] = s[i * sstep];
+		break;
+	case 2:
+		for (int64_t i = 0; i < n; i++)
+			memcpy(d + 2 * i, s + i * sstep, 2);
+		break;
+	case 4:
+		for (int64_t i = 0; i < n; i++)
+			memcpy(d + 4 * i, s + i * sstep, 4);
+		break;
+	default:
+		for (int64_t i = 0; i < n; i++)
+			memcpy(d + 8 * i, s + i * sstep, 8);
+		break;
+	}
+}
+
+/* Transpose of an na x nb block: dst[ib*dp + ia*es] = src[ia*sp + ib*es]. */
+static void tr_scalar(char *d, int64_t dp, const char *s, int64_t sp,
+		      int64_t na, int64_t nb, size_t es)
+{
+	for (int64_t ib = 0; ib < nb; ib++)
+		row_gather(d + ib * dp, s + ib * (int64_t)es, sp, na, es);
+}
+
+/* Leading elements to copy with plain stores before d is aligned to
+ * width bytes; -1 when no prefix aligns every row of pitch dp. */
+static int64_t stream_head(const char *d, int64_t dp, size_t es, size_t width, int64_t n)
+{
+	uintptr_t mis = (uintptr_t)d % width;
+	if (dp % (int64_t)width || mis % es)
+		return -1;
+	return min64(n, (int64_t)((width - mis) % width / es));
+}
+
+/* Prefetches PREFETCH bytes ahead in n rows of pitch sp from s. */
+static inline void prefetch_rows(const char *s, int64_t sp, int n)
+{
+	for (int k = 0; k < n; k++)
+		prefetch(s, k * sp + PREFETCH);
+}
+
+/* The first PREFETCH bytes of n rows: what a tile reads before its
+ * prefetches along the rows run ahead. Short rows are otherwise read one
+ * line of every row at a time, each a miss. */
+static inline void prefetch_heads(const char *s, int64_t sp, int64_t n)
+{
+	for (int64_t k = 0; k < n; k++)
+		for (int off = 0; off < PREFETCH; off += 64)
+			prefetch(s, k * sp + off);
+}
+
+/* ------------------------------------------------------------ x86 kernels */
+
+#ifdef X86
+
+AVX2_FN static inline void stream_copy_avx2(char *d, const char *s, size_t n)
+{
+	size_t head = (size_t)(-(uintptr_t)d & 31);
+	head = head < n ? head : n;
+	if (head)
+		memcpy(d, s, head);
+	d += head, s += head, n -= head;
+	for (; n >= 128; n -= 128, d += 128, s += 128) {
+		__m256i x0 = _mm256_loadu_si256((const __m256i *)s);
+		__m256i x1 = _mm256_loadu_si256((const __m256i *)(s + 32));
+		__m256i x2 = _mm256_loadu_si256((const __m256i *)(s + 64));
+		__m256i x3 = _mm256_loadu_si256((const __m256i *)(s + 96));
+		_mm256_stream_si256((__m256i *)d, x0);
+		_mm256_stream_si256((__m256i *)(d + 32), x1);
+		_mm256_stream_si256((__m256i *)(d + 64), x2);
+		_mm256_stream_si256((__m256i *)(d + 96), x3);
+	}
+	for (; n >= 32; n -= 32, d += 32, s += 32)
+		_mm256_stream_si256((__m256i *)d, _mm256_loadu_si256((const __m256i *)s));
+	if (n)
+		memcpy(d, s, n);
+}
+
+/* 8x8 transpose of 4-byte elements: o[k] is column k of 8 src rows. */
+AVX2_FN static inline void tr8x8_4(const char *s, int64_t sp, __m256 *o)
+{
+	__m256 r0 = _mm256_loadu_ps((const float *)s);
+	__m256 r1 = _mm256_loadu_ps((const float *)(s + sp));
+	__m256 r2 = _mm256_loadu_ps((const float *)(s + 2 * sp));
+	__m256 r3 = _mm256_loadu_ps((const float *)(s + 3 * sp));
+	__m256 r4 = _mm256_loadu_ps((const float *)(s + 4 * sp));
+	__m256 r5 = _mm256_loadu_ps((const float *)(s + 5 * sp));
+	__m256 r6 = _mm256_loadu_ps((const float *)(s + 6 * sp));
+	__m256 r7 = _mm256_loadu_ps((const float *)(s + 7 * sp));
+	/* pairs of rows interleaved, then quads: column k of rows 0-3 and 4-7
+	 * in the two halves of u_k, then the halves put together */
+	__m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
+	__m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
+	__m256 t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5);
+	__m256 t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
+	__m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+	__m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+	__m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+	__m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+	o[0] = _mm256_permute2f128_ps(u0, u4, 0x20), o[1] = _mm256_permute2f128_ps(u1, u5, 0x20);
+	o[2] = _mm256_permute2f128_ps(u2, u6, 0x20), o[3] = _mm256_permute2f128_ps(u3, u7, 0x20);
+	o[4] = _mm256_permute2f128_ps(u0, u4, 0x31), o[5] = _mm256_permute2f128_ps(u1, u5, 0x31);
+	o[6] = _mm256_permute2f128_ps(u2, u6, 0x31), o[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
+}
+
+AVX2_FN static inline void store_4(char *d, __m256 v, bool stream)
+{
+	if (stream)
+		_mm256_stream_ps((float *)d, v);
+	else
+		_mm256_storeu_ps((float *)d, v);
+}
+
+/* 16 src rows of 8: each of 8 dst rows gets 64 bytes in two stores back to
+ * back, so a streamed line is whole when it leaves the write buffer (half
+ * lines flushed alone cost a read-modify-write in memory). */
+AVX2_FN static inline void tr16x8_4(char *d, int64_t dp, const char *s, int64_t sp, bool stream)
+{
+	__m256 o[8], q[8];
+	tr8x8_4(s, sp, o);
+	tr8x8_4(s + 8 * sp, sp, q);
+	for (int k = 0; k < 8; k++) {
+		store_4(d + k * dp, o[k], stream);
+		store_4(d + k * dp + 32, q[k], stream);
+	}
+}
+
+/* 4x4 transpose of 8-byte elements: o[k] is column k of 4 src rows. */
+AVX2_FN static inline void tr4x4_8(const char *s, int64_t sp, __m256d *o)
+{
+	__m256d r0 = _mm256_loadu_pd((const double *)s);
+	__m256d r1 = _mm256_loadu_pd((const double *)(s + sp));
+	__m256d r2 = _mm256_loadu_pd((const double *)(s + 2 * sp));
+	__m256d r3 = _mm256_loadu_pd((const double *)(s + 3 * sp));
+	__m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
+	__m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
+	o[0] = _mm256_permute2f128_pd(t0, t2, 0x20), o[1] = _mm256_permute2f128_pd(t1, t3, 0x20);
+	o[2] = _mm256_permute2f128_pd(t0, t2, 0x31), o[3] = _mm256_permute2f128_pd(t1, t3, 0x31);
+}
+
+AVX2_FN static inline void store_8(char *d, __m256d v, bool stream)
+{
+	if (stream)
+		_mm256_stream_pd((double *)d, v);
+	else
+		_mm256_storeu_pd((double *)d, v);
+}
+
+/* 8 src rows of 4: whole 64-byte dst rows, as tr16x8_4. */
+AVX2_FN static inline void tr8x4_8(char *d, int64_t dp, const char *s, int64_t sp, bool stream)
+{
+	__m256d o[4], q[4];
+	tr4x4_8(s, sp, o);
+	tr4x4_8(s + 4 * sp, sp, q);
+	for (int k = 0; k < 4; k++) {
+		store_8(d + k * dp, o[k], stream);
+		store_8(d + k * dp + 32, q[k], stream);
+	}
+}
+
+/* 8x8 transpose of 2-byte elements (SSE2). */
+static inline void tr8x8_2(char *d, int64_t dp, const char *s, int64_t sp)
+{
+	__m128i a[8], b[8], c[8];
+	for (int k = 0; k < 8; k++)
+		a[k] = _mm_loadu_si128((const __m128i *)(s + k * sp));
+	for (int k = 0; k < 4; k++) {
+		b[2 * k] = _mm_unpacklo_epi16(a[2 * k], a[2 * k + 1]);
+		b[2 * k + 1] = _mm_unpackhi_epi16(a[2 * k], a[2 * k + 1]);
+	}
+	/* c[0..3]: columns 0-1, 2-3, 4-5, 6-7 of rows 0-3; c[4..7] of rows 4-7 */
+	for (int h = 0; h < 2; h++) {
+		c[4 * h] = _mm_unpacklo_epi32(b[4 * h], b[4 * h + 2]);
+		c[4 * h + 1] = _mm_unpackhi_epi32(b[4 * h], b[4 * h + 2]);
+		c[4 * h + 2] = _mm_unpacklo_epi32(b[4 * h + 1], b[4 * h + 3]);
+		c[4 * h + 3] = _mm_unpackhi_epi32(b[4 * h + 1], b[4 * h + 3]);
+	}
+	for (int k = 0; k < 4; k++) {
+		__m128i lo = _mm_unpacklo_epi64(c[k], c[k + 4]);
+		__m128i hi = _mm_unpackhi_epi64(c[k], c[k + 4]);
+		_mm_storeu_si128((__m128i *)(d + 2 * k * dp), lo);
+		_mm_storeu_si128((__m128i *)(d + (2 * k + 1) * dp), hi);
+	}
+}
+
+/* 8x8 transpose of bytes (SSE2), 8-byte rows. */
+static inline void tr8x8_1(char *d, int64_t dp, const char *s, int64_t sp)
+{
+	__m128i a[8], b[4], c[4];
+	for (int k = 0; k < 8; k++)
+		a[k] = _mm_loadl_epi64((const __m128i *)(s + k * sp));
+	for (int k = 0; k < 4; k++)
+		b[k] = _mm_unpacklo_epi8(a[2 * k], a[2 * k + 1]);
+	/* c[0], c[1]: columns 0-3, 4-7 of rows 0-3; c[2], c[3] of rows 4-7 */
+	for (int h = 0; h < 2; h++) {
+		c[2 * h] = _mm_unpacklo_epi16(b[2 * h], b[2 * h + 1]);
+		c[2 * h + 1] = _mm_unpackhi_epi16(b[2 * h], b[2 * h + 1]);
+	}
+	for (int k = 0; k < 2; k++) {
+		__m128i lo = _mm_unpacklo_epi32(c[k], c[k + 2]);
+		__m128i hi = _mm_unpackhi_epi32(c[k], c[k + 2]);
+		_mm_storel_epi64((__m128i *)(d + 4 * k * dp), lo);
+		_mm_storel_epi64((__m128i *)(d + (4 * k + 1) * dp), _mm_srli_si128(lo, 8));
+		_mm_storel_epi64((__m128i *)(d + (4 * k + 2) * dp), hi);
+		_mm_storel_epi64((__m128i *)(d + (4 * k + 3) * dp), _mm_srli_si128(hi, 8));
+	}
+}
+
+/* Streams only where every dst row of the tile starts a line after the
+ * first head elements (which take plain stores); sets *head. */
+static bool stream_rows(const char *d, int64_t dp, size_t es, int64_t na, bool want, int64_t *head)
+{
+	int64_t h = want ? stream_head(d, dp, es, 64, na) : -1;
+	*head = h > 0 ? h : 0;
+	return h >= 0;
+}
+
+/* Tiles of na x nb 4-byte elements: 16x8 kernels down the src rows, 8 dst
+ * rows at a time, then scalar edges. Each group of 16 src rows is
+ * prefetched PREFETCH bytes ahead once per line; the tile that follows
+ * continues the same rows, so running past the tile is useful too. */
+AVX2_FN static void tr_tile4(char *d, int64_t dp, const char *s, int64_t sp,
+			     int64_t na, int64_t nb, bool stream)
+{
+	int64_t head;
+	stream = stream_rows(d, dp, 4, na, stream, &head);
+	tr_scalar(d, dp, s, sp, head, nb, 4);
+	d += head * 4, s += head * sp, na -= head;
+	prefetch_heads(s, sp, na);
+	int64_t na16 = na & ~(int64_t)15, na8 = na & ~(int64_t)7, nb8 = nb & ~(int64_t)7;
+	for (int64_t ib = 0; ib < nb8; ib += 8) {
+		bool pf = ib % 16 == 0;
+		for (int64_t ia = 0; ia < na16; ia += 16) {
+			if (pf)
+				prefetch_rows(s + ia * sp + ib * 4, sp, 16);
+			tr16x8_4(d + ib * dp + ia * 4, dp, s + ia * sp + ib * 4, sp, stream);
+		}
+		if (na8 > na16) { /* half lines: plain stores */
+			__m256 o[8];
+			if (pf)
+				prefetch_rows(s + na16 * sp + ib * 4, sp, 8);
+			tr8x8_4(s + na16 * sp + ib * 4, sp, o);
+			for (int k = 0; k < 8; k++)
+				store_4(d + (ib + k) * dp + na16 * 4, o[k], false);
+		}
+	}
+	tr_scalar(d + na8 * 4, dp, s + na8 * sp, sp, na - na8, nb, 4);
+	tr_scalar(d + nb8 * dp, dp, s + nb8 * 4, sp, na8, nb - nb8, 4);
+}
+
+/* The same for 8-byte elements with 8x4 kernels. */
+AVX2_FN static void tr_tile8(char *d, int64_t dp, const char *s, int64_t sp,
+			     int64_t na, int64_t nb, bool stream)
+{
+	int64_t head;
+	stream = stream_rows(d, dp, 8, na, stream, &head);
+	tr_scalar(d, dp, s, sp, head, nb, 8);
+	d += head * 8, s += head * sp, na -= head;
+	prefetch_heads(s, sp, na);
+	int64_t na8 = na & ~(int64_t)7, na4 = na & ~(int64_t)3, nb4 = nb & ~(int64_t)3;
+	for (int64_t ib = 0; ib < nb4; ib += 4) {
+		bool pf = ib % 8 == 0;
+		for (int64_t ia = 0; ia < na8; ia += 8) {
+			if (pf)
+				prefetch_rows(s + ia * sp + ib * 8, sp, 8);
+			tr8x4_8(d + ib * dp + ia * 8, dp, s + ia * sp + ib * 8, sp, stream);
+		}
+		if (na4 > na8) {
+			__m256d o[4];
+			tr4x4_8(s + na8 * sp + ib * 8, sp, o);
+			for (int k = 0; k < 4; k++)
+				store_8(d + (ib + k) * dp + na8 * 8, o[k], false);
+		}
+	}
+	tr_scalar(d + na4 * 8, dp, s + na4 * sp, sp, na - na4, nb, 8);
+	tr_scalar(d + nb4 * dp, dp, s + nb4 * 8, sp, na4, nb - nb4, 8);
+}
+
+/* 2- and 1-byte transposes use plain stores: their 16- and 8-byte rows
+ * would leave streamed lines half written. */
+static void tr_tile2(char *d, int64_t dp, const char *s, int64_t sp,
+		     int64_t na, int64_t nb)
+{
+	int64_t na8 = na & ~(int64_t)7, nb8 = nb & ~(int64_t)7;
+	for (int64_t ib = 0; ib < nb8; ib += 8)
+		for (int64_t ia = 0; ia < na8; ia += 8)
+			tr8x8_2(d + ib * dp + ia * 2, dp, s + ia * sp + ib * 2, sp);
+	tr_scalar(d + na8 * 2, dp, s + na8 * sp, sp, na - na8, nb, 2);
+	tr_scalar(d + nb8 * dp, dp, s + nb8 * 2, sp, na8, nb - nb8, 2);
+}
+
+static void tr_tile1(char *d, int64_t dp, const char *s, int64_t sp,
+		     int64_t na, int64_t nb)
+{
+	int64_t na8 = na & ~(int64_t)7, nb8 = nb & ~(int64_t)7;
+	for (int64_t ib = 0; ib < nb8; ib += 8)
+		for (int64_t ia = 0; ia < na8; ia += 8)
+			tr8x8_1(d + ib * dp + ia, dp, s + ia * sp + ib, sp);
+	tr_scalar(d + na8, dp, s + na8 * sp, sp, na - na8, nb, 1);
+	tr_scalar(d + nb8 * dp, dp, s + nb8, sp, na8, nb - nb8, 1);
+}
+
+/* d[i] = s[2i] for 4-byte elements: two loads, one shuffle picks the even
+ * elements of both, a lane permute puts them in order. The vector loop
+ * stops one element early so it never reads past the last element. */
+AVX2_FN static void gather2_4(char *d, const char *s, int64_t n, bool stream)
+{
+	int64_t i = stream ? stream_head(d, 0, 4, 32, n) : 0;
+	stream = stream && i >= 0;
+	i = i > 0 ? i : 0;
+	row_gather(d, s, 8, i, 4);
+	for (; i + 9 <= n; i += 8) {
+		__m256 a = _mm256_loadu_ps((const float *)(s + 8 * i));
+		__m256 b = _mm256_loadu_ps((const float *)(s + 8 * i + 32));
+		__m256 e = _mm256_shuffle_ps(a, b, 0x88);
+		e = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(e), 0xD8));
+		if (stream)
+			_mm256_stream_ps((float *)(d + 4 * i), e);
+		else
+			_mm256_storeu_ps((float *)(d + 4 * i), e);
+	}
+	row_gather(d + 4 * i, s + 8 * i, 8, n - i, 4);
+}
+
+/* d[i] = s[4i] for 4-byte elements, the same way with four loads. */
+AVX2_FN static void gather4_4(char *d, const char *s, int64_t n, bool stream)
+{
+	int64_t i = stream ? stream_head(d, 0, 4, 32, n) : 0;
+	stream = stream && i >= 0;
+	i = i > 0 ? i : 0;
+	row_gather(d, s, 16, i, 4);
+	const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+	for (; i + 9 <= n; i += 8) {
+		const float *p = (const float *)(s + 16 * i);
+		__m256 ab = _mm256_shuffle_ps(_mm256_loadu_ps(p), _mm256_loadu_ps(p + 8), 0);
+		__m256 cd = _mm256_shuffle_ps(_mm256_loadu_ps(p + 16), _mm256_loadu_ps(p + 24), 0);
+		__m256 e = _mm256_shuffle_ps(ab, cd, 0x88);
+		e = _mm256_permutevar8x32_ps(e, order);
+		if (stream)
+			_mm256_stream_ps((float *)(d + 4 * i), e);
+		else
+			_mm256_storeu_ps((float *)(d + 4 * i), e);
+	}
+	row_gather(d + 4 * i, s + 16 * i, 16, n - i, 4);
+}
+
+#endif /* X86 */
+
+/* --------------------------------------------------------------- units */
+
+static void copy_run(const BoxPlan *p, char *d, const char *s, size_t n)
+{
+#ifdef X86
+	if ((p->flags & COPY_STREAM) && p->simd == SIMD_AVX2 && n >= 64) {
+		stream_copy_avx2(d, s, n);
+		return;
+	}
+#endif
+	memcpy(d, s, n);
+}
+
+/* K_RUN: nb runs of na elements. */
+static void unit_run(const BoxPlan *p, char *d, const char *s, int64_t na, int64_t nb)
+{
+	size_t len = (size_t)na * p->esize;
+	for (int64_t ib = 0; ib < nb; ib++)
+		copy_run(p, d + ib * p->ds[1], s + ib * p->ss[1], len);
+}
+
+/* Prefetches a run's bytes RUN_PREFETCH ahead along its source row. */
+static inline void prefetch_run(const char *s, size_t len)
+{
+	for (size_t off = 0; off < len; off += 64)
+		prefetch(s, RUN_PREFETCH + (int64_t)off);
+}
+
+#ifdef X86
+/* K_RUNTILE streamed; one function so the short copies are inlined. */
+AVX2_FN static void runtile_stream(const BoxPlan *p, char *d, const char *s, int64_t na, int64_t nb)
+{
+	size_t len = p->elem;
+	for (int64_t ib = 0; ib < nb; ib++) {
+		char *dr = d + ib * p->ds[1];
+		const char *sr = s + ib * p->ss[1];
+		for (int64_t ia = 0; ia < na; ia++) {
+			prefetch_run(sr + ia * p->ss[0], len);
+			stream_copy_avx2(dr + ia * (int64_t)len, sr + ia * p->ss[0], len);
+		}
+	}
+}
+#endif
+
+/* K_RUNTILE: an na x nb tile of runs of p->elem bytes; dst is contiguous
+ * along a, so each tile row is one destination stream. */
+static void unit_runtile(const BoxPlan *p, char *d, const char *s, int64_t na, int64_t nb)
+{
+#ifdef X86
+	if ((p->flags & COPY_STREAM) && p->simd == SIMD_AVX2) {
+		runtile_stream(p, d, s, na, nb);
+		return;
+	}
+#endif
+	size_t len = p->elem;
+	for (int64_t ib = 0; ib < nb; ib++) {
+		char *dr = d + ib * p->ds[1];
+		const char *sr = s + ib * p->ss[1];
+		for (int64_t ia = 0; ia < na; ia++) {
+			prefetch_run(sr + ia * p->ss[0], len);
+			memcpy(dr + ia * (int64_t)len, sr + ia * p->ss[0], len);
+		}
+	}
+}
+
+static void unit_trans(const BoxPlan *p, char *d, const char *s, int64_t na, int64_t nb)
+{
+	int64_t dp = p->ds[1], sp = p->ss[0];
+	bool stream = p->flags & COPY_STREAM;
+#ifdef X86
+	if (p->simd == SIMD_AVX2 && p->esize == 4) {
+		tr_tile4(d, dp, s, sp, na, nb, stream);
+		return;
+	}
+	if (p->simd == SIMD_AVX2 && p->esize == 8) {
+		tr_tile8(d, dp, s, sp, na, nb, stream);
+		return;
+	}
+	if (p->simd != SIMD_NONE && p->esize == 2) {
+		tr_tile2(d, dp, s, sp, na, nb);
+		return;
+	}
+	if (p->simd != SIMD_NONE && p->esize == 1) {
+		tr_tile1(d, dp, s, sp, na, nb);
+		return;
+	}
+#endif
+	(void)stream;
+	tr_scalar(d, dp, s, sp, na, nb, p->esize);
+}
+
+/* One strided row of K_GEN. */
+static void gen_row(const BoxPlan *p, char *d, const char *s, int64_t n)
+{
+	int64_t es = (int64_t)p->esize, dstep = p->ds[0], sstep = p->ss[0];
+#ifdef X86
+	bool stream = p->flags & COPY_STREAM;
+	if (p->simd == SIMD_AVX2 && es == 4 && dstep == 4 && sstep == 8) {
+		gather2_4(d, s, n, stream);
+		return;
+	}
+	if (p->simd == SIMD_AVX2 && es == 4 && dstep == 4 && sstep == 16) {
+		gather4_4(d, s, n, stream);
+		return;
+	}
+#endif
+	if (dstep == es)
+		row_gather(d, s, sstep, n, p->esize);
+	else
+		row_copy(d, dstep, s, sstep, n, p->esize);
+}
+
+static void unit_gen(const BoxPlan *p, char *d, const char *s, int64_t na, int64_t nb)
+{
+	for (int64_t ib = 0; ib < nb; ib++)
+		gen_row(p, d + ib * p->ds[1], s + ib * p->ss[1], na);
+}
+
+/* --------------------------------------------------------------- tasks */
+
+/* Tile u: loop dims 0 and 1 tiled, the others one index each. Tiles are
+ * numbered with tiles of dim 0 fastest, then dim 1, then the others; or,
+ * for the kinds that walk the source, tiles of dim 1 fastest, then the
+ * others, then dim 0, so that consecutive tiles continue the same source
+ * rows. */
+static void run_unit(const BoxPlan *p, int64_t u)
+{
+	int64_t t0 = 0, t1 = 0;
+	if (!p->src_order) {
+		t0 = u % p->ntile[0];
+		u /= p->ntile[0];
+	}
+	t1 = u % p->ntile[1];
+	u /= p->ntile[1];
+	int64_t doff = 0, soff = 0;
+	for (int k = 2; k < p->nloop; k++) {
+		int64_t i = u % p->n[k];
+		u /= p->n[k];
+		doff += i * p->ds[k];
+		soff += i * p->ss[k];
+	}
+	if (p->src_order)
+		t0 = u;
+	int64_t i0 = t0 * p->blk[0], i1 = t1 * p->blk[1];
+	doff += i0 * p->ds[0] + i1 * p->ds[1];
+	soff += i0 * p->ss[0] + i1 * p->ss[1];
+	int64_t na = min64(p->blk[0], p->n[0] - i0);
+	int64_t nb = min64(p->blk[1], p->n[1] - i1);
+	char *d = p->dst + doff;
+	const char *s = p->src + soff;
+	switch (p->kind) {
+	case K_RUN: unit_run(p, d, s, na, nb); break;
+	case K_RUNTILE: unit_runtile(p, d, s, na, nb); break;
+	case K_TRANS: unit_trans(p, d, s, na, nb); break;
+	default: unit_gen(p, d, s, na, nb); break;
+	}
+}
+
+void box_run_task(const BoxPlan *p, int64_t task)
+{
+	int64_t u0 = task * p->per_task;
+	int64_t u1 = min64(u0 + p->per_task, p->nunits);
+	for (int64_t u = u0; u < u1; u++)
+		run_unit(p, u);
+#ifdef X86
+	if (p->flags & COPY_STREAM)
+		_mm_sfence();
+#endif
+}
+
+void copy_box(void *dst, const int64_t *dstride, const void *src,
+	      const int64_t *sstride, const int64_t *shape, int rank,
+	      size_t esize, int flags)
+{
+	BoxPlan p;
+	int64_t n = box_plan(&p, dst, dstride, src, sstride, shape, rank, esize, flags);
+	for (int64_t t = 0; t < n; t++)
+		box_run_task(&p, t);
+}
+
+static void par_task(void *arg, int64_t task, int worker)
+{
+	(void)worker;
+	box_run_task(arg, task);
+}
+
+void copy_box_par(void *dst, const int64_t *dstride, const void *src,
+		  const int64_t *sstride, const int64_t *shape, int rank,
+		  size_t esize, int flags, int nthreads)
+{
+	BoxPlan p;
+	int64_t n = box_plan(&p, dst, dstride, src, sstride, shape, rank, esize, flags);
+	pool_run(n, par_task, &p, nthreads);
+}

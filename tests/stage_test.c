@@ -1,0 +1,365 @@
+/* Property test of the box copy and the pool. Random boxes (ranks 0-6,
+ * extents with 0, 1 and odd sizes, random layouts on both sides, negative
+ * and zero source strides, unaligned bases, every element size, with and
+ * without streaming stores, SIMD and portable kernels, serial, on the pool,
+ * and task by task in a shuffled order) are copied into a buffer full of
+ * noise and compared byte for byte, the noise included, with a naive copy.
+ * The pool is checked for running every task once, concurrent callers,
+ * nested runs and restarts; big_alloc for alignment.
+ *   stage_test [SEED [COUNT]]
+ * Prints one line per failed check, then "N passed, M failed". */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec.h"
+
+static long passed, failed;
+
+static void check(bool ok, const char *what, long id)
+{
+	if (ok) {
+		passed++;
+		return;
+	}
+	failed++;
+	if (failed <= 20)
+		printf("FAIL %s (case %ld)\n", what, id);
+}
+
+/* xorshift64: reproducible from the seed */
+static uint64_t rng;
+static unsigned rnd(unsigned n)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (unsigned)(rng % n);
+}
+
+/* ------------------------------------------------------------ box cases */
+
+typedef struct {
+	int rank;
+	size_t es;
+	int64_t shape[8], ds[8], ss[8];
+	int64_t dbase, sbase;  /* offset of element 0 in its buffer */
+	size_t dlen, slen;     /* buffer sizes */
+	int flags;
+} Case;
+
+static int64_t pick_extent(void)
+{
+	static const int64_t small[] = {1, 1, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17};
+	unsigned r = rnd(100);
+	if (r < 2)
+		return 0;
+	if (r < 60)
+		return small[rnd(sizeof small / sizeof small[0])];
+	if (r < 90)
+		return 8 + rnd(60);
+	return 60 + rnd(200);
+}
+
+static void shuffle(int *v, int n)
+{
+	for (int i = n - 1; i > 0; i--) {
+		int j = (int)rnd((unsigned)i + 1), t = v[i];
+		v[i] = v[j], v[j] = t;
+	}
+}
+
+/* Row-major strides over the dims in order perm (last fastest), each
+ * dim's allocated extent padded sometimes. */
+static void layout(int64_t *stride, const int64_t *shape, const int *perm,
+		      int rank, size_t es, int64_t step)
+{
+	int64_t acc = (int64_t)es * step;
+	for (int i = rank - 1; i >= 0; i--) {
+		int k = perm[i];
+		int64_t ext = shape[k] > 0 ? shape[k] : 1;
+		unsigned r = rnd(10);
+		if (r == 0)
+			ext += rnd(3);
+		else if (r == 1)
+			ext = (ext + 15) / 16 * 16;
+		stride[k] = acc;
+		acc *= ext;
+	}
+}
+
+/* Flips some dims (and zeroes some strides on the src side); returns the
+ * offset of element 0 that keeps every element at offset >= 0. */
+static int64_t mess_up(int64_t *stride, const int64_t *shape, int rank, bool zero)
+{
+	int64_t base = 0;
+	for (int k = 0; k < rank; k++) {
+		unsigned r = rnd(100);
+		if (zero && r < 10)
+			stride[k] = 0;
+		else if (r < 30 && shape[k] > 0) {
+			base += (shape[k] - 1) * stride[k];
+			stride[k] = -stride[k];
+		}
+	}
+	return base;
+}
+
+/* Largest offset of an element, base included. */
+static int64_t span(const int64_t *stride, const int64_t *shape, int rank, int64_t base)
+{
+	int64_t hi = base;
+	for (int k = 0; k < rank; k++)
+		if (shape[k] > 0 && stride[k] > 0)
+			hi += (shape[k] - 1) * stride[k];
+	return hi;
+}
+
+static void make_case(Case *c)
+{
+	memset(c, 0, sizeof *c);
+	c->rank = (int)rnd(7);
+	c->es = (size_t)1 << rnd(4);
+	int64_t budget = rnd(20) ? (rnd(4) ? 4096 : 65536) : 1 << 20;
+	int64_t total = 1;
+	for (int k = 0; k < c->rank; k++) {
+		int64_t n = pick_extent();
+		while (n > 1 && total * n > budget)
+			n /= 2;
+		c->shape[k] = n;
+		total *= n > 0 ? n : 1;
+	}
+	int sp[8], dp[8];
+	for (int k = 0; k < c->rank; k++)
+		sp[k] = dp[k] = k;
+	shuffle(sp, c->rank);
+	unsigned how = rnd(10);
+	if (how < 3) /* same layout: runs */
+		memcpy(dp, sp, sizeof sp);
+	else if (how < 5 && c->rank >= 2) { /* same innermost dim: short runs */
+		shuffle(dp, c->rank);
+		for (int i = 0; i < c->rank; i++)
+			if (dp[i] == sp[c->rank - 1])
+				dp[i] = dp[c->rank - 1], dp[c->rank - 1] = sp[c->rank - 1];
+	} else
+		shuffle(dp, c->rank);
+	int64_t step = rnd(5) ? 1 : 2 + rnd(3); /* x[..., ::step] */
+	layout(c->ss, c->shape, sp, c->rank, c->es, step);
+	layout(c->ds, c->shape, dp, c->rank, c->es, 1);
+	c->sbase = mess_up(c->ss, c->shape, c->rank, true);
+	c->dbase = rnd(3) ? 0 : mess_up(c->ds, c->shape, c->rank, false);
+	c->sbase += rnd(2) ? 0 : rnd(64);
+	c->dbase += rnd(2) ? 0 : rnd(64);
+	c->slen = (size_t)(span(c->ss, c->shape, c->rank, c->sbase) + (int64_t)c->es);
+	c->dlen = (size_t)(span(c->ds, c->shape, c->rank, c->dbase) + (int64_t)c->es);
+	c->flags = rnd(2) ? COPY_STREAM : 0;
+}
+
+/* The naive copy: an odometer over every index. */
+static void ref_copy(char *dst, const char *src, const Case *c)
+{
+	for (int k = 0; k < c->rank; k++)
+		if (c->shape[k] == 0)
+			return;
+	int64_t idx[8] = {0};
+	for (;;) {
+		int64_t d = 0, s = 0;
+		for (int k = 0; k < c->rank; k++)
+			d += idx[k] * c->ds[k], s += idx[k] * c->ss[k];
+		memcpy(dst + d, src + s, c->es);
+		int k = c->rank - 1;
+		while (k >= 0 && ++idx[k] == c->shape[k])
+			idx[k--] = 0;
+		if (k < 0)
+			return;
+	}
+}
+
+/* 64-byte aligned and of exactly n bytes, so that the address sanitizer
+ * sees a read or write one byte outside. */
+static void *alloc64(size_t n)
+{
+	void *p = NULL;
+	return posix_memalign(&p, 64, n ? n : 1) ? NULL : p;
+}
+
+static void fill(char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (char)rnd(256);
+}
+
+/* Runs the plan's tasks one by one in a random order. */
+static void run_shuffled(const BoxPlan *p, int64_t ntasks)
+{
+	int64_t *order = malloc((size_t)(ntasks > 0 ? ntasks : 1) * sizeof *order);
+	for (int64_t t = 0; t < ntasks; t++)
+		order[t] = t;
+	for (int64_t t = ntasks - 1; t > 0; t--) {
+		int64_t j = (int64_t)rnd((unsigned)t + 1), x = order[t];
+		order[t] = order[j], order[j] = x;
+	}
+	for (int64_t t = 0; t < ntasks; t++)
+		box_run_task(p, order[t]);
+	free(order);
+}
+
+static void print_case(const Case *c, int mode)
+{
+	printf("  rank %d es %zu flags %d mode %d shape", c->rank, c->es, c->flags, mode);
+	for (int k = 0; k < c->rank; k++)
+		printf(" %lld", (long long)c->shape[k]);
+	printf(" ds");
+	for (int k = 0; k < c->rank; k++)
+		printf(" %lld", (long long)c->ds[k]);
+	printf(" ss");
+	for (int k = 0; k < c->rank; k++)
+		printf(" %lld", (long long)c->ss[k]);
+	printf(" dbase %lld sbase %lld\n", (long long)c->dbase, (long long)c->sbase);
+}
+
+static void box_case(long id)
+{
+	Case c;
+	make_case(&c);
+	char *src = alloc64(c.slen), *dst = alloc64(c.dlen), *ref = alloc64(c.dlen);
+	fill(src, c.slen);
+	fill(dst, c.dlen);
+	memcpy(ref, dst, c.dlen);
+	ref_copy(ref + c.dbase, src + c.sbase, &c);
+	copy_set_portable(rnd(4) == 0);
+	int mode = (int)rnd(3);
+	if (mode == 0)
+		copy_box(dst + c.dbase, c.ds, src + c.sbase, c.ss, c.shape, c.rank, c.es, c.flags);
+	else if (mode == 1)
+		copy_box_par(dst + c.dbase, c.ds, src + c.sbase, c.ss, c.shape, c.rank,
+			     c.es, c.flags, 1 + (int)rnd(3));
+	else {
+		BoxPlan p;
+		int64_t n = box_plan(&p, dst + c.dbase, c.ds, src + c.sbase, c.ss,
+				     c.shape, c.rank, c.es, c.flags);
+		run_shuffled(&p, n);
+	}
+	bool ok = !memcmp(dst, ref, c.dlen);
+	check(ok, "box copy", id);
+	if (!ok && failed <= 20)
+		print_case(&c, mode);
+	free(src), free(dst), free(ref);
+}
+
+/* ----------------------------------------------------------- pool checks */
+
+typedef struct {
+	_Atomic int hits[4096];
+	_Atomic int bad_worker;
+	int nthreads;
+} Count;
+
+static void count_task(void *arg, int64_t task, int worker)
+{
+	Count *c = arg;
+	atomic_fetch_add(&c->hits[task], 1);
+	if (worker < 0 || worker >= c->nthreads)
+		atomic_store(&c->bad_worker, 1);
+}
+
+/* Every task ran once, on a worker in range. */
+static bool run_counted(int64_t ntasks, int nthreads)
+{
+	static Count c;
+	memset(&c, 0, sizeof c);
+	c.nthreads = nthreads > 0 ? nthreads : pool_threads();
+	pool_run(ntasks, count_task, &c, nthreads);
+	bool ok = !atomic_load(&c.bad_worker);
+	for (int64_t t = 0; t < 4096; t++)
+		ok = ok && atomic_load(&c.hits[t]) == (t < ntasks);
+	return ok;
+}
+
+static void sum_task(void *arg, int64_t task, int worker)
+{
+	(void)worker;
+	atomic_fetch_add((_Atomic int64_t *)arg, task + 1);
+}
+
+/* An application thread making many small runs. */
+static void *caller(void *arg)
+{
+	long *bad = arg;
+	for (int i = 0; i < 300; i++) {
+		_Atomic int64_t sum = 0;
+		int64_t n = 1 + i % 37;
+		pool_run(n, sum_task, &sum, 0);
+		if (atomic_load(&sum) != n * (n + 1) / 2)
+			++*bad;
+	}
+	return NULL;
+}
+
+static void nested_task(void *arg, int64_t task, int worker)
+{
+	(void)task, (void)worker;
+	_Atomic int64_t sum = 0;
+	pool_run(10, sum_task, &sum, 0);
+	if (atomic_load(&sum) == 55)
+		atomic_fetch_add((_Atomic int64_t *)arg, 1);
+}
+
+static void pool_checks(void)
+{
+	int sizes[] = {0, 1, 2, 3, 5, 64, 100};
+	for (int i = 0; i < 7; i++)
+		for (int64_t n = 0; n <= 4096; n = n ? n * 4 : 1)
+			check(run_counted(n, sizes[i]), "pool_run covers every task once", n);
+	long bad[2] = {0, 0};
+	pthread_t t[2];
+	for (int i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, caller, &bad[i]);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	check(!bad[0] && !bad[1], "concurrent pool_run callers", 0);
+	_Atomic int64_t nested = 0;
+	pool_run(8, nested_task, &nested, 0);
+	check(atomic_load(&nested) == 8, "pool_run from inside a task", 0);
+	pool_set_threads(2);
+	check(pool_threads() == 2 && run_counted(1000, 0), "pool_set_threads(2)", 0);
+	pool_set_threads(0);
+	check(pool_threads() >= 1 && run_counted(1000, 0), "pool_set_threads(0)", 0);
+	pool_shutdown();
+	check(run_counted(1000, 0), "pool_run after pool_shutdown", 0);
+}
+
+static void alloc_checks(void)
+{
+	check(big_alloc(0) == NULL, "big_alloc(0) is NULL", 0);
+	size_t sizes[] = {1, 4096, 100000, (size_t)3 << 20, ((size_t)64 << 20) + 5};
+	for (int i = 0; i < 5; i++) {
+		char *p = big_alloc(sizes[i]);
+		bool ok = p != NULL && (uintptr_t)p % 4096 == 0;
+		if (ok && sizes[i] >= (1 << 20))
+			ok = (uintptr_t)p % (2 << 20) == 0;
+		if (ok)
+			p[0] = 1, p[sizes[i] - 1] = 2;
+		check(ok, "big_alloc alignment", (long)sizes[i]);
+		big_free(p, sizes[i]);
+	}
+	check(big_alloc(SIZE_MAX - 100) == NULL, "big_alloc of too much is NULL", 0);
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t seed = argc > 1 ? strtoull(argv[1], NULL, 10) : 20261129;
+	long count = argc > 2 ? strtol(argv[2], NULL, 10) : 4000;
+	rng = seed * 2654435761u + 88172645463325252ull;
+	printf("stage_test: seed %llu, %ld random boxes\n", (unsigned long long)seed, count);
+	pool_set_threads(3); /* more workers than tasks need, on any machine */
+	for (long i = 0; i < count; i++)
+		box_case(i);
+	copy_set_portable(false);
+	pool_checks();
+	alloc_checks();
+	printf("%ld passed, %ld failed\n", passed, failed);
+	return failed != 0;
+}
