@@ -1,0 +1,335 @@
+"""The command line's promises about files, integers and huge sizes (issue 8).
+
+- outputs are all or nothing: when one `--out` cannot be written, no output file appears and
+  files already at the other paths are untouched;
+- `--out` writes through a symbolic link (the link stays, its target gets the array), straight
+  into a FIFO or a character device (they stay what they are), and refuses a directory;
+- integer options are parsed strictly: an optional '-' and digits, nothing else;
+- the reproducers of issue 8 that must give the right result (exit 0): sizes near the 64-bit
+  limits, big outputs under a memory limit, special files as inputs.
+
+The binary is $ATHENE or <repo>/build/athene. The character-device test makes its own node with
+mknod in a temporary directory, so it needs root; it never touches the system's /dev/null.
+"""
+
+import os
+import re
+import resource
+import stat
+import subprocess
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+ATHENE = os.environ.get("ATHENE", str(REPO / "build" / "athene"))
+TIMEOUT = 60
+INT64_MAX = 2**63 - 1
+
+TWO_OUTPUTS = """
+kernel two(x: f32[4]) -> (y: f32[4], z: f32[4]) {
+    y[i] = x[i] + 1.0
+    z[i] = x[i] * 2.0
+}
+"""
+
+
+def athene(*args, timeout=TIMEOUT, preexec_fn=None):
+    return subprocess.run([ATHENE, *map(str, args)], capture_output=True, text=True, timeout=timeout,
+                          stdin=subprocess.DEVNULL, preexec_fn=preexec_fn)
+
+
+def no_crash(r):
+    assert r.returncode in (0, 1, 2), r.stderr
+    assert "internal" not in r.stderr and "Sanitizer" not in r.stderr, r.stderr
+
+
+@pytest.fixture
+def two(tmp_path):
+    """The two-output kernel, its input and the values it must produce."""
+    src = tmp_path / "two.ath"
+    src.write_text(TWO_OUTPUTS)
+    x = np.array([1, -2, 3.5, 0], dtype=np.float32)
+    np.save(tmp_path / "x.npy", x)
+    return src, tmp_path / "x.npy", x + 1, x * 2
+
+
+# ----------------------------------------------------------------------------- all or nothing
+
+
+def test_outputs_all_or_nothing_missing_dir(two, tmp_path):
+    src, xin, _, _ = two
+    y = tmp_path / "y.npy"
+    r = athene("run", src, "--in", f"x={xin}", "--out", f"y={y}", "--out", f"z={tmp_path / 'nodir' / 'z.npy'}")
+    assert r.returncode == 1, r.stderr
+    assert "nodir" in r.stderr and "no output was written" in r.stderr
+    assert not y.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["two.ath", "x.npy"]  # no temporaries left
+
+
+def test_outputs_all_or_nothing_keeps_old_files(two, tmp_path):
+    src, xin, _, _ = two
+    y = tmp_path / "y.npy"
+    y.write_bytes(b"old contents")
+    zdir = tmp_path / "zdir"
+    zdir.mkdir()
+    r = athene("run", src, "--in", f"x={xin}", "--out", f"y={y}", "--out", f"z={zdir}")
+    assert r.returncode == 1, r.stderr
+    assert "is a directory" in r.stderr
+    assert y.read_bytes() == b"old contents"
+    assert zdir.is_dir() and not any(zdir.iterdir())
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["two.ath", "x.npy", "y.npy", "zdir"]
+
+
+def test_outputs_all_written(two, tmp_path):
+    src, xin, want_y, want_z = two
+    r = athene("run", src, "--in", f"x={xin}", "--out", f"y={tmp_path / 'y.npy'}", "--out",
+               f"z={tmp_path / 'z.npy'}")
+    assert r.returncode == 0, r.stderr
+    np.testing.assert_array_equal(np.load(tmp_path / "y.npy"), want_y)
+    np.testing.assert_array_equal(np.load(tmp_path / "z.npy"), want_z)
+
+
+def test_out_same_file_twice_is_an_error(two, tmp_path):
+    src, xin, _, _ = two
+    out = tmp_path / "o.npy"
+    r = athene("run", src, "--in", f"x={xin}", "--out", f"y={out}", "--out", f"z={out}")
+    assert r.returncode == 2 and "one file to both y and z" in r.stderr
+    assert not out.exists()
+    out.write_bytes(b"keep")
+    (tmp_path / "alias.npy").symlink_to(out)
+    r = athene("run", src, "--in", f"x={xin}", "--out", f"y={out}", "--out", f"z={tmp_path / 'alias.npy'}")
+    assert r.returncode == 2, r.stderr
+    assert out.read_bytes() == b"keep"
+
+
+# ----------------------------------------------------------------------------- special files
+
+
+def test_out_through_symlink(two, tmp_path):
+    src, xin, want_y, _ = two
+    target = tmp_path / "real.npy"
+    target.write_bytes(b"old")
+    os.chmod(target, 0o640)
+    link = tmp_path / "link.npy"
+    link.symlink_to("real.npy")
+    r = athene("run", src, "--in", f"x={xin}", "--out", f"y={link}")
+    assert r.returncode == 0, r.stderr
+    assert link.is_symlink() and os.readlink(link) == "real.npy"
+    np.testing.assert_array_equal(np.load(target), want_y)
+    assert stat.S_IMODE(target.stat().st_mode) == 0o640
+
+
+def test_out_through_dangling_symlink(two, tmp_path):
+    src, xin, want_y, _ = two
+    link = tmp_path / "link.npy"
+    link.symlink_to("made.npy")
+    r = athene("run", src, "--in", f"x={xin}", "--out", f"y={link}")
+    assert r.returncode == 0, r.stderr
+    assert link.is_symlink()
+    np.testing.assert_array_equal(np.load(tmp_path / "made.npy"), want_y)
+
+
+def test_out_into_fifo(two, tmp_path):
+    src, xin, want_y, _ = two
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got = {}
+
+    def reader():
+        with open(fifo, "rb") as f:
+            got["bytes"] = f.read()
+
+    t = threading.Thread(target=reader)
+    t.start()
+    r = athene("run", src, "--in", f"x={xin}", "--out", f"y={fifo}")
+    t.join(TIMEOUT)
+    assert r.returncode == 0, r.stderr
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    out = tmp_path / "from_fifo.npy"
+    out.write_bytes(got["bytes"])
+    np.testing.assert_array_equal(np.load(out), want_y)
+
+
+def test_out_into_char_device(two, tmp_path):
+    if os.geteuid() != 0:
+        pytest.skip("making a device node needs root")
+    src, xin, _, _ = two
+    dev = tmp_path / "null"
+    os.mknod(dev, stat.S_IFCHR | 0o666, os.makedev(1, 3))  # a private node of the null device
+    r = athene("run", src, "--in", f"x={xin}", "--out", f"y={dev}")
+    assert r.returncode == 0, r.stderr
+    assert stat.S_ISCHR(os.lstat(dev).st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["null", "two.ath", "x.npy"]
+
+
+def test_out_refuses_socket(two, tmp_path):
+    import socket
+
+    src, xin, _, _ = two
+    path = tmp_path / "sock"
+    s = socket.socket(socket.AF_UNIX)
+    s.bind(str(path))
+    try:
+        r = athene("run", src, "--in", f"x={xin}", "--out", f"y={path}")
+    finally:
+        s.close()
+    assert r.returncode == 1 and "refusing to replace it" in r.stderr
+    assert stat.S_ISSOCK(os.lstat(path).st_mode)
+
+
+def test_fifo_as_kernel_file_does_not_hang(tmp_path):
+    fifo = tmp_path / "k.ath"
+    os.mkfifo(fifo)
+    for cmd in ("check", "explain", "run"):
+        r = athene(cmd, fifo, timeout=20)
+        assert r.returncode == 1 and "not a regular file" in r.stderr
+
+
+def test_fifo_as_input_does_not_hang(two, tmp_path):
+    src, _, _, _ = two
+    fifo = tmp_path / "pipe.npy"
+    os.mkfifo(fifo)
+    r = athene("run", src, "--in", f"x={fifo}", timeout=20)
+    assert r.returncode == 1 and "not a regular file" in r.stderr
+
+
+# ----------------------------------------------------------------------------- strict integers
+
+
+@pytest.mark.parametrize("flag,value", [
+    ("--seed", ""), ("--seed", " 1"), ("--seed", "1 "), ("--seed", "+5"), ("--seed", "-1"),
+    ("--seed", "0x10"), ("--seed", "1e3"), ("--seed", "9223372036854775808"),
+    ("--size", "N="), ("--size", "N= 4"), ("--size", "N=4 "), ("--size", "N=+4"), ("--size", "N=4.0"),
+    ("--size", "N=9223372036854775808"), ("--threads", " 2"), ("--threads", "0"), ("--threads", "+2"),
+    ("--repeat", "0"),
+])
+def test_integers_are_strict(tmp_path, flag, value):
+    src = tmp_path / "k.ath"
+    src.write_text("kernel k() -> (y: f32[N]) { y[i] = f32(i) }\n")
+    extra = ["--bench"] if flag == "--repeat" else []
+    r = athene("run", src, "--size", "N=3", *extra, flag, value) if flag != "--size" else athene("run", src, flag, value)
+    assert r.returncode == 2, (flag, value, r.stdout, r.stderr)
+    assert flag in r.stderr
+
+
+@pytest.mark.parametrize("args", [
+    ["--seed", "7"], ["--seed", "9223372036854775807"], ["--threads", "2"], ["--bench", "--repeat", "2"],
+])
+def test_integers_accepted(tmp_path, args):
+    src = tmp_path / "k.ath"
+    src.write_text("kernel k() -> (y: f32[N]) { y[i] = f32(i) }\n")
+    r = athene("run", src, "--size", "N=3", *args)
+    assert r.returncode == 0, r.stderr
+
+
+def test_negative_size_is_located(tmp_path):
+    src = tmp_path / "k.ath"
+    src.write_text("kernel k() -> (y: f32[N]) { y[i] = f32(i) }\n")
+    r = athene("run", src, "--size", "N=-3")
+    assert r.returncode == 1 and re.search(r"k\.ath:1:\d+: error: size N cannot be negative", r.stderr)
+
+
+# ----------------------------------------------------------------------------- --check, --bench
+
+
+def test_check_compares_every_output(two, tmp_path):
+    src, xin, _, _ = two
+    r = athene("run", src, "--in", f"x={xin}", "--check")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert [l.split()[2] for l in lines] == ["y", "z"]
+    assert all(re.fullmatch(r"two: check [yz] max_diff=\S+( at \S+)? ok", l) for l in lines), lines
+
+
+def test_bench_line(two, tmp_path):
+    src, xin, _, _ = two
+    for backend in ([], ["--reference"]):
+        r = athene("run", src, "--in", f"x={xin}", "--bench", "--repeat", "3", *backend)
+        assert r.returncode == 0, r.stderr
+        (line,) = r.stdout.splitlines()
+        m = re.fullmatch(r"two: bench (native|reference) repeat=3 time_s=(\S+) gbps=(\S+)", line)
+        assert m and float(m.group(2)) >= 0 and float(m.group(3)) >= 0, line
+        assert m.group(1) == ("reference" if backend else "native")
+
+
+@pytest.mark.parametrize("args", [["--check", "--reference"], ["--bench", "--check"], ["--repeat", "2"],
+                                  ["--bench", "--out", "y=y.npy"]])
+def test_run_mode_conflicts(two, args):
+    src, xin, _, _ = two
+    r = athene("run", src, "--in", f"x={xin}", *args)
+    assert r.returncode == 2, r.stderr
+
+
+# ----------------------------------------------------------------------------- issue 8 reproducers
+
+
+def limit_memory():
+    resource.setrlimit(resource.RLIMIT_AS, (500_000_000, 500_000_000))
+
+
+def test_big_output_under_memory_limit(tmp_path):
+    """Item 2: a 300 MB output fits a 500 MB address space (no copy of a row-major output);
+    one that cannot be allocated is a clean error naming it."""
+    src = tmp_path / "k.ath"
+    src.write_text("kernel k() -> (y: u8[N]) { y[i] = 1 }\n")
+    r = athene("run", src, "--size", "N=300000000", "--reference", preexec_fn=limit_memory)
+    assert r.returncode == 0, r.stderr
+    assert "sum=300000000 " in r.stdout
+    r = athene("run", src, "--size", "N=3000000000", "--reference", preexec_fn=limit_memory)
+    assert r.returncode == 1 and "cannot allocate 3000000000 bytes for output 'y'" in r.stderr
+
+
+def test_big_strided_output_under_memory_limit(tmp_path):
+    src = tmp_path / "k.ath"
+    src.write_text("kernel k() -> (y: u8[N] strides(2)) { y[i] = 1 }\n")
+    r = athene("run", src, "--size", "N=200000000", "--reference", preexec_fn=limit_memory)
+    no_crash(r)
+    assert r.returncode == 1 and "cannot allocate" in r.stderr and "'y'" in r.stderr
+
+
+@pytest.mark.parametrize("kernel", [
+    "kernel k(x: f32[N] strides(0), idx: i64[S]) -> (y: f32[S]) { y[s] = x[wrap(idx[s], N)] }",
+    "kernel k(x: f32[N] strides(0), idx: i64[S]) -> (y: f32[S]) { y[s] = x[idx[s]] }",
+])
+def test_random_indices_near_int64_max(tmp_path, kernel):
+    """Item 6: generating valid random indices for a dim of INT64_MAX."""
+    src = tmp_path / "k.ath"
+    src.write_text(kernel + "\n")
+    r = athene("run", src, "--size", f"N={INT64_MAX}", "--size", "S=4", "--reference")
+    assert r.returncode == 0, r.stderr
+
+
+def test_explain_reduction_of_huge_size(tmp_path):
+    """Item 7: the plan checker is bounded whatever the sizes."""
+    src = tmp_path / "k.ath"
+    src.write_text("kernel k(x: f32[N]) -> (y: f32[]) { y = max(i: x[i]) }\n")
+    for target in ("cpu", "tpu"):
+        r = athene("explain", src, "--size", "N=4611686018427387904", "--target", target)
+        assert r.returncode == 0, r.stderr
+
+
+def test_nested_calls_parse(tmp_path):
+    """Item 8: deeply nested calls and reductions parse (the bench times a 2 MB file)."""
+    body = "abs(" * 900 + "x[i]" + ")" * 900
+    red = "sum(k: x[k] * max(j: abs(x[j])))"
+    src = tmp_path / "k.ath"
+    src.write_text("kernel k(x: f32[4]) -> (y: f32[4]) {\n"
+                   + "".join(f"    let t{n}[i] = {body}\n" for n in range(20))
+                   + f"    y[i] = x[i] + {red}\n}}\n")
+    r = athene("check", src)
+    assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.parametrize("n", [4611686018427387904, 35184372088832])
+def test_huge_let_any_backend(tmp_path, n):
+    """Item 1 on every backend: a let whose buffer cannot exist is a clean, located error
+    (the reference interpreter, tests/diag/huge_let_*) or is fused away (the right result)."""
+    src = tmp_path / "k.ath"
+    src.write_text("kernel k(x: f32[N] strides(0)) -> (y: f32[]) { let t[i] = x[i]\n y = t[0] }\n")
+    for backend in ([], ["--reference"], ["--check"]):
+        r = athene("run", src, "--size", f"N={n}", *backend)
+        no_crash(r)
+        assert r.returncode == 0 or re.search(r"k\.ath:1:\d+: error: ", r.stderr), r.stderr
