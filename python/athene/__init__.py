@@ -11,13 +11,13 @@
 See README.md for the rules on layouts, caching, errors and the registry.
 """
 
-from ._core import (BFLOAT16, CACHE_LIMIT, CacheInfo, Kernel, Module, Param, compile, compile_count, load,
+from ._core import (BFLOAT16, CACHE_LIMIT, CacheInfo, Kernel, Layout, Module, Param, compile, compile_count, load,
                     memory_in_use, set_threads, threads)
 from ._errors import CompileError, Error, RunError
 from ._registry import call, list, lookup, register, unregister
 
 __version__ = "0.1.0"
 
-__all__ = ["compile", "load", "Module", "Kernel", "Param", "CacheInfo", "Error", "CompileError", "RunError",
+__all__ = ["compile", "load", "Module", "Kernel", "Param", "Layout", "CacheInfo", "Error", "CompileError", "RunError",
            "register", "call", "list", "lookup", "unregister", "compile_count", "memory_in_use", "set_threads",
            "threads", "BFLOAT16", "CACHE_LIMIT", "__version__"]

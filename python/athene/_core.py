@@ -86,6 +86,17 @@ class Param(NamedTuple):
     dims: Tuple[Union[int, str], ...]  # size symbol names, or None for a literal dim
     declares_layout: bool
     is_output: bool
+    numpy_dtype: np.dtype  # what arrays for it hold (bf16: BFLOAT16)
+
+
+class Layout(NamedTuple):
+    """A parameter's layout once a binding is compiled: logical shape, element strides into its
+    storage, the element offset of element 0, and the storage elements the layout reaches."""
+
+    shape: Tuple[int, ...]
+    strides: Tuple[int, ...]
+    offset: int
+    storage_elems: int
 
 
 class _Context:
@@ -239,7 +250,8 @@ class Kernel:
                          for s in (lib.athene_param_dim_sym(ptr, i, d) for d in range(rank)))
             params.append(Param(_lib.text(lib.athene_param_name(ptr, i)),
                                 _lib.DTYPE_NAMES[lib.athene_param_dtype(ptr, i)], rank, dims,
-                                bool(lib.athene_param_declares_layout(ptr, i)), i >= nin))
+                                bool(lib.athene_param_declares_layout(ptr, i)), i >= nin,
+                                _NP[_lib.DTYPE_NAMES[lib.athene_param_dtype(ptr, i)]]))
         self.params: Tuple[Param, ...] = tuple(params)
         self.inputs: Tuple[Param, ...] = self.params[:nin]
         self.outputs: Tuple[Param, ...] = self.params[nin:]
@@ -284,6 +296,12 @@ class Kernel:
 
     def __call__(self, *args: Any, out: Any = None, sizes: Optional[Mapping[str, int]] = None,
                  **named: Any) -> Any:
+        """Runs the kernel: inputs positionally or by name; returns the output, or a tuple of them.
+
+        ``out=`` takes an array, or a tuple with one array (or None) per output, written in place
+        and returned. ``sizes=`` binds size symbols the arrays' shapes do not give. Raises
+        TypeError (dtype), ValueError (rank, storage, read-only out=), CompileError (binding)
+        and RunError (a failed run: inputs untouched, out= not written)."""
         arrays = self._inputs(args, named)
         outs = self._outs(out)
         key, ptrs, keep = self._key(arrays, outs, sizes)
@@ -445,12 +463,19 @@ class Kernel:
               sizes: Optional[Mapping[str, int]], adjust: Optional[list]) -> None:
         """Binds sizes, shapes and layouts of the given arrays to a fresh instance."""
         ptr = inst.ptr
-        for s, v in {**self._sizes, **{str(k): _as_size(k, v) for k, v in (sizes or {}).items()}}.items():
-            if s not in self.size_names:
-                self._free(inst)
-                raise ValueError(f"kernel {self.name} has no size symbol '{s}'")
-            if lib.athene_bind_size(ptr, s.encode(), v):
-                raise self._fail(inst)
+        try:
+            for s, v in (sizes or {}).items():
+                _as_size(s, v)
+        except TypeError:
+            self._free(inst)
+            raise
+        for group in (self._sizes, sizes or {}):  # the module's, then the call's: a conflict is an error
+            for s, v in group.items():
+                if s not in self.size_names:
+                    self._free(inst)
+                    raise ValueError(f"kernel {self.name} has no size symbol '{s}'")
+                if lib.athene_bind_size(ptr, str(s).encode(), _as_size(s, v)):
+                    raise self._fail(inst)
         given = list(arrays) + (list(outs) if outs is not None else [None] * (self._np - self._nin))
         for i, a in enumerate(given):
             if adjust is not None:
@@ -491,6 +516,19 @@ class Kernel:
                     entry.outs.append((tuple(info.shape[:r]), self._dtype[i], tuple(info.strides[:r]),
                                        int(info.offset), int(info.storage_elems)))
         return inst
+
+    def storage_pointers(self, *args: Any, out: Any = None, sizes: Optional[Mapping[str, int]] = None,
+                         **named: Any) -> List[int]:
+        """The storage address of every parameter that a call with these arrays hands the library
+        (outputs not given: 0). For checking that arrays are read and written in place."""
+        arrays = self._inputs(args, named)
+        outs = self._outs(out)
+        key, ptrs, _ = self._key(arrays, outs, sizes)
+        entry = self._cache.get(key)
+        if entry is None or not entry.adjust:
+            entry, inst = self._miss(key, entry, arrays, outs, sizes)
+            entry.idle.append(inst)
+        return [p - a if p is not None else 0 for p, a in zip(ptrs + [None] * (self._np - len(ptrs)), entry.adjust)]
 
     def _run(self, entry: _Entry, inst: _Inst, ptrs: list, outs: Optional[list], keep) -> Any:
         nin = self._nin
@@ -584,6 +622,22 @@ class Kernel:
         plans = json.loads(text)
         return plans[0] if isinstance(plans, list) else plans
 
+    def layouts(self, *arrays: Any, sizes: Optional[Mapping[str, int]] = None, **named: Any) -> Dict[str, Layout]:
+        """Every parameter's layout for a binding (arrays and sizes as for explain): what storage
+        a parameter that declares its layout needs, and the shapes of the outputs."""
+        inst = self._bound(arrays, named, sizes)
+        try:
+            info = _lib.Param()
+            res = {}
+            for i, p in enumerate(self.params):
+                lib.athene_param_info(inst.ptr, i, ctypes.byref(info))
+                r = info.rank
+                res[p.name] = Layout(tuple(info.shape[:r]), tuple(info.strides[:r]), int(info.offset),
+                                     int(info.storage_elems))
+            return res
+        finally:
+            self._free(inst)
+
     def dump(self, pass_name: str, *arrays: Any, target: str = "cpu",
              sizes: Optional[Mapping[str, int]] = None, **named: Any) -> str:
         """The IR after a pass (`athene -d PASS`): "bind", "inline", ..., "body"."""
@@ -642,8 +696,8 @@ def _to_numpy(x: Any, k: Kernel, i: int, is_out: bool) -> np.ndarray:
         if x.requires_grad:
             x = x.detach()
         if x.dtype == torch.bfloat16:
-            return np.from_dlpack(x.view(torch.int16)).view(BFLOAT16)
-        return np.from_dlpack(x)
+            return x.view(torch.int16).numpy().view(BFLOAT16)
+        return x.numpy()  # the tensor's memory, strides and all, writable (DLPack's would be read-only)
     if mod in ("jax", "jaxlib"):
         if is_out:
             raise ValueError(f"kernel {k.name}: JAX arrays are immutable and cannot be out= for '{p.name}'")
@@ -678,5 +732,5 @@ def load(path: str, sizes: Optional[Mapping[str, int]] = None) -> Module:
         return Module(fp.read(), sizes, str(path))
 
 
-__all__ = ["Module", "Kernel", "Param", "CacheInfo", "compile", "load", "compile_count", "memory_in_use",
+__all__ = ["Module", "Kernel", "Param", "Layout", "CacheInfo", "compile", "load", "compile_count", "memory_in_use",
            "set_threads", "threads", "BFLOAT16", "Error", "CompileError", "RunError"]
