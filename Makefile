@@ -10,8 +10,8 @@ PY       = .venv/bin/python
 
 LIBSRC = src/util.c src/dtype.c src/lex.c src/parse.c src/check.c src/bind.c src/sym.c \
          src/lower.c src/view.c src/plan.c src/plancheck.c src/body.c src/explain.c \
-         src/interp.c src/npy.c src/api.c
-HDRS   = include/athene.h src/internal.h src/ops.h
+         src/interp.c src/pool.c src/stage.c src/exec.c src/npy.c src/api.c
+HDRS   = include/athene.h src/internal.h src/ops.h src/exec.h
 
 all: $(B)/athene $(B)/libathene.a $(B)/libathene.so
 
@@ -33,7 +33,7 @@ $(B)/athene: src/main.c $(B)/libathene.a
 $(B)/%_test: tests/%_test.c tests/testlib.h $(B)/libathene.a
 	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) $< $(B)/libathene.a -o $@ $(LDLIBS)
 
-CTESTS = $(B)/sym_test $(B)/view_test $(B)/npy_test $(B)/inst_test
+CTESTS = $(B)/sym_test $(B)/view_test $(B)/npy_test $(B)/inst_test $(B)/stage_test
 KTESTS = $(B)/plan_test $(B)/body_test
 
 # The test venv: requirements.txt (core), then the optional stacks the

@@ -59,6 +59,7 @@ static void pass_plan(Inst *in, int t)
 	if (!in->plan[t] || in->plan_threads[t] != tg->threads) {
 		in->plan[t] = plan_inst(in, tg);
 		in->plan_threads[t] = tg->threads;
+		in->plan_checked[t] = false;
 	}
 }
 
@@ -66,6 +67,9 @@ static void pass_checkplan(Inst *in, int t)
 {
 	Buf err = {0};
 	const Plan *p = in->plan[t];
+	if (in->plan_checked[t])
+		return;
+	in->plan_checked[t] = true;
 	if (plan_check(p, &err) || (p->tg->tiles && plan_check_tiles(p, &err))) {
 		char msg[1024];
 		snprintf(msg, sizeof msg, "%s", buf_str(&err));
@@ -555,12 +559,17 @@ static void do_run(void *arg)
 	interp_run(r->in, r->storage, r->d, &r->scratch);
 }
 
+static void do_exec(void *arg)
+{
+	RunCall *r = arg;
+	exec_run(r->in, r->storage, r->d);
+}
+
 int athene_run(athene_inst *in, void *const *storage, int flags, athene_status *st)
 {
-	(void)flags; /* the reference interpreter is the only backend so far */
 	if (st)
 		memset(st, 0, sizeof *st);
-	if (in->passes <= P_ANALYSE && athene_compile(in)) {
+	if (passes(in, flags & ATHENE_REFERENCE ? P_ANALYSE : P_BODY, 0)) {
 		if (st) {
 			st->failed = 1;
 			snprintf(st->message, sizeof st->message, "%s", athene_inst_errors(in));
@@ -569,7 +578,7 @@ int athene_run(athene_inst *in, void *const *storage, int flags, athene_status *
 	}
 	Diag d = {.src = in->k->src};
 	RunCall r = {in, storage, &d, {0}};
-	int rc = protect(&d, do_run, &r);
+	int rc = protect(&d, flags & ATHENE_REFERENCE ? do_run : do_exec, &r);
 	arena_free(&r.scratch);
 	if (rc && st) {
 		st->failed = 1;
@@ -584,10 +593,11 @@ static atomic_int threads;
 void athene_set_threads(int n)
 {
 	atomic_store(&threads, n > 0 ? n : 0);
+	pool_set_threads(n > 0 ? n : 0);
 }
 
 int athene_threads(void)
 {
 	int n = atomic_load(&threads);
-	return n > 0 ? n : machine_threads();
+	return n > 0 ? n : pool_threads();
 }

@@ -12,6 +12,10 @@
  *    a guard, the condition under which the interpreter evaluates them (a
  *    backend may compute them everywhere, but must only report run-time
  *    errors, or read outside an operand, where the guard holds);
+ *  - index arithmetic (the data-dependent parts of subscripts and flat
+ *    offsets) is marked exact: 64-bit, an overflow or a division by zero
+ *    is a run-time error, as in the interpreter; a wrap() modulus below 1
+ *    is one wherever wrap() appears;
  *  - reductions: an I_REDUCE reads a register of an inner scope (the body,
  *    evaluated over the reduction variables too) and yields one value per
  *    point of the outer scope.
@@ -123,6 +127,24 @@ static void collect_atoms(const Sym *s, const Sym **atoms, int *n, int max)
 		collect_atoms(s->a[i], atoms, n, max);
 }
 
+/* A subscript or flat offset, as the interpreter evaluates one: integer
+ * arithmetic exact in 64 bits (an overflow or a division by zero is a
+ * run-time error), anything else a value converted to i64. */
+static int index_expr(Builder *b, const Node *n, const Env *env)
+{
+	bool exact = n->kind == N_OP && dt_is_int(n->dt) &&
+	             (n->op == OP_NEG || n->op == OP_ADD || n->op == OP_SUB || n->op == OP_MUL ||
+	              n->op == OP_FLOORDIV || n->op == OP_MOD || n->op == OP_WRAP);
+	if (!exact)
+		return cast(b, expr(b, n, env), ATHENE_I64);
+	int args[2];
+	for (int i = 0; i < n->nargs; i++)
+		args[i] = index_expr(b, n->args[i], env);
+	int r = op(b, n->op, ATHENE_I64, ATHENE_I64, n->nargs, args, n);
+	b->p->ins[r].exact = true;
+	return r;
+}
+
 static int load(Builder *b, const Node *n, const Env *env)
 {
 	if (n->t->role == ROLE_LET && b->in->fused[n->t->index]) {
@@ -140,7 +162,7 @@ static int load(Builder *b, const Node *n, const Env *env)
 		ins.atom_reg = arena_alloc(&b->in->arena, (size_t)na * sizeof *ins.atom_reg);
 		for (int i = 0; i < na; i++) {
 			ins.atom[i] = atoms[i];
-			ins.atom_reg[i] = cast(b, expr(b, atoms[i]->p, env), ATHENE_I64);
+			ins.atom_reg[i] = index_expr(b, atoms[i]->p, env);
 		}
 	}
 	return emit(b, ins);
@@ -268,6 +290,8 @@ void body_print(Buf *b, const Prog *p)
 			buf_printf(b, " %%%d", x->a[i]);
 		for (int i = 0; i < x->natoms; i++)
 			buf_printf(b, "%s%%%d", i ? ", " : "  atoms ", x->atom_reg[i]);
+		if (x->exact)
+			buf_printf(b, "  [exact]");
 		if (x->scope)
 			buf_printf(b, "  [scope %d]", x->scope);
 		if (x->guard >= 0)

@@ -572,6 +572,7 @@ typedef struct {
 	int a[3];       /* argument registers; I_REDUCE: a[0] in the inner scope */
 	int scope;      /* where it is evaluated: 0 the statement's variables, else a reduction's */
 	int guard;      /* bool register: evaluated only where it holds; -1: everywhere */
+	bool exact;     /* I_OP of index arithmetic: exact i64, overflow is an error */
 	int inner;      /* I_REDUCE: the scope it reduces over */
 	int operand;    /* I_LOAD: the access (plan operand) it reads */
 	int natoms;     /* I_LOAD: registers holding the data-dependent atoms of its offset */
@@ -624,6 +625,17 @@ void red_init(Red *r, int op, DType bt);
 void red_step(Red *r, Val x);
 /* The result as dtype dt; false for max/min/argmax/argmin of nothing. */
 bool red_result(const Red *r, DType dt, Val *out);
+
+/* ---------------------------------------------------------------- pool.c, stage.c */
+
+#include "exec.h"
+
+/* ---------------------------------------------------------------- exec.c */
+
+/* Runs an instance's cpu plan (in->plan[0], in->prog) natively on the
+ * thread pool. Unwinds to d, from the calling thread only, on run-time
+ * errors: the interpreter's message for the first failing element. */
+void exec_run(const Inst *in, void *const *storage, Diag *d);
 
 /* ---------------------------------------------------------------- npy.c */
 
@@ -697,6 +709,7 @@ struct athene_inst {
 	/* plan, body: per target, made on demand */
 	Plan *plan[2];
 	int plan_threads[2];
+	bool plan_checked[2];
 	Prog **prog;        /* per planned statement */
 };
 /* Runs the passes up to and including `last`. Unwinds on error. */

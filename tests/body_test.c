@@ -2,8 +2,9 @@
  * random inputs, by the reference interpreter (from the checked AST) and by
  * a scalar evaluator of the body IR (each planned statement's Prog, its
  * loads through the accesses' composed offsets, fused lets expanded,
- * materialised lets in their own buffers). The outputs must agree bit for
- * bit, and a run-time error in one must be one in the other. This proves
+ * materialised lets in their own buffers), and a third time by the native
+ * executor. The outputs must agree bit for bit, a run-time error in one
+ * must be the same error in the others, and no input may change. This proves
  * the IR's promotion, casts, guards and reductions, and the offsets of
  * fused accesses, against the language's definition.
  *   body_test [SYM=INT]... FILE...   (unbound size symbols default to 64) */
@@ -177,6 +178,14 @@ static void fill(Inst *in, int p, void *buf, int64_t n, DType dt)
 	}
 }
 
+static const char *first_line(const char *s)
+{
+	static _Thread_local char line[512];
+	size_t n = strcspn(s, "\n");
+	snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line ? n : sizeof line - 1), s);
+	return line;
+}
+
 static void test_kernel(Inst *in)
 {
 	const Kernel *k = in->k;
@@ -189,7 +198,7 @@ static void test_kernel(Inst *in)
 		return;
 	}
 	size_t nslots = (size_t)(np > 0 ? np : 1);
-	void **a = calloc(nslots, sizeof *a), **b = calloc(nslots, sizeof *b);
+	void **a = calloc(nslots, sizeof *a), **b = calloc(nslots, sizeof *b), **c = calloc(nslots, sizeof *c);
 	void **lets = calloc((size_t)k->lets.n + 1, sizeof *lets);
 	size_t *bytes = calloc(nslots, sizeof *bytes);
 	for (int p = 0; p < np; p++) {
@@ -198,9 +207,11 @@ static void test_kernel(Inst *in)
 		bytes[p] = (size_t)n * athene_dtype_size(t->dt) + 1;
 		a[p] = calloc(bytes[p], 1);
 		b[p] = calloc(bytes[p], 1);
+		c[p] = calloc(bytes[p], 1);
 		if (p < k->nin) {
 			fill(in, p, a[p], n, t->dt);
 			memcpy(b[p], a[p], bytes[p]);
+			memcpy(c[p], a[p], bytes[p]);
 		}
 	}
 	for (int i = 0; i < k->lets.n; i++) {
@@ -221,14 +232,45 @@ static void test_kernel(Inst *in)
 		        ok_ref == ok_body ? "computes other values than" : "disagrees on a run-time error with",
 		        ok_ref ? "it ran" : st.message);
 	}
+	/* the native executor, on the same inputs */
+	athene_status sx;
+	bool ok_exec = athene_run(in, c, 0, &sx) == 0;
+	same = ok_ref == ok_exec && (ok_ref || !strcmp(first_line(st.message), first_line(sx.message)));
+	int bad_out = -1;
+	for (int p = k->nin; p < np && same && ok_ref; p++)
+		if (memcmp(a[p], c[p], bytes[p]))
+			bad_out = p, same = false;
+	for (int p = 0; p < k->nin && same; p++)
+		same = !memcmp(a[p], c[p], bytes[p]); /* inputs untouched */
+	if (same)
+		passed++;
+	else {
+		failed++;
+		fprintf(stderr, "FAIL %s: the executor %s the interpreter (%s | %s)\n", k->name,
+		        ok_ref == ok_exec ? "computes other values than" : "disagrees on a run-time error with",
+		        ok_ref ? "it ran" : first_line(st.message), ok_exec ? "ran" : first_line(sx.message));
+		if (bad_out >= 0) {
+			const Tensor *t = k->params.v[bad_out];
+			int64_t n = tensor_layout(in, t)->storage;
+			for (int64_t e = 0, shown = 0; e < n && shown < 4; e++)
+				if (memcmp((char *)a[bad_out] + e * (int64_t)athene_dtype_size(t->dt),
+				           (char *)c[bad_out] + e * (int64_t)athene_dtype_size(t->dt), athene_dtype_size(t->dt))) {
+					fprintf(stderr, "    %s storage[%lld]: %g vs %g\n", t->name, (long long)e, dt_load_f(a[bad_out], t->dt, e),
+					        dt_load_f(c[bad_out], t->dt, e));
+					shown++;
+				}
+		}
+	}
 	for (int p = 0; p < np; p++) {
 		free(a[p]);
 		free(b[p]);
+		free(c[p]);
 	}
 	for (int i = 0; i < k->lets.n; i++)
 		free(lets[i]);
 	free(a);
 	free(b);
+	free(c);
 	free(lets);
 	free(bytes);
 }
