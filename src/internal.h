@@ -380,6 +380,11 @@ void inline_lets(Inst *in);
 void lower_inst(Inst *in, bool raw);
 /* Prints a leaf of a lowered offset: a variable's name, or an atom's expression. */
 void sym_leaf_name(Buf *b, const Sym *leaf, void *env);
+bool node_equal(const Node *a, const Node *b); /* structurally equal */
+/* The value v that n wraps: wrap(v, m), or PyTorch's negative-index wrap as
+ * Inductor writes it, where(v < 0, v + m, v) (also v >= 0 with the branches
+ * swapped, and 0 > v, 0 <= v), with the constant m > 0 in *m; else NULL. */
+const Node *wrap_of(const Inst *in, const Node *n, int64_t *m);
 
 /* ---------------------------------------------------------------- view.c */
 
@@ -391,6 +396,7 @@ enum { VA_ITER, VA_INDEX, VA_GATHER, VA_UNIT };
 enum {
 	VF_BROADCAST = 1 << 1, VF_STRIDED = 1 << 2, VF_SLICED = 1 << 3, VF_REVERSED = 1 << 4,
 	VF_PERMUTED = 1 << 5, VF_COLLAPSED = 1 << 6, VF_ROWGATHER = 1 << 7, VF_EMPTY = 1 << 8,
+	VF_MASKED = 1 << 9,
 };
 /* One axis of the storage reshaped as a mixed-radix array. */
 typedef struct {
@@ -407,10 +413,14 @@ typedef struct {
 	int vi, index, nsplit; /* index 0 is the least significant of nsplit digits */
 	int64_t place, n, coef;
 	int axis;              /* storage axis, -1: broadcast (coefficient 0) */
+	bool masked;           /* read only for var in [mlo, mhi] (a where() guard): the
+	                        * positions of the other values are the padded region */
+	int64_t mlo, mhi;
 } ViewDigit;
 typedef struct {
 	const Sym *atom;       /* payload: the subscript node (with its index load) */
 	const Node *index_load;
+	int64_t wrap;          /* the index is wrap(index_load, wrap) (0: a bare load) */
 	int axis;
 } ViewGather;
 typedef struct {
@@ -425,12 +435,18 @@ typedef struct {
 /* The view of a flat offset over `storage` elements of tensor t (layout
  * lay, NULL for intermediates). scope: the index variables the access
  * iterates over; those absent from the offset are broadcast. index_off
- * gives the offset of an index load in the same statement. */
+ * gives the offset of an index load in the same statement. A variable of
+ * the offset whose range is narrower than its extent (a guarded access,
+ * lowered over the box its where() condition leaves) is masked: the view
+ * holds for its range, and its axis's other positions are padding. */
 typedef const Sym *(*IndexOff)(const void *env, const Node *load);
 void view_analyse(View *v, Arena *ar, const Sym *off, int64_t storage, const Tensor *t, const Layout *lay,
                   const Inst *in, const Var *const *scope, int nscope, IndexOff index_off, const void *env);
 /* Address of an element through the view (var_value by Var id, atom_value by gather). */
 int64_t view_address(const View *v, const int64_t *var_value, const int64_t *atom_value);
+/* A gathered index as the index map reads it: idx[s], or wrap(idx[s], m)
+ * however the source spells the wrap. */
+void gather_index_print(Buf *b, const ViewGather *g);
 
 /* ---------------------------------------------------------------- analyse (lower.c) */
 
@@ -445,10 +461,25 @@ typedef struct Env {
 	const Stmt *let;
 	const Node *use;
 } Env;
+/* A condition an expression is evaluated under (the language evaluates
+ * only the branch where() takes, and the right side of && and || only when
+ * it decides): where(c, a, b) guards a by c and b by !c; a && b guards b by
+ * a; a || b guards b by !a. */
+typedef struct Guard {
+	const struct Guard *up;
+	const Node *cond;
+	bool neg;           /* guarded by !cond */
+	const Env *env;     /* the expansion cond sits in */
+} Guard;
 typedef struct {
 	const Node *load;   /* NULL for the store */
 	const Tensor *t;    /* never a fused let */
 	const Env *env;     /* the expansion it sits in, NULL outside fused lets */
+	const Guard *guard; /* the conditions it is read under, NULL: always */
+	bool masked;        /* its view holds only in the box its guard leaves (off is moff) */
+	Sym *moff;          /* the offset over that box, NULL when the guard is no box */
+	bool exact;         /* the guard is exactly that box of ranges */
+	bool never;         /* no point satisfies the box: it is never read */
 	int nscope;         /* the variables it iterates over */
 	const Var *scope[MAXSCOPE];
 	Sym *raw, *off;     /* flat storage offset: as lowered, simplified */
@@ -488,6 +519,7 @@ typedef struct {
 	bool reduce;      /* a reduction variable: its grid axis is 'arbitrary' */
 	bool split;       /* split into digits by some access */
 	bool whole;       /* must stay whole (the store is not a view) */
+	bool pinned;      /* its block is fixed: one index value of a gather per step */
 	int64_t unit;     /* the block is a multiple of it: the place of the top
 	                   * digit of every access that splits the variable */
 } PlanVar;
@@ -502,7 +534,12 @@ typedef struct {
 	int var;          /* VA_ITER: the PlanVar driving it, -1 when none */
 	int ref;          /* VA_ITER: view digit; VA_GATHER: view gather */
 	int vaxis;        /* the view's axis it comes from, -1 for an added unit axis */
+	int64_t place;    /* > 0: one of two axes a whole view axis is cut into, taking
+	                   * (digit / place) % size of its digit (start 0, step 1) */
 	bool widened;     /* loaded whole; the kernel indexes inside the block */
+	bool masked;      /* only values [mlo, mhi] of its variable are read: the
+	                   * positions of the others are padding (a where() guard) */
+	int64_t mlo, mhi;
 } PlanAxis;
 /* An operand: one access of the statement, as this plan moves it. The view
  * is the analysis's (read-only); what the plan decides is here. */
@@ -542,6 +579,7 @@ Plan *plan_inst(Inst *in, const Target *tg);
 int dtype_packing(DType t);
 bool tpu_ok(int64_t block, int64_t size, int64_t align);
 int64_t block_start(const PlanAxis *x, const PlanStmt *ps, const int64_t *gidx);
+int64_t plan_var_blocks(const PlanVar *v); /* blocks along v (1 off the grid), overflow-free */
 
 /* ---------------------------------------------------------------- plancheck.c */
 

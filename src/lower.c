@@ -32,6 +32,7 @@ typedef struct {
 	int natoms;
 	bool check; /* report provable errors (the simplify pass) */
 	const Env *env;
+	const int64_t *lo, *hi; /* by Var id: the ranges a guard leaves; NULL: [0, n) */
 } Lower;
 
 static void dtype_range(DType dt, int64_t *lo, int64_t *hi)
@@ -56,11 +57,12 @@ static Sym *opaque(Lower *l, Node *n)
 static Sym *lower_index(Lower *l, Node *n);
 static void overflow_witness(Lower *l, Node *n);
 
-/* wrap(e, m) is e mod m wherever -m <= e < m; otherwise it is opaque. */
-static Sym *lower_wrap(Lower *l, Node *n)
+/* wrap(e, m) is e mod m wherever -m <= e < m; otherwise it is opaque. The
+ * same for Inductor's where(e < 0, e + m, e) (wrap_of). */
+static Sym *lower_wrap(Lower *l, Node *n, Node *arg, int64_t mod)
 {
-	Sym *e = lower_index(l, n->args[0]), *m = lower_index(l, n->args[1]);
-	if (m->kind != S_CONST || sym_has_atom(e) || e->ovf)
+	Sym *e = lower_index(l, arg), *m = sym_const(l->t, mod);
+	if (sym_has_atom(e) || e->ovf)
 		return opaque(l, n);
 	if (e->lo >= 0)
 		return e;
@@ -72,6 +74,66 @@ static Sym *lower_wrap(Lower *l, Node *n)
 }
 
 static Sym *lower_op(Lower *l, Node *n);
+
+/* Structural equality of two checked expressions. */
+bool node_equal(const Node *a, const Node *b)
+{
+	if (a == b)
+		return true;
+	if (a->kind != b->kind || a->op != b->op || a->dt != b->dt || a->nargs != b->nargs || a->ival != b->ival ||
+	    a->t != b->t || a->var != b->var || a->sym != b->sym || (a->kind == N_FLOAT && a->fval != b->fval))
+		return false;
+	for (int i = 0; i < a->nargs; i++)
+		if (!node_equal(a->args[i], b->args[i]))
+			return false;
+	return true;
+}
+
+static bool const_value(const Inst *in, const Node *n, int64_t *c)
+{
+	if (n->kind == N_INT)
+		*c = n->ival;
+	else if (n->kind == N_SIZE)
+		*c = in->size[n->sym];
+	else
+		return false;
+	return true;
+}
+
+/* Is s the sum v + m (either order) of v and a constant? */
+static bool plus_const(const Inst *in, const Node *s, const Node *v, int64_t *m)
+{
+	if (s->kind != N_OP || s->op != OP_ADD)
+		return false;
+	return (node_equal(s->args[0], v) && const_value(in, s->args[1], m)) ||
+	       (node_equal(s->args[1], v) && const_value(in, s->args[0], m));
+}
+
+/* wrap(v, m), or PyTorch's negative-index wrap as Inductor writes it:
+ * where(v < 0, v + m, v), where(v >= 0, v, v + m) and their mirrored
+ * comparisons (0 > v, 0 <= v). The wrapped value v, with m in *m, or NULL. */
+const Node *wrap_of(const Inst *in, const Node *n, int64_t *m)
+{
+	if (n->kind != N_OP || !dt_is_int(n->dt))
+		return NULL;
+	if (n->op == OP_WRAP)
+		return const_value(in, n->args[1], m) ? n->args[0] : NULL;
+	if (n->op != OP_WHERE)
+		return NULL;
+	const Node *c = n->args[0], *v;
+	int64_t zero;
+	if (c->kind != N_OP || c->nargs != 2)
+		return NULL;
+	bool neg; /* the condition holds for v < 0 */
+	if (const_value(in, c->args[1], &zero) && zero == 0 && (c->op == OP_LT || c->op == OP_GE))
+		v = c->args[0], neg = c->op == OP_LT;
+	else if (const_value(in, c->args[0], &zero) && zero == 0 && (c->op == OP_GT || c->op == OP_LE))
+		v = c->args[1], neg = c->op == OP_GT;
+	else
+		return NULL;
+	const Node *plus = n->args[neg ? 1 : 2], *same = n->args[neg ? 2 : 1];
+	return node_equal(same, v) && plus_const(in, plus, v, m) && *m > 0 ? v : NULL;
+}
 
 /* An index subexpression whose coefficients overflow 64 bits stays opaque:
  * a compile error where a point of the domain proves the overflow, else the
@@ -104,7 +166,28 @@ static Sym *lower_var(Lower *l, const Var *v)
 				l->env = save;
 				return r;
 			}
+	if (l->lo)
+		return sym_var(l->t, v->id, l->lo[v->id], l->hi[v->id], (void *)v);
 	return sym_var(l->t, v->id, 0, l->in->n[v->id] - 1, (void *)v);
+}
+
+/* min, max and clamp of index expressions stay opaque, with the range
+ * their operands give: clamp(j - 1, 0, 15) is in [0, 15]. */
+static Sym *lower_bounded(Lower *l, Node *n)
+{
+	Sym *a[3] = {0};
+	if (n->nargs < 2 || n->nargs > 3)
+		return opaque(l, n);
+	for (int i = 0; i < n->nargs; i++)
+		if ((a[i] = lower_index(l, n->args[i]))->ovf)
+			return opaque(l, n);
+	int64_t lo = a[0]->lo, hi = a[0]->hi;
+	for (int i = 1; i < n->nargs; i++) {
+		bool up = n->op == OP_MAX || (n->op == OP_CLAMP && i == 1);
+		lo = up == (a[i]->lo > lo) ? a[i]->lo : lo;
+		hi = up == (a[i]->hi > hi) ? a[i]->hi : hi;
+	}
+	return sym_atom(l->t, l->natoms++, lo, hi, n);
 }
 
 static Sym *lower_op(Lower *l, Node *n)
@@ -142,7 +225,21 @@ static Sym *lower_op(Lower *l, Node *n)
 				error_at(&l->in->diag, n->sp, "division by zero in an index expression");
 			return r;
 		case OP_WRAP:
-			return lower_wrap(l, n);
+			b = lower_index(l, n->args[1]);
+			if (b->kind == S_CONST)
+				return lower_wrap(l, n, n->args[0], b->c);
+			break;
+		case OP_MIN:
+		case OP_MAX:
+		case OP_CLAMP:
+			return lower_bounded(l, n);
+		case OP_WHERE: {
+			int64_t m;
+			const Node *v = wrap_of(l->in, n, &m);
+			if (v)
+				return lower_wrap(l, n, (Node *)v, m);
+			break;
+		}
 		}
 		break;
 	}
@@ -254,7 +351,7 @@ static int find_witness(const Sym *s, int64_t lo, int64_t hi, Point *p, int64_t 
 			return 0; /* an empty domain: nothing is ever read */
 	int64_t total = 1;
 	for (int i = 0; i < p->nv; i++)
-		if (__builtin_mul_overflow(total, p->vars[i]->hi + 1, &total))
+		if (__builtin_mul_overflow(total, p->vars[i]->hi - p->vars[i]->lo + 1, &total))
 			total = INT64_MAX;
 	for (int pass = 0; pass < 2; pass++) {
 		int64_t count = pass == 0 ? (int64_t)1 << (p->nv < 12 ? p->nv : 12) : total;
@@ -263,12 +360,12 @@ static int find_witness(const Sym *s, int64_t lo, int64_t hi, Point *p, int64_t 
 		for (int64_t c = 0; c < count; c++) {
 			int64_t rest = c;
 			for (int i = 0; i < p->nv; i++) {
-				int64_t ext = p->vars[i]->hi + 1;
+				int64_t ext = p->vars[i]->hi - p->vars[i]->lo + 1;
 				if (pass == 0) {
 					p->val[i] = (rest & 1) ? p->vars[i]->hi : p->vars[i]->lo;
 					rest >>= 1;
 				} else {
-					p->val[i] = rest % ext;
+					p->val[i] = p->vars[i]->lo + rest % ext;
 					rest /= ext;
 				}
 			}
@@ -328,6 +425,135 @@ static void check_range(Lower *l, Node *at, const Sym *s, int64_t n, const char 
 	longjmp(*c->jmp, 1);
 }
 
+/* ---- guards: the ranges a where() condition leaves ---- */
+
+/* The guard of argument i of n, evaluated under g. */
+static const Guard *child_guard(Arena *a, const Node *n, int i, const Guard *g, const Env *env)
+{
+	bool branch = n->kind == N_OP && n->op == OP_WHERE && i > 0;
+	bool right = n->kind == N_OP && (n->op == OP_AND || n->op == OP_OR) && i == 1;
+	if (!branch && !right)
+		return g;
+	Guard *h = arena_alloc(a, sizeof *h);
+	*h = (Guard){g, n->args[0], branch ? i == 2 : n->op == OP_OR, env};
+	return h;
+}
+
+/* The guard of every load of an expression in its own statement, by load id. */
+static void load_guards(Arena *a, const Node *n, const Guard *g, const Guard **out)
+{
+	if (n->kind == N_LOAD || n->kind == N_FLAT)
+		out[n->load_id] = g;
+	for (int i = 0; i < n->nargs; i++)
+		load_guards(a, n->args[i], child_guard(a, n, i, g, NULL), out);
+}
+
+static int negate_cmp(int op)
+{
+	switch (op) {
+	case OP_LT: return OP_GE;
+	case OP_LE: return OP_GT;
+	case OP_GT: return OP_LE;
+	case OP_GE: return OP_LT;
+	case OP_EQ: return OP_NE;
+	default: return OP_EQ;
+	}
+}
+
+/* ceil(a / b), b != 0, |a|, |b| < 2^62 */
+static int64_t ceil_div(int64_t a, int64_t b)
+{
+	int64_t q = floordiv64(a, b);
+	return q * b == a ? q : q + 1;
+}
+
+/* c0 + k·v rel 0 narrows [*lo, *hi]; false when it is no such bound. */
+static bool bound_var(int rel, int64_t c0, int64_t k, int64_t *lo, int64_t *hi)
+{
+	const int64_t big = (int64_t)1 << 62;
+	if (c0 <= -big || c0 >= big || k <= -big || k >= big || k == 0 || rel == OP_NE)
+		return false;
+	int64_t r = -c0, upper = INT64_MAX, lower = INT64_MIN; /* of k·v */
+	if (rel == OP_LT || rel == OP_LE || rel == OP_EQ)
+		upper = rel == OP_LT ? r - 1 : r;
+	if (rel == OP_GT || rel == OP_GE || rel == OP_EQ)
+		lower = rel == OP_GT ? r + 1 : r;
+	if (upper != INT64_MAX) {
+		int64_t b = k > 0 ? floordiv64(upper, k) : ceil_div(upper, k);
+		if (k > 0 && b < *hi)
+			*hi = b;
+		if (k < 0 && b > *lo)
+			*lo = b;
+	}
+	if (lower != INT64_MIN) {
+		int64_t b = k > 0 ? ceil_div(lower, k) : floordiv64(lower, k);
+		if (k > 0 && b > *lo)
+			*lo = b;
+		if (k < 0 && b < *hi)
+			*hi = b;
+	}
+	return true;
+}
+
+/* Narrows the ranges by condition c (negated when neg): comparisons of an
+ * index expression affine in one variable with a constant, joined by && (or
+ * negated ||). Anything else clears *exact: the guard is more than a box. */
+static void guard_cond(Lower *l, const Node *c, bool neg, int64_t *lo, int64_t *hi, bool *exact)
+{
+	if (c->kind == N_OP && c->op == OP_NOT) {
+		guard_cond(l, c->args[0], !neg, lo, hi, exact);
+		return;
+	}
+	if (c->kind == N_OP && c->op == (neg ? OP_OR : OP_AND)) {
+		guard_cond(l, c->args[0], neg, lo, hi, exact);
+		guard_cond(l, c->args[1], neg, lo, hi, exact);
+		return;
+	}
+	if (c->kind == N_BOOL && c->ival == !neg)
+		return; /* always true */
+	if (c->kind != N_OP || op_info[c->op].kind != K_CMP || !dt_is_int(c->args[0]->dt) || !dt_is_int(c->args[1]->dt)) {
+		*exact = false;
+		return;
+	}
+	Sym *d = sym_sub(l->t, lower_index(l, c->args[0]), lower_index(l, c->args[1]));
+	const Sym *v = d->kind == S_VAR ? d : d->kind == S_ADD && d->n == 1 && d->a[0]->kind == S_VAR ? d->a[0] : NULL;
+	int64_t c0 = d->kind == S_ADD ? d->c : 0, k = d->kind == S_ADD ? d->k[0] : 1;
+	const Var *var = v ? v->p : NULL;
+	if (!var || d->ovf || !bound_var(neg ? negate_cmp(c->op) : c->op, c0, k, &lo[var->id], &hi[var->id]))
+		*exact = false;
+}
+
+/* The box of variable ranges guard g leaves (in *lo, *hi, by Var id).
+ * True when it narrows some variable; *exact when the guard is that box. */
+static bool guard_box(Inst *in, const Guard *g, int64_t **lo, int64_t **hi, bool *exact)
+{
+	int nv = in->k->vars.n;
+	*exact = true;
+	if (!g)
+		return false;
+	*lo = arena_alloc(&in->arena, (size_t)(nv + 1) * sizeof **lo);
+	*hi = arena_alloc(&in->arena, (size_t)(nv + 1) * sizeof **hi);
+	for (int i = 0; i < nv; i++)
+		(*lo)[i] = 0, (*hi)[i] = in->n[i] - 1;
+	for (; g; g = g->up) {
+		Lower l = {in, symtab_new(&in->arena, true), 0, false, g->env, NULL, NULL};
+		guard_cond(&l, g->cond, g->neg, *lo, *hi, exact);
+	}
+	bool narrowed = false;
+	for (int i = 0; i < nv; i++)
+		narrowed |= (*lo)[i] != 0 || (*hi)[i] != in->n[i] - 1;
+	return narrowed;
+}
+
+/* Is the box empty: the guarded expression is never evaluated? */
+static bool box_empty(const Inst *in, const int64_t *lo, const int64_t *hi)
+{
+	for (int i = 0; i < in->k->vars.n; i++)
+		if (lo[i] > hi[i])
+			return true;
+	return false;
+}
+
 /* ---- loads and stores ---- */
 
 static Sym *lower_load(Lower *l, const Node *n, bool check)
@@ -375,15 +601,36 @@ void lower_inst(Inst *in, bool raw)
 	int nl = k->loads.n, ns = k->stmts.n;
 	Sym **loads = arena_alloc(a, (size_t)(nl + 1) * sizeof(Sym *));
 	Sym **stores = arena_alloc(a, (size_t)(ns + 1) * sizeof(Sym *));
-	Lower l = {in, symtab_new(a, !raw), 0, !raw, NULL};
+	Lower l = {in, symtab_new(a, !raw), 0, !raw, NULL, NULL, NULL};
+	const Guard **guard = arena_alloc(a, (size_t)(nl + 1) * sizeof *guard);
+	for (int i = 0; i < ns; i++)
+		load_guards(a, ((Stmt *)k->stmts.v[i])->rhs, NULL, guard);
 	for (int i = 0; i < nl; i++) {
 		Node *n = k->loads.v[i];
-		loads[i] = lower_load(&l, n, !raw);
-		if (n->kind == N_FLAT && !raw) {
+		/* a guarded load is lowered (and checked) over the ranges its guard
+		 * leaves; with a guard that is more than a box, or that no point
+		 * satisfies, nothing is provable: the run-time checks decide */
+		Lower lg = l;
+		int64_t *lo, *hi;
+		bool exact;
+		if (guard_box(in, guard[i], &lo, &hi, &exact)) {
+			lg.t = symtab_new(a, !raw);
+			lg.lo = lo, lg.hi = hi;
+			lg.check = !raw && exact && !box_empty(in, lo, hi);
+			if (box_empty(in, lo, hi))
+				lg.lo = lg.hi = NULL;
+		} else if (!exact) {
+			lg.check = false;
+		}
+		loads[i] = lower_load(&lg, n, lg.check);
+		if (n->kind == N_FLAT && lg.check) {
 			char what[96];
 			snprintf(what, sizeof what, "flat offset into '%s'", n->t->name);
-			check_range(&l, n, loads[i], tensor_layout(in, n->t)->storage, what);
+			check_range(&lg, n, loads[i], tensor_layout(in, n->t)->storage, what);
 		}
+		if (lg.t != l.t && lg.check)
+			check_overflow(in, lg.t);
+		l.natoms = lg.natoms;
 	}
 	for (int i = 0; i < ns; i++)
 		stores[i] = lower_store(&l, k->stmts.v[i]);
@@ -394,6 +641,19 @@ void lower_inst(Inst *in, bool raw)
 			l.env = ac->env;
 			Sym *off = ac->load ? lower_load(&l, ac->load, false) : stores[ps->index];
 			*(raw ? &ac->raw : &ac->off) = off;
+			/* a guarded load also over the box its guard leaves, for the
+			 * analysis to fall back on (a pad: x.flat[j - 1] where j >= 1) */
+			int64_t *lo, *hi;
+			bool boxed = ac->load && guard_box(in, ac->guard, &lo, &hi, &ac->exact);
+			ac->never = boxed && box_empty(in, lo, hi);
+			ac->moff = NULL;
+			if (boxed && !ac->never && !raw) {
+				Lower la = l;
+				la.t = symtab_new(a, true);
+				la.lo = lo, la.hi = hi;
+				ac->moff = lower_load(&la, ac->load, false);
+				l.natoms = la.natoms;
+			}
 		}
 		l.env = NULL;
 	}
@@ -455,19 +715,21 @@ static bool fusible(const Kernel *k, const Tensor *t)
 }
 
 static void add_access(Inst *in, Planned *ps, const Node *load, const Tensor *t, const Env *env,
-                       const Var *const *scope, int nscope)
+                       const Guard *guard, const Var *const *scope, int nscope)
 {
 	Access *ac = arena_alloc(&in->arena, sizeof *ac);
 	ac->load = load;
 	ac->t = t;
 	ac->env = env;
+	ac->guard = guard;
 	ac->nscope = nscope;
 	memcpy(ac->scope, scope, (size_t)nscope * sizeof *scope);
 	vec_push(&in->arena, &ps->acc, ac);
 }
 
 /* The loads of an expression in source order, fused lets expanded. */
-static void collect(Inst *in, Planned *ps, const Node *n, const Env *env, const Var **scope, int nscope)
+static void collect(Inst *in, Planned *ps, const Node *n, const Env *env, const Guard *g, const Var **scope,
+                    int nscope)
 {
 	const Var *inner[MAXSCOPE];
 	if ((n->kind == N_LOAD || n->kind == N_FLAT) && n->t->role == ROLE_LET && in->fused[n->t->index]) {
@@ -478,11 +740,11 @@ static void collect(Inst *in, Planned *ps, const Node *n, const Env *env, const 
 			vec_push(&in->arena, &ps->fused, (void *)n->t);
 		Env *e = arena_alloc(&in->arena, sizeof *e);
 		*e = (Env){env, n->t->def, n};
-		collect(in, ps, n->t->def->rhs, e, scope, nscope);
+		collect(in, ps, n->t->def->rhs, e, g, scope, nscope);
 		return;
 	}
 	if (n->kind == N_LOAD || n->kind == N_FLAT)
-		add_access(in, ps, n, n->t, env, scope, nscope);
+		add_access(in, ps, n, n->t, env, g, scope, nscope);
 	if (n->kind == N_REDUCE) {
 		memcpy(inner, scope, (size_t)nscope * sizeof *scope);
 		for (int i = 0; i < n->nrvars && nscope < MAXSCOPE; i++)
@@ -490,7 +752,7 @@ static void collect(Inst *in, Planned *ps, const Node *n, const Env *env, const 
 		scope = inner;
 	}
 	for (int i = 0; i < n->nargs; i++)
-		collect(in, ps, n->args[i], env, scope, nscope);
+		collect(in, ps, n->args[i], env, child_guard(&in->arena, n, i, g, env), scope, nscope);
 }
 
 void inline_lets(Inst *in)
@@ -512,8 +774,8 @@ void inline_lets(Inst *in)
 		const Var *scope[MAXSCOPE];
 		for (int d = 0; d < s->nlhs; d++)
 			scope[d] = s->lhs[d];
-		add_access(in, ps, NULL, s->t, NULL, scope, s->nlhs);
-		collect(in, ps, s->rhs, NULL, scope, s->nlhs);
+		add_access(in, ps, NULL, s->t, NULL, NULL, scope, s->nlhs);
+		collect(in, ps, s->rhs, NULL, NULL, scope, s->nlhs);
 	}
 }
 
@@ -538,8 +800,26 @@ void analyse_inst(Inst *in)
 			Access *ac = ps->acc.v[j];
 			const Layout *lay = tensor_layout(in, ac->t);
 			int64_t storage = lay->storage > 0 ? lay->storage : 1;
-			view_analyse(&ac->view, &in->arena, ac->off, storage, ac->t, ac->t->role == ROLE_LET ? NULL : lay, in,
-			             ac->scope, ac->nscope, index_offset, ps);
+			if (ac->never) { /* its guard holds nowhere: it touches nothing */
+				memset(&ac->view, 0, sizeof ac->view);
+				ac->view.cls = VIEW_VIEW;
+				ac->view.flags = VF_EMPTY;
+				continue;
+			}
+			const Layout *tl = ac->t->role == ROLE_LET ? NULL : lay;
+			view_analyse(&ac->view, &in->arena, ac->off, storage, ac->t, tl, in, ac->scope, ac->nscope, index_offset,
+			             ps);
+			if (ac->view.cls != VIEW_ELEM || !ac->moff)
+				continue;
+			/* no view over the whole domain: over the box its guard leaves,
+			 * with the rest masked */
+			View *mv = arena_alloc(&in->arena, sizeof *mv);
+			view_analyse(mv, &in->arena, ac->moff, storage, ac->t, tl, in, ac->scope, ac->nscope, index_offset, ps);
+			ac->view = *mv;
+			if (mv->cls != VIEW_ELEM) {
+				ac->masked = true;
+				ac->off = ac->moff;
+			}
 		}
 	}
 }

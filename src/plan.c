@@ -89,40 +89,74 @@ static int64_t storage_of(const Inst *in, const Tensor *t)
 	return s > 0 ? s : 1;
 }
 
-/* Is load n an index load inside a row gather of this statement? */
+static bool node_within(const Node *tree, const Node *n)
+{
+	if (tree == n)
+		return true;
+	for (int i = 0; i < tree->nargs; i++)
+		if (node_within(tree->args[i], n))
+			return true;
+	return false;
+}
+
+/* Is load n an index load inside a row gather of this statement? Every
+ * copy of it in the gathered index counts (where(i < 0, i + m, i) reads i
+ * three times). */
 static bool is_index_load(PlanStmt *ps, const Node *n)
 {
 	for (int i = 0; i < ps->ops.n; i++) {
 		const PlanOperand *op = ps->ops.v[i];
-		for (int g = 0; op->cls == VIEW_ROWGATHER && g < op->view->ngat; g++)
-			if (op->view->gat[g].index_load == n)
+		for (int g = 0; op->cls == VIEW_ROWGATHER && g < op->view->ngat; g++) {
+			const ViewGather *vg = &op->view->gat[g];
+			if (vg->index_load == n || (node_within(vg->atom->p, n) && node_equal(vg->index_load, n)))
 				return true;
+		}
 	}
 	return false;
 }
 
-/* The offset of the index load n in this statement. */
-static const Sym *index_off(const PlanStmt *ps, const Node *n)
+/* The operand of index load n in this statement. */
+static const PlanOperand *index_operand(const PlanStmt *ps, const Node *n)
 {
 	for (int i = 0; i < ps->ops.n; i++) {
 		const PlanOperand *op = ps->ops.v[i];
 		if (op->acc->load == n)
-			return op->acc->off;
+			return op;
 	}
 	die("an index load that is no access of its statement");
 }
 
-/* A split variable (its blocks hold whole lower digits, so more than one
- * value) that addresses an index load of a row gather: that is not one row
- * per grid step, so the access falls back to an element gather. */
-static const Var *split_var_in(PlanStmt *ps, const Sym *s)
+/* Does the index load read only the top digit of split variable vi, with
+ * the place of that digit the variable's unit? Then a block of one unit
+ * holds one index value: y[x] = t.flat[x % 32 + 32*idx[x // 32]]. */
+static bool top_digit_only(const PlanStmt *ps, const PlanOperand *iop, int vi)
+{
+	const View *v = iop->view;
+	if (v->cls != VIEW_VIEW)
+		return false;
+	for (int d = 0; d < v->ndig; d++) {
+		const ViewDigit *g = &v->dig[d];
+		if (g->var != ps->vars[vi].var || g->coef == 0 || g->n <= 1)
+			continue;
+		if (g->index != g->nsplit - 1 || g->place != ps->vars[vi].unit)
+			return false;
+	}
+	return true;
+}
+
+/* A variable whose blocks hold several values of the index (a split
+ * variable whose index reads its lower digits, or one kept whole): that is
+ * not one row per grid step, so the access falls back to an element gather. */
+static const Var *split_var_in(const PlanStmt *ps, const Sym *s, const PlanOperand *iop)
 {
 	if (s->kind == S_VAR) {
 		int i = find_pvar(ps, s->p);
-		return i >= 0 && (ps->vars[i].split || ps->vars[i].whole) && ps->vars[i].n > 1 ? s->p : NULL;
+		if (i < 0 || ps->vars[i].n <= 1 || (!ps->vars[i].split && !ps->vars[i].whole))
+			return NULL;
+		return !ps->vars[i].whole && top_digit_only(ps, iop, i) ? NULL : s->p;
 	}
 	for (int j = 0; j < s->n; j++) {
-		const Var *v = split_var_in(ps, s->a[j]);
+		const Var *v = split_var_in(ps, s->a[j], iop);
 		if (v)
 			return v;
 	}
@@ -133,7 +167,8 @@ static void check_gather_vars(Arena *ar, PlanStmt *ps, PlanOperand *op)
 {
 	const View *v = op->view;
 	for (int g = 0; g < v->ngat && op->cls == VIEW_ROWGATHER; g++) {
-		const Var *bad = split_var_in(ps, index_off(ps, v->gat[g].index_load));
+		const PlanOperand *iop = index_operand(ps, v->gat[g].index_load);
+		const Var *bad = split_var_in(ps, iop->acc->off, iop);
 		if (!bad)
 			continue;
 		Buf b = {0};
@@ -148,16 +183,20 @@ static void check_gather_vars(Arena *ar, PlanStmt *ps, PlanOperand *op)
 	}
 }
 
-static void mark_vars(PlanStmt *ps, const Sym *s, int64_t block)
+/* The variables of a prefetched index get one index value per grid step:
+ * block 1, or one unit for a split variable whose top digit the index reads. */
+static void mark_vars(PlanStmt *ps, const Sym *s)
 {
 	if (s->kind == S_VAR) {
 		int i = find_pvar(ps, s->p);
-		if (i >= 0 && !ps->vars[i].split && !ps->vars[i].whole)
-			ps->vars[i].block = block;
+		if (i >= 0 && !ps->vars[i].whole) {
+			ps->vars[i].block = ps->vars[i].split ? ps->vars[i].unit : 1;
+			ps->vars[i].pinned = true;
+		}
 		return;
 	}
 	for (int j = 0; j < s->n; j++)
-		mark_vars(ps, s->a[j], block);
+		mark_vars(ps, s->a[j]);
 }
 
 /* ---- choosing blocks ---- */
@@ -170,8 +209,8 @@ int dtype_packing(DType t)
 
 static int64_t lcm(int64_t a, int64_t b)
 {
-	int64_t l;
-	return __builtin_mul_overflow(a / gcd64(a, b), b, &l) ? INT64_MAX : l;
+	int64_t l, g = gcd64(a, b);
+	return g == 0 || !i64_mul(a / g, b, &l) ? INT64_MAX : l;
 }
 
 /* The tpu alignment var i needs: its block on the last axis of an operand a
@@ -189,7 +228,7 @@ static int64_t tpu_align(PlanStmt *ps, int vi)
 			if (g->var != ps->vars[vi].var || g->axis < 0 || last - g->axis > 1 || g->index < g->nsplit - 1)
 				continue;
 			int64_t a = last == g->axis ? 128 : 8 * dtype_packing(op->t->dt);
-			align = lcm(align, a * g->place);
+			align = lcm(align, i64_mul(a, g->place, &a) ? a : INT64_MAX);
 		}
 	}
 	return align;
@@ -245,14 +284,12 @@ static int64_t block_bytes(const Plan *p, PlanStmt *ps, const bool *set, int tri
 			}
 			int64_t vb = vi == trial ? tb : set[vi] ? ps->vars[vi].block : ps->vars[vi].unit;
 			/* a split variable: lower digits whole, a range of the top one */
-			dim[a] = g->nsplit == 1 ? vb : g->index == g->nsplit - 1 ? (vb + g->place - 1) / g->place : g->n;
+			dim[a] = g->nsplit == 1 ? vb : g->index == g->nsplit - 1 ? i64_ceil_div(vb, g->place) : g->n;
 		}
 		if (p->tg->tiles) {
-			dim[nd - 1] = (dim[nd - 1] + 127) / 128 * 128;
-			if (nd >= 2) {
-				int64_t sub = 8 * dtype_packing(op->t->dt);
-				dim[nd - 2] = (dim[nd - 2] + sub - 1) / sub * sub;
-			}
+			if (!i64_round_up(dim[nd - 1], 128, &dim[nd - 1]) ||
+			    (nd >= 2 && !i64_round_up(dim[nd - 2], 8 * dtype_packing(op->t->dt), &dim[nd - 2])))
+				return INT64_MAX;
 		}
 		for (int a = 0; a < nd; a++)
 			if (__builtin_mul_overflow(bytes, dim[a] > 0 ? dim[a] : 1, &bytes))
@@ -295,7 +332,7 @@ static void choose_blocks(Plan *p, PlanStmt *ps)
 	bool set[PLAN_MAXVARS] = {0};
 	int order[PLAN_MAXVARS], no = 0;
 	for (int i = 0; i < ps->nvars; i++)
-		set[i] = ps->vars[i].whole || ps->vars[i].block <= 1;
+		set[i] = ps->vars[i].whole || ps->vars[i].pinned;
 	for (int pass = 0; pass < 3; pass++)
 		for (int j = 0; j < ps->nvars; j++) {
 			int i = j < ps->nlhs ? ps->nlhs - 1 - j : j; /* output variables inside out */
@@ -314,8 +351,11 @@ static void choose_blocks(Plan *p, PlanStmt *ps)
 	for (int j = 0; j < no; j++) {
 		int i = order[j];
 		PlanVar *v = &ps->vars[i];
-		/* at least one unit: a block of a split variable holds whole lower digits */
-		int64_t cur = set[i] ? v->block : v->unit < v->n ? v->unit : v->n;
+		/* at least one unit: a block of a split variable holds whole lower
+		 * digits (on a tiled target an aligned one, so the block rule holds
+		 * even when nothing fits the budget) */
+		int64_t first = v->unit > 1 && p->tg->tiles ? var_align(p, ps, i) : v->unit;
+		int64_t cur = set[i] ? v->block : first < v->n ? first : v->n;
 		v->block = fit_block(p, ps, set, i, var_align(p, ps, i), cur, budget);
 		set[i] = true;
 	}
@@ -325,7 +365,8 @@ static void choose_blocks(Plan *p, PlanStmt *ps)
 	for (int guard = 0; guard < 16; guard++) {
 		int64_t nb = 1;
 		for (int i = 0; i < ps->nlhs; i++)
-			nb *= (ps->vars[i].n + ps->vars[i].block - 1) / ps->vars[i].block;
+			if (!i64_mul(nb, i64_ceil_div(ps->vars[i].n, ps->vars[i].block), &nb))
+				nb = INT64_MAX;
 		int o = 0;
 		while (o < ps->nlhs && (ps->vars[o].split || ps->vars[o].whole || ps->vars[o].block < 2))
 			o++;
@@ -350,6 +391,28 @@ static void make_grid(PlanStmt *ps)
 
 /* ---- operand blocks ---- */
 
+/* A variable pinned at one unit per grid step (a gather's index reads its
+ * top digit) on a whole axis that does not cut it: on a tiled target the
+ * axis is cut at the unit, (n / unit, unit), so the block is one squeezed
+ * row of a whole minor axis rather than a slice of the axis. */
+static bool cut_axis(PlanOperand *op, const PlanVar *pv, const ViewDigit *g, const VAxis *a)
+{
+	if (!pv->pinned || !pv->split || pv->grid < 0 || g->nsplit != 1 || a->start || a->step != 1 ||
+	    a->len != a->size || a->size % pv->unit || op->naxes >= VIEW_MAXAX + 2)
+		return false;
+	PlanAxis *hi = &op->ax[op->naxes - 1], *lo = &op->ax[op->naxes++];
+	*lo = *hi;
+	hi->size = a->size / pv->unit;
+	hi->len = hi->size;
+	hi->stride = a->stride * pv->unit;
+	hi->place = pv->unit;
+	hi->block = 0; /* one value of the top digit per grid step */
+	lo->size = lo->len = lo->block = pv->unit;
+	lo->place = 1;
+	lo->var = -1; /* whole in the block */
+	return true;
+}
+
 static void operand_axes(const Plan *p, PlanStmt *ps, PlanOperand *op)
 {
 	const View *v = op->view;
@@ -372,9 +435,14 @@ static void operand_axes(const Plan *p, PlanStmt *ps, PlanOperand *op)
 		const ViewDigit *g = &v->dig[a->ref];
 		x->var = find_pvar(ps, g->var);
 		x->block = g->n;
+		x->masked = g->masked;
+		x->mlo = g->mlo;
+		x->mhi = g->mhi;
 		if (x->var < 0)
 			continue;
 		const PlanVar *pv = &ps->vars[x->var];
+		if (p->tg->tiles && cut_axis(op, pv, g, a))
+			continue;
 		if (g->nsplit == 1)
 			x->block = pv->grid >= 0 && pv->block == 1 ? 0 : pv->block;
 		else if (g->index == g->nsplit - 1 && pv->grid >= 0)
@@ -428,6 +496,23 @@ static void tile_rules(PlanOperand *op, bool is_store)
 	}
 }
 
+/* Stores are never widened: a store block the rule rejects is something
+ * the target cannot write, a located error rather than a wrong plan. */
+static void store_tiles(const Plan *p, const PlanStmt *ps)
+{
+	const PlanOperand *op = ps->ops.v[0];
+	for (int k = 1; k <= 2 && k <= op->naxes; k++) {
+		const PlanAxis *x = &op->ax[op->naxes - k];
+		int64_t align = k == 1 ? 128 : 8 * dtype_packing(op->t->dt);
+		if (!tpu_ok(x->block, x->size, align))
+			error_at(&((Inst *)p->in)->diag, ps->stmt->sp,
+			         "kernel %s: the %s cannot store '%s' in blocks of %lld on an axis of %lld: its %s block dim must "
+			         "be a multiple of %lld or the whole axis", p->in->k->name, p->tg->name, op->t->name,
+			         (long long)(x->block ? x->block : 1), (long long)x->size, k == 1 ? "last" : "second-minor",
+			         (long long)align);
+	}
+}
+
 static void add_note(PlanStmt *ps, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void add_note(PlanStmt *ps, const char *fmt, ...)
 {
@@ -453,6 +538,49 @@ static void narrow_notes(PlanStmt *ps, const char *target)
 	}
 }
 
+/* A masked operand: which values it reads, the rest of its blocks being
+ * padding (a backend fills them, or bounds the slice). */
+static void mask_note(PlanStmt *ps, const PlanOperand *op)
+{
+	const View *v = op->view;
+	if (op->acc->never)
+		add_note(ps, "%s: never read: its where() guard holds nowhere\n", op->t->name);
+	if (op->cls == VIEW_ELEM || !(v->flags & VF_MASKED))
+		return;
+	char where[200] = "";
+	for (int d = 0, len = 0; d < v->ndig && len < (int)sizeof where; d++)
+		if (v->dig[d].masked)
+			len += snprintf(where + len, sizeof where - (size_t)len, "%s%s in [%lld, %lld]", len ? ", " : "",
+			                v->dig[d].var->name, (long long)v->dig[d].mlo, (long long)v->dig[d].mhi);
+	add_note(ps, "%s: masked: read only where %s%s; the rest of its blocks is padding\n", op->t->name, where,
+	         op->acc->exact ? "" : " (and where the rest of its guard holds)");
+}
+
+/* Blocks that cannot fit (an element gather loads its whole storage, a
+ * split variable takes at least one unit): the plan stays valid, over the
+ * budget, and says so. */
+static void budget_note(const Plan *p, PlanStmt *ps)
+{
+	bool set[PLAN_MAXVARS];
+	for (int i = 0; i < ps->nvars; i++)
+		set[i] = true;
+	int64_t bytes = block_bytes(p, ps, set, -1, 0);
+	if (bytes <= p->tg->budget)
+		return;
+	if (bytes == INT64_MAX)
+		add_note(ps, "the blocks of one grid step take more than 2^63 bytes: over the %s budget of %lld bytes\n",
+		         p->tg->name, (long long)p->tg->budget);
+	else
+		add_note(ps, "the blocks of one grid step take %lld bytes: over the %s budget of %lld bytes\n",
+		         (long long)bytes, p->tg->name, (long long)p->tg->budget);
+}
+
+/* Blocks along a variable: 1 when it is not on the grid. */
+int64_t plan_var_blocks(const PlanVar *v)
+{
+	return v->block > 0 ? i64_ceil_div(v->n, v->block) : 1;
+}
+
 /* ---- the whole kernel ---- */
 
 /* Variables some access splits into digits, with their units. */
@@ -460,6 +588,8 @@ static void mark_split(PlanStmt *ps)
 {
 	for (int i = 0; i < ps->ops.n; i++) {
 		const View *v = ((PlanOperand *)ps->ops.v[i])->view;
+		if (v->cls == VIEW_ELEM)
+			continue; /* loaded whole: its digits cut no block */
 		for (int d = 0; d < v->ndig; d++) {
 			int j = v->dig[d].nsplit > 1 ? find_pvar(ps, v->dig[d].var) : -1;
 			if (j < 0)
@@ -506,8 +636,10 @@ static void plan_stmt(Plan *p, PlanStmt *ps, const Planned *src)
 		add_note(ps, "%s: the store is not a view (%s): one block writes the whole output\n", s->t->name,
 		         store->reason);
 	}
-	for (int i = 0; i < ps->ops.n; i++)
+	for (int i = 0; i < ps->ops.n; i++) {
 		check_gather_vars(ar, ps, ps->ops.v[i]);
+		mask_note(ps, ps->ops.v[i]);
+	}
 	/* index loads of row gathers become scalar-prefetch operands */
 	for (int i = 1; i < ps->ops.n; i++) {
 		PlanOperand *op = ps->ops.v[i];
@@ -517,7 +649,7 @@ static void plan_stmt(Plan *p, PlanStmt *ps, const Planned *src)
 	for (int i = 0; i < ps->ops.n; i++) {
 		PlanOperand *op = ps->ops.v[i];
 		if (op->prefetch)
-			mark_vars(ps, op->acc->off, 1);
+			mark_vars(ps, op->acc->off);
 	}
 	for (int i = 0; i < ps->nlhs; i++)
 		ps->empty |= ps->vars[i].n == 0;
@@ -525,6 +657,7 @@ static void plan_stmt(Plan *p, PlanStmt *ps, const Planned *src)
 		return;
 	choose_blocks(p, ps);
 	make_grid(ps);
+	budget_note(p, ps);
 	if (!p->tg->wide64)
 		narrow_notes(ps, p->tg->name);
 	for (int i = 0; i < ps->ops.n; i++) {
@@ -535,6 +668,8 @@ static void plan_stmt(Plan *p, PlanStmt *ps, const Planned *src)
 		if (p->tg->tiles)
 			tile_rules(op, i == 0);
 	}
+	if (p->tg->tiles)
+		store_tiles(p, ps);
 }
 
 Plan *plan_inst(Inst *in, const Target *tg)

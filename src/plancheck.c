@@ -36,6 +36,25 @@ static int plan_error(Buf *err, const char *fmt, ...)
 	return -1;
 }
 
+/* A masked axis: the positions of the values of its variable that the
+ * block at gidx holds and the mask keeps (none: an all-padding block) must
+ * lie in the axis. True when they do not. */
+static bool masked_bounds(const PlanStmt *ps, const PlanAxis *ax, const int64_t *gidx)
+{
+	const PlanVar *v = &ps->vars[ax->var];
+	int64_t lo = 0, hi = v->n - 1;
+	if (v->grid >= 0) {
+		lo = gidx[v->grid] * v->block; /* < n: the grid index is a block's */
+		hi = v->n - lo > v->block ? lo + v->block - 1 : v->n - 1;
+	}
+	lo = lo > ax->mlo ? lo : ax->mlo;
+	hi = hi < ax->mhi ? hi : ax->mhi;
+	if (lo > hi)
+		return false;
+	int64_t a = ax->start + ax->step * lo, b = ax->start + ax->step * hi;
+	return a < 0 || a >= ax->size || b < 0 || b >= ax->size;
+}
+
 /* Blocks of every operand at grid point gidx stay inside their arrays (a
  * partial last block may run past the end of its slice: it is masked). */
 static int check_bounds(const PlanStmt *ps, const int64_t *gidx, Buf *err)
@@ -47,8 +66,16 @@ static int check_bounds(const PlanStmt *ps, const int64_t *gidx, Buf *err)
 			int64_t s = block_start(ax, ps, gidx), b = ax->block ? ax->block : 1;
 			if (ax->kind == VA_GATHER)
 				continue; /* checked at run time against the gathered dim */
+			if (ax->masked && !ax->widened && ax->var >= 0) {
+				if (masked_bounds(ps, ax, gidx))
+					return plan_error(err, "%s: the unmasked part of a block of axis %d (size %lld) leaves the array",
+					                  op->t->name, x, (long long)ax->size);
+				continue;
+			}
 			/* a partial last block is masked to the slice [lo, lo + len) */
-			int64_t lo = ax->step > 0 ? ax->start : ax->start - ax->len + 1, e = s + b;
+			int64_t lo = ax->step > 0 ? ax->start : ax->start - ax->len + 1, e;
+			if (!i64_add(s, b, &e))
+				e = INT64_MAX;
 			bool grid = ax->var >= 0 && ps->vars[ax->var].grid >= 0;
 			if (grid && ax->kind == VA_ITER && !ax->widened) {
 				s = s > lo ? s : lo;
@@ -74,7 +101,7 @@ static int check_cover_elements(const PlanStmt *ps, Buf *err)
 	for (int a = 0; a < ps->ngrid; a++) {
 		const PlanVar *v = &ps->vars[ps->grid_var[a]];
 		/* reduction steps revisit the same output block: the first stands for all */
-		extent[a] = v->reduce ? 1 : (v->n + v->block - 1) / v->block;
+		extent[a] = v->reduce ? 1 : i64_ceil_div(v->n, v->block);
 		if (__builtin_mul_overflow(npts, extent[a], &npts))
 			return 0;
 	}
@@ -137,8 +164,10 @@ static int check_cover(const PlanStmt *ps, Buf *err)
 	}
 	for (int i = 0; i < ps->nlhs; i++) {
 		const PlanVar *v = &ps->vars[i];
-		int64_t g = v->grid >= 0 ? (v->n + v->block - 1) / v->block : 1;
-		if (v->grid < 0 ? v->block != v->n : (g - 1) * v->block >= v->n || g * v->block < v->n)
+		int64_t g = v->grid >= 0 ? i64_ceil_div(v->n, v->block) : 1;
+		int64_t covered; /* g blocks reach n, g - 1 do not */
+		if (v->block < 1 || (v->grid < 0 ? v->block != v->n : !i64_mul(g - 1, v->block, &covered) ||
+		                     covered >= v->n || (i64_mul(g, v->block, &covered) && covered < v->n)))
 			return plan_error(err, "output %s: the blocks of %s do not partition [0, %lld)", ps->stmt->t->name,
 			                  v->var->name, (long long)v->n);
 		int axes = 0;
@@ -168,7 +197,8 @@ static bool holds(const PlanStmt *ps, const PlanOperand *op, const int64_t *val,
 		int64_t digit = val[g->var->id] / g->place;
 		if (g->index < g->nsplit - 1)
 			digit %= g->n;
-		int64_t pos = va->start + va->step * digit, s = block_start(ax, ps, gidx);
+		int64_t pos = ax->place ? digit / ax->place % ax->size : va->start + va->step * digit;
+		int64_t s = block_start(ax, ps, gidx);
 		if (pos < s || pos >= s + (ax->block ? ax->block : 1))
 			return false;
 	}
@@ -213,7 +243,7 @@ static int check_stmt(const PlanStmt *ps, Buf *err)
 	int64_t gidx[PLAN_MAXVARS], extent[PLAN_MAXVARS];
 	for (int a = 0; a < ps->ngrid; a++) {
 		const PlanVar *v = &ps->vars[ps->grid_var[a]];
-		extent[a] = (v->n + v->block - 1) / v->block;
+		extent[a] = i64_ceil_div(v->n, v->block);
 	}
 	/* index maps are affine in each grid index: the corners of the grid
 	 * bound every block */

@@ -29,7 +29,7 @@
 
 typedef struct {
 	const Sym *var; /* S_VAR in the source table */
-	int64_t n;
+	int64_t lo, n;  /* var in [lo, lo + n): digits are those of var - lo */
 	int ncut;
 	int64_t cut[MAXCUT]; /* ascending, each divides the next */
 } Cuts;
@@ -42,6 +42,7 @@ typedef struct {
 	const Sym *atoms[VIEW_MAXDIG];
 	int natoms;
 	int64_t storage;
+	const Inst *in;
 	int npend; /* cuts found in this round, applied after it */
 	struct {
 		int vi;
@@ -67,7 +68,7 @@ static void collect_leaves(An *an, const Sym *s)
 			if (an->cuts[i].var == s)
 				return;
 		if (an->nvars < VIEW_MAXDIG)
-			an->cuts[an->nvars++] = (Cuts){.var = s, .n = s->hi + 1};
+			an->cuts[an->nvars++] = (Cuts){.var = s, .lo = s->lo, .n = s->hi - s->lo + 1};
 		return;
 	}
 	if (s->kind == S_ATOM) {
@@ -98,7 +99,7 @@ static int64_t digit_extent(const Cuts *c, int j)
 {
 	int64_t place = digit_place(c, j);
 	if (j == c->ncut)
-		return (c->n + place - 1) / place;
+		return i64_ceil_div(c->n, place);
 	return c->cut[j] / place;
 }
 
@@ -116,7 +117,7 @@ static Sym *digits_of(SymTab *t, const Sym *leaf, void *env)
 		return NULL;
 	for (int i = 0; i < an->nvars; i++)
 		if (an->cuts[i].var == leaf) {
-			Sym *r = sym_const(t, 0);
+			Sym *r = sym_const(t, an->cuts[i].lo);
 			for (int j = 0; j < digit_count(&an->cuts[i]); j++)
 				r = sym_add(t, r, sym_scale(t, digit_sym(an, i, j), digit_place(&an->cuts[i], j)));
 			return r;
@@ -312,6 +313,9 @@ static bool factor(An *an, const Sym *e)
 			tm[nt++] = (Term){k, ext + 1, -1 - g};
 		}
 	}
+	for (int i = 0; i < nt; i++)
+		if (tm[i].c == INT64_MIN) /* |c| does not fit */
+			return fail(an, VIEW_ELEM, "the offset overflows 64 bits"), false;
 	qsort(tm, (size_t)nt, sizeof *tm, by_abs_coef);
 	for (int i = 0; i + 1 < nt; i++) {
 		int64_t a = llabs(tm[i].c), b = llabs(tm[i + 1].c), span;
@@ -328,7 +332,7 @@ static bool factor(An *an, const Sym *e)
 		ax[na++] = (VAxis){.kind = VA_INDEX, .stride = 1, .size = inner};
 	for (int i = 0; i < nt; i++) {
 		int64_t s = llabs(tm[i].c);
-		int64_t size = i + 1 < nt ? llabs(tm[i + 1].c) / s : (an->storage + s - 1) / s;
+		int64_t size = i + 1 < nt ? llabs(tm[i + 1].c) / s : i64_ceil_div(an->storage, s);
 		if (size < 1)
 			size = 1;
 		ax[na++] = (VAxis){.kind = tm[i].dig >= 0 ? VA_ITER : VA_GATHER, .stride = s, .size = size,
@@ -364,6 +368,40 @@ static bool factor(An *an, const Sym *e)
 	return true;
 }
 
+/* Masked variables: the view was found over the range a guard leaves them
+ * (var = lo + digit); put back over the variable's whole extent, their
+ * axes take positions outside that range too, the padded region. */
+static bool unmask(An *an, const Inst *in)
+{
+	View *v = an->v;
+	for (int i = 0; i < an->nvars; i++) {
+		const Cuts *c = &an->cuts[i];
+		const Var *var = c->var->p;
+		int64_t full = var_extent(in, var);
+		if (c->lo == 0 && c->n == full)
+			continue;
+		if (c->ncut)
+			return fail(an, VIEW_ELEM, "'%s' is masked to [%lld, %lld] and cut into digits", var->name,
+			            (long long)c->lo, (long long)(c->lo + c->n - 1));
+		for (int d = 0; d < v->ndig; d++) {
+			ViewDigit *g = &v->dig[d];
+			if (g->vi != i)
+				continue;
+			g->masked = true;
+			g->mlo = c->lo;
+			g->mhi = c->lo + c->n - 1;
+			g->n = full;
+			if (g->axis >= 0) {
+				VAxis *a = &v->ax[g->axis];
+				a->start -= a->step * c->lo;
+				a->len = full;
+			}
+		}
+		v->flags |= VF_MASKED;
+	}
+	return true;
+}
+
 /* ---- classification ---- */
 
 /* Does storage axis a span more than one declared dim of t? */
@@ -372,7 +410,9 @@ static bool spans_dims(const Tensor *t, const Layout *lay, const VAxis *a)
 	if (!t || !lay)
 		return false;
 	int count = 0;
-	int64_t hi = a->stride * a->len;
+	int64_t hi;
+	if (!i64_mul(a->stride, a->len, &hi))
+		hi = INT64_MAX;
 	for (int d = 0; d < t->rank; d++) {
 		int64_t s = llabs(lay->strides[d]);
 		if (lay->shape[d] > 1 && s >= a->stride && s < hi)
@@ -427,7 +467,10 @@ static bool check_gathers(An *an, IndexOff index_off, const void *env)
 		const Node *n = an->v->gat[g].atom->p;
 		Buf b = {0};
 		dump_node(&b, n);
-		const Node *inner = n->kind == N_OP && n->op == OP_WRAP ? n->args[0] : n;
+		int64_t m = 0;
+		const Node *inner = an->in ? wrap_of(an->in, n, &m) : NULL;
+		if (!inner)
+			inner = n, m = 0;
 		bool ok = inner->kind == N_LOAD || inner->kind == N_FLAT;
 		const Sym *ioff = ok && index_off ? index_off(env, inner) : NULL;
 		if (ok && (!ioff || sym_has_atom(ioff)))
@@ -438,6 +481,7 @@ static bool check_gathers(An *an, IndexOff index_off, const void *env)
 			return false;
 		}
 		an->v->gat[g].index_load = inner;
+		an->v->gat[g].wrap = m;
 		buf_free(&b);
 	}
 	return true;
@@ -462,6 +506,16 @@ static Sym *bound_atoms(An *an, Sym *e)
 		return sym_add(an->t, sym_sub(an->t, e, sym_scale(an->t, a, c)), sym_scale(an->t, na, c));
 	}
 	return e;
+}
+
+static bool node_has_load(const Node *n)
+{
+	if (n->kind == N_LOAD || n->kind == N_FLAT)
+		return true;
+	for (int i = 0; i < n->nargs; i++)
+		if (node_has_load(n->args[i]))
+			return true;
+	return false;
 }
 
 static bool node_uses(const Node *n, const Var *v)
@@ -520,12 +574,21 @@ void view_analyse(View *v, Arena *ar, const Sym *off, int64_t storage, const Ten
                   const Inst *in, const Var *const *scope, int nscope, IndexOff index_off, const void *env)
 {
 	memset(v, 0, sizeof *v);
-	An an = {.v = v, .t = symtab_new(ar, true), .storage = storage};
+	An an = {.v = v, .t = symtab_new(ar, true), .storage = storage, .in = in};
 	collect_leaves(&an, off);
 	if (an.nvars >= VIEW_MAXDIG || an.natoms >= VIEW_MAXDIG) {
 		fail(&an, VIEW_ELEM, "too many index variables");
 		return;
 	}
+	for (int i = 0; i < an.natoms; i++)
+		if (!node_has_load(an.atoms[i]->p)) {
+			Buf b = {0};
+			dump_node(&b, an.atoms[i]->p);
+			fail(&an, VIEW_ELEM, "%s reads no data but is not affine in the index variables (its values lie in [%lld, %lld])",
+			     buf_str(&b), (long long)an.atoms[i]->lo, (long long)an.atoms[i]->hi);
+			buf_free(&b);
+			return;
+		}
 	/* iteration order: by variable number, which is declaration order */
 	for (int i = 1; i < an.nvars; i++)
 		for (int j = i; j > 0 && an.cuts[j].var->c < an.cuts[j - 1].var->c; j--) {
@@ -558,6 +621,7 @@ void view_analyse(View *v, Arena *ar, const Sym *off, int64_t storage, const Ten
 		return;
 	v->cls = v->ngat ? VIEW_ROWGATHER : VIEW_VIEW;
 	classify(v, t, lay);
+	unmask(&an, in);
 }
 
 /* Address of one element through the view: digits of each variable go to
@@ -583,4 +647,15 @@ int64_t view_address(const View *v, const int64_t *var_value, const int64_t *ato
 		addr += (a->start + a->step * (atom_value[g] - v->gat[g].atom->lo)) * a->stride;
 	}
 	return addr;
+}
+
+void gather_index_print(Buf *b, const ViewGather *g)
+{
+	if (!g->wrap || !g->index_load) {
+		dump_node(b, g->atom->p);
+		return;
+	}
+	buf_printf(b, "wrap(");
+	dump_node(b, g->index_load);
+	buf_printf(b, ", %lld)", (long long)g->wrap);
 }
