@@ -131,18 +131,41 @@ class _Inst:
 class _Entry:
     """What one binding compiled to: idle instances and what a call needs to know about it."""
 
-    __slots__ = ("idle", "adjust", "outs", "min_storage", "may_fail", "dead")
+    __slots__ = ("idle", "adjust", "outs", "min_storage", "span", "copy_out", "may_fail", "dead")
 
     def __init__(self) -> None:
         self.idle: List[_Inst] = []
         self.adjust: List[int] = []  # bytes from the array's data pointer back to storage element 0
         self.outs: List[tuple] = []  # per output: (shape, np dtype, strides in elements, offset, storage elems)
         self.min_storage: List[int] = []  # per param: storage elements the layout reaches
+        self.span: List[int] = []  # per param: the same in bytes
+        self.copy_out: List[bool] = []  # per output: given with negative strides (bound row-major)
         self.may_fail: Optional[bool] = None
         self.dead = False
 
 
-_SIZE1 = object()
+def _addr_slow(a: np.ndarray) -> int:
+    return a.__array_interface__["data"][0]
+
+
+def _addr_fast_check() -> Any:
+    """The data pointer of an ndarray read from its object (PyArrayObject's first field after the
+    object header: numpy's stable ABI), a tenth of the cost of __array_interface__. Checked
+    here against __array_interface__, and not used where they disagree."""
+    at = object.__basicsize__
+    from_address = ctypes.c_void_p.from_address
+
+    def addr(a: np.ndarray) -> int:
+        return from_address(id(a) + at).value or 0
+
+    probe = np.arange(24, dtype=np.float32).reshape(4, 6)
+    for v in (probe, probe[1:, ::-2], probe.T, probe[:0], np.float32(1) * probe[0, :1]):
+        if addr(v) != _addr_slow(v):
+            return _addr_slow
+    return addr
+
+
+_addr = _addr_fast_check()
 
 
 def _caller_source_name(source: str, depth: int) -> Tuple[str, str]:
@@ -261,6 +284,7 @@ class Kernel:
                         for p in self.params]
         self._itemsize = [int(lib.athene_dtype_size(lib.athene_param_dtype(ptr, i))) for i in range(n)]
         self._declared = [p.declares_layout for p in self.params]
+        self._declared_inputs = [i for i in range(nin) if self._declared[i]]
         self._sizes = {s: v for s, v in module._sizes.items() if s in self.size_names}
         self._cache: "OrderedDict[tuple, _Entry]" = OrderedDict()
         self._hits = 0
@@ -374,41 +398,27 @@ class Kernel:
         """The binding of a call as a hashable key, each array's data pointer, and what to keep alive."""
         entries: list = []
         ptrs: list = []
-        for i, a in enumerate(arrays):
-            ai = a.__array_interface__
-            ptrs.append(ai["data"][0])
-            st = ai["strides"]
-            if self._declared[i]:
-                if st is not None:
-                    raise ValueError(f"kernel {self.name}: '{self.params[i].name}' declares its layout, so the array "
-                                     f"given for it is its storage and must be C-contiguous (strides {a.strides})")
+        declared = self._declared
+        for i, a in enumerate(arrays if outs is None else arrays + outs):
+            if a is None:  # an output to allocate
                 entries.append(None)
-            elif st is None:
-                entries.append(ai["shape"])
+                ptrs.append(None)
+                continue
+            ptrs.append(_addr(a))
+            if declared[i]:
+                if not a.flags.c_contiguous:
+                    what = "output" if i >= self._nin else "parameter"
+                    raise ValueError(f"kernel {self.name}: {what} '{self.params[i].name}' declares its layout, so the "
+                                     f"array given for it is its storage and must be C-contiguous (strides {a.strides})")
+                entries.append(None)
+            elif a.flags.c_contiguous:
+                entries.append(a.shape)
+            elif i >= self._nin and any(st < 0 for st in a.strides):
+                entries.append(("copy", a.shape))  # outputs need non-negative strides: through a temporary
             else:
-                entries.append((ai["shape"], st))
-        if outs is not None:
-            for j, o in enumerate(outs):
-                if o is None:
-                    entries.append(None)
-                    ptrs.append(None)
-                    continue
-                ai = o.__array_interface__
-                ptrs.append(ai["data"][0])
-                st = ai["strides"]
-                if self._declared[self._nin + j]:
-                    if st is not None:
-                        raise ValueError(f"kernel {self.name}: output '{self.params[self._nin + j].name}' declares its "
-                                         f"layout, so out= is its storage and must be C-contiguous")
-                    entries.append(None)
-                elif st is None:
-                    entries.append(ai["shape"])
-                elif any(s < 0 for s in st):  # outputs need non-negative strides: through a temporary
-                    entries.append(("copy", ai["shape"]))
-                else:
-                    entries.append((ai["shape"], st))
+                entries.append((a.shape, a.strides))
         key = (tuple(entries), tuple(sorted(sizes.items())) if sizes else None)
-        return key, ptrs, (arrays, outs)
+        return key, ptrs, arrays
 
     def _miss(self, key, entry, arrays, outs, sizes):
         global _compiles
@@ -507,10 +517,12 @@ class Kernel:
             raise self._fail(inst)
         if fresh:
             entry.adjust = adjust  # type: ignore[assignment]
+            entry.copy_out = [isinstance(e, tuple) and e[:1] == ("copy",) for e in key[0][self._nin:]]
             info = _lib.Param()
             for i in range(self._np):
                 lib.athene_param_info(inst.ptr, i, ctypes.byref(info))
                 entry.min_storage.append(int(info.storage_elems))
+                entry.span.append(int(info.storage_elems) * self._itemsize[i])
                 if i >= self._nin:
                     r = info.rank
                     entry.outs.append((tuple(info.shape[:r]), self._dtype[i], tuple(info.strides[:r]),
@@ -528,20 +540,21 @@ class Kernel:
         if entry is None or not entry.adjust:
             entry, inst = self._miss(key, entry, arrays, outs, sizes)
             entry.idle.append(inst)
-        return [p - a if p is not None else 0 for p, a in zip(ptrs + [None] * (self._np - len(ptrs)), entry.adjust)]
+        ptrs = ptrs + [None] * (self._np - len(ptrs))
+        return [p - a if p is not None else 0 for p, a in zip(ptrs, entry.adjust)]
 
-    def _run(self, entry: _Entry, inst: _Inst, ptrs: list, outs: Optional[list], keep) -> Any:
+    def _run(self, entry: _Entry, inst: _Inst, ptrs: list, outs: Optional[list], arrays: list) -> Any:
         nin = self._nin
         storage = inst.storage
         adjust = entry.adjust
-        mins = entry.min_storage
-        for i in range(nin):
-            if self._declared[i] and keep[0][i].size < mins[i]:
+        for i in self._declared_inputs:
+            if arrays[i].size < entry.min_storage[i]:
                 raise ValueError(f"kernel {self.name}: the storage given for '{self.params[i].name}' has "
-                                 f"{keep[0][i].size} elements; its layout reaches {mins[i]}")
+                                 f"{arrays[i].size} elements; its layout reaches {entry.min_storage[i]}")
+        for i in range(nin):
             storage[i] = ptrs[i] - adjust[i]
         results = []
-        copies = []
+        copies = None
         for j, (shape, dt, strides, offset, elems) in enumerate(entry.outs):
             i = nin + j
             o = outs[j] if outs is not None else None
@@ -552,7 +565,7 @@ class Kernel:
                 else:
                     buf = np.empty(shape, dt)
                     results.append(buf)
-                storage[i] = buf.__array_interface__["data"][0]
+                storage[i] = _addr(buf)
                 continue
             if self._declared[i]:
                 if o.size < elems:
@@ -562,32 +575,41 @@ class Kernel:
             else:
                 view = o
             results.append(view)
-            if self._must_copy(entry, inst, o, keep[0], i):
+            if self._must_copy(entry, inst, ptrs, i):
                 tmp = np.empty(max(elems, 1), dt)
+                if copies is None:
+                    copies = []
                 copies.append((view, _logical_view(tmp, shape, strides, offset)))
-                storage[i] = tmp.__array_interface__["data"][0]
+                storage[i] = _addr(tmp)
             else:
                 storage[i] = ptrs[i] - adjust[i]
         st = inst.status
         if lib.athene_run(inst.ptr, storage, 0, st):
             raise RunError(_lib.text(st.message).rstrip("\n") or f"kernel {self.name}: run failed")
-        for dst, src in copies:
-            np.copyto(dst, src)
+        if copies is not None:
+            for dst, src in copies:
+                np.copyto(dst, src)
         return results[0] if len(results) == 1 else tuple(results)
 
-    def _must_copy(self, entry: _Entry, inst: _Inst, o: np.ndarray, inputs: list, i: int) -> bool:
-        """Does out= array o go through a temporary? Yes where the run may fail (so o is never
-        partly written), where o overlaps an input, and where o has negative strides."""
+    def _must_copy(self, entry: _Entry, inst: _Inst, ptrs: list, i: int) -> bool:
+        """Does out= parameter i go through a temporary? Yes where the run may fail (so out= is
+        never partly written), where it has negative strides, and where its storage overlaps an
+        input's."""
         if entry.may_fail is None:
             body = lib.athene_dump(inst.ptr, b"body", b"cpu")
             text = _lib.text(body)
             entry.may_fail = body is None or " atoms " in text or any(
                 f" {r} over scope" in text for r in ("max", "min", "argmax", "argmin"))
-        if entry.may_fail:
+        if entry.may_fail or entry.copy_out[i - self._nin]:
             return True
-        if not self._declared[i] and not o.flags.c_contiguous and any(s < 0 for s in o.strides):
-            return True
-        return any(np.may_share_memory(o, a) for a in inputs)
+        span = entry.span
+        lo = ptrs[i] - entry.adjust[i]
+        hi = lo + span[i]
+        for k in range(self._nin):
+            klo = ptrs[k] - entry.adjust[k]
+            if klo < hi and lo < klo + span[k]:
+                return True
+        return False
 
     # ---- looking inside
 
