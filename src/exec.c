@@ -336,7 +336,7 @@ static void run_scalar(const Inst *in, int si, void *const *storage, void **lets
 
 /* ---- the box path: loop dims, staged operands, the register machine ---- */
 
-#define VM_LANES 256
+#define VM_LANES 1024
 #define XMAXD 48
 #define XMAXBOX 64
 
@@ -373,6 +373,7 @@ typedef struct {
 	int64_t ntasks;
 	int64_t pstride[MAXSCOPE]; /* row-major position of each output variable */
 	bool stream;
+	struct W *w;      /* per worker: its scratch */
 } X;
 
 /* A box: a range of every dim (dims outside the box's scope ignored). */
@@ -380,7 +381,7 @@ typedef struct {
 	int64_t lo[XMAXD], hi[XMAXD];
 } XBox;
 
-typedef struct {
+typedef struct W {
 	const X *x;
 	Val *reg;         /* VM_LANES per register */
 	Val *splat;       /* an outer register's value, spread over the lanes */
@@ -607,7 +608,17 @@ static int var_boxes(const X *x, int i, int64_t lo, int64_t hi, XBox *out, int m
 
 /* ---- registers ---- */
 
-static void to_lanes(Val *r, const unsigned char *t, DType dt, int n)
+/* The register machine's loops, compiled for AVX2 too where the CPU has it
+ * (chosen at load time), and vectorised. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define HOT __attribute__((target_clones("avx2", "default"), optimize("O3")))
+#elif defined(__x86_64__) && defined(__clang__)
+#define HOT __attribute__((target_clones("avx2", "default")))
+#else
+#define HOT
+#endif
+
+HOT static void to_lanes(Val *r, const unsigned char *t, DType dt, int n)
 {
 	switch (dt) {
 	case ATHENE_F32: for (int i = 0; i < n; i++) r[i].f = ((const float *)t)[i]; break;
@@ -623,7 +634,7 @@ static void to_lanes(Val *r, const unsigned char *t, DType dt, int n)
 	}
 }
 
-static void from_lanes(unsigned char *t, DType dt, const Val *r, int n)
+HOT static void from_lanes(unsigned char *t, DType dt, const Val *r, int n)
 {
 	switch (dt) {
 	case ATHENE_F32: for (int i = 0; i < n; i++) ((float *)t)[i] = (float)r[i].f; break;
@@ -705,6 +716,16 @@ static int unit_shape(const W *w, int s, const XOp *o, int64_t *shape, int64_t *
 		stride[n++] = o->stride[d] * (int64_t)o->es;
 	}
 	return n;
+}
+
+/* Is a box with strides ss laid out like the dense strides ds (dims of
+ * extent 1 aside)? */
+static bool contiguous(const int64_t *shape, const int64_t *ss, const int64_t *ds, int n)
+{
+	for (int k = 0; k < n; k++)
+		if (shape[k] > 1 && ss[k] != ds[k])
+			return false;
+	return true;
 }
 
 static void dense(const int64_t *shape, int n, size_t es, int64_t *stride)
@@ -796,7 +817,12 @@ static void load_lanes(W *w, int s, const Ins *ins, Val *r)
 	}
 	int n = unit_shape(w, s, o, shape, ss);
 	dense(shape, n, o->es, ds);
-	copy_box(w->tmp, ds, o->base + off * (int64_t)o->es, ss, shape, n, o->es, 0);
+	const unsigned char *src = (const unsigned char *)o->base + off * (int64_t)o->es;
+	if (contiguous(shape, ss, ds, n)) {
+		to_lanes(r, src, o->dt, w->lanes[s]); /* read in place */
+		return;
+	}
+	copy_box(w->tmp, ds, src, ss, shape, n, o->es, 0);
 	to_lanes(r, w->tmp, o->dt, w->lanes[s]);
 }
 
@@ -839,7 +865,7 @@ static void point_lanes(W *w, int s, const Ins *ins, Val *r)
 
 /* ---- instructions over lanes ---- */
 
-static void round_lanes(Val *r, DType t, int n)
+HOT static void round_lanes(Val *r, DType t, int n)
 {
 	if (t == ATHENE_F32)
 		for (int i = 0; i < n; i++)
@@ -851,9 +877,19 @@ static void round_lanes(Val *r, DType t, int n)
 
 /* The common float and integer ops as plain loops; the rest through the
  * interpreter's scalar semantics (val_op), which they must equal. */
-static bool fast_op(const Ins *x, Val *r, const Val *a, const Val *b, int n)
+HOT static bool fast_op(const Ins *x, Val *r, const Val *a, const Val *b, int n)
 {
 	DType t = x->opdt;
+	if (t == ATHENE_F32) { /* exact in float: IEEE rounds each of + - * / once */
+		const Val *c = b;
+		switch (x->op) {
+		case OP_ADD: for (int i = 0; i < n; i++) r[i].f = (float)a[i].f + (float)c[i].f; return true;
+		case OP_SUB: for (int i = 0; i < n; i++) r[i].f = (float)a[i].f - (float)c[i].f; return true;
+		case OP_MUL: for (int i = 0; i < n; i++) r[i].f = (float)a[i].f * (float)c[i].f; return true;
+		case OP_DIV: for (int i = 0; i < n; i++) r[i].f = (float)a[i].f / (float)c[i].f; return true;
+		default: break;
+		}
+	}
 	if (dt_is_float(t) && t != ATHENE_F16 && t != ATHENE_BF16) {
 		switch (x->op) {
 		case OP_ADD: for (int i = 0; i < n; i++) r[i].f = a[i].f + b[i].f; break;
@@ -1100,8 +1136,14 @@ static void store_unit(W *w)
 	int64_t off = unit_offset(w, o);
 	int n = unit_shape(w, 0, o, shape, ds);
 	dense(shape, n, o->es, ss);
-	from_lanes(w->tmp, x->p->out, &w->reg[(size_t)x->p->result * VM_LANES], w->lanes[0]);
-	copy_box(o->base + off * (int64_t)o->es, ds, w->tmp, ss, shape, n, o->es, 0);
+	unsigned char *dst = (unsigned char *)o->base + off * (int64_t)o->es;
+	const Val *res = &w->reg[(size_t)x->p->result * VM_LANES];
+	if (contiguous(shape, ds, ss, n)) {
+		from_lanes(dst, x->p->out, res, w->lanes[0]); /* write in place */
+		return;
+	}
+	from_lanes(w->tmp, x->p->out, res, w->lanes[0]);
+	copy_box(dst, ds, w->tmp, ss, shape, n, o->es, 0);
 }
 
 /* Pure data movement: the box from the input's view to the output's. */
@@ -1182,20 +1224,20 @@ static void block_task(void *arg, int64_t t, int worker)
 		first += lo[i] * x->pstride[i];
 	if (first > atomic_load(&x->err->first))
 		return; /* after the first error: the interpreter would not get here */
-	W w = {.x = x};
-	size_t nreg = (size_t)x->p->n + 1;
-	w.reg = malloc(nreg * VM_LANES * sizeof *w.reg);
-	w.splat = malloc(nreg * VM_LANES * sizeof *w.splat);
-	w.tmp = malloc(VM_LANES * 8);
-	w.val = calloc((size_t)x->in->k->vars.n + 1, sizeof *w.val);
-	if (!w.reg || !w.splat || !w.tmp || !w.val)
+	W *w = &x->w[worker]; /* its scratch, made on its first block */
+	if (!w->reg) {
+		size_t nreg = (size_t)x->p->n + 1;
+		w->x = x;
+		w->reg = malloc(nreg * VM_LANES * sizeof *w->reg);
+		w->splat = malloc(nreg * VM_LANES * sizeof *w->splat);
+		w->tmp = malloc(VM_LANES * 8);
+		w->val = calloc((size_t)x->in->k->vars.n + 1, sizeof *w->val);
+	}
+	w->bad = false;
+	if (!w->reg || !w->splat || !w->tmp || !w->val)
 		run_error(x->err, first, x->pd->stmt->sp, "cannot allocate the executor's registers");
 	else
-		block_boxes(&w, lo, hi);
-	free(w.reg);
-	free(w.splat);
-	free(w.tmp);
-	free(w.val);
+		block_boxes(w, lo, hi);
 }
 
 /* Runs planned statement si through its plan; false when it is no box
@@ -1204,11 +1246,21 @@ static bool exec_stmt(const Inst *in, int si, void *const *storage, void **lets,
 {
 	X *x = calloc(1, sizeof *x);
 	bool ok = x && setup(x, in, si, storage, lets, err);
+	int nw = pool_threads();
+	if (ok && !(x->w = calloc((size_t)nw, sizeof *x->w)))
+		ok = false;
 	if (ok)
-		pool_run(x->ntasks, block_task, x, 0);
+		pool_run(x->ntasks, block_task, x, nw);
+	for (int i = 0; x && x->w && i < nw; i++) {
+		free(x->w[i].reg);
+		free(x->w[i].splat);
+		free(x->w[i].tmp);
+		free(x->w[i].val);
+	}
 	if (x) {
 		free(x->op);
 		free(x->opreg);
+		free(x->w);
 	}
 	free(x);
 	return ok;
