@@ -10,7 +10,7 @@ PY       = .venv/bin/python
 
 LIBSRC = src/util.c src/dtype.c src/lex.c src/parse.c src/check.c src/bind.c src/sym.c \
          src/lower.c src/view.c src/plan.c src/plancheck.c src/body.c src/explain.c \
-         src/interp.c src/pool.c src/stage.c src/exec.c src/npy.c src/api.c
+         src/interp.c src/pool.c src/stage.c src/exec.c src/emit_pallas.c src/npy.c src/api.c
 HDRS   = include/athene.h src/internal.h src/ops.h src/exec.h
 
 all: $(B)/athene $(B)/libathene.a $(B)/libathene.so
@@ -35,6 +35,11 @@ $(B)/%_test: tests/%_test.c tests/testlib.h $(B)/libathene.a
 
 CTESTS = $(B)/sym_test $(B)/view_test $(B)/npy_test $(B)/inst_test $(B)/stage_test
 KTESTS = $(B)/plan_test $(B)/body_test
+# The differential test of the executor against the interpreter on random
+# kernels (tests/diff_test.c): DIFF_COUNT cases in make test, fewer under
+# the sanitizers.
+DTESTS = $(B)/diff_test
+DIFF_COUNT = 2000
 
 # The test venv: requirements.txt (core), then the optional stacks the
 # tests of the Pallas backend and the Python package use, all pinned.
@@ -53,9 +58,10 @@ examples: $(B)/athene
 
 SIZEARGS = $(EXAMPLE_SIZES:--size=)
 
-test: all $(CTESTS) $(KTESTS) $(PY)
+test: all $(CTESTS) $(KTESTS) $(DTESTS) $(PY)
 	@for t in $(CTESTS); do echo "== $$t"; ./$$t || exit 1; done
 	@for t in $(KTESTS); do echo "== $$t"; ./$$t $(SIZEARGS) $(EXAMPLES) || exit 1; done
+	@for t in $(DTESTS); do echo "== $$t"; ./$$t --count $(DIFF_COUNT) || exit 1; done
 	sh tests/run_diag.sh $(B)/athene
 	sh tests/run_explain.sh $(B)/athene
 	ATHENE=$(B)/athene $(PY) -m pytest -q tests
@@ -63,11 +69,22 @@ test: all $(CTESTS) $(KTESTS) $(PY)
 ASAN = B=build-asan CC=clang CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 
 asan:
-	$(MAKE) $(ASAN) build-asan/athene $(KTESTS:$(B)/%=build-asan/%) $(CTESTS:$(B)/%=build-asan/%)
+	$(MAKE) $(ASAN) build-asan/athene $(KTESTS:$(B)/%=build-asan/%) $(CTESTS:$(B)/%=build-asan/%) $(DTESTS:$(B)/%=build-asan/%)
 	@for t in $(CTESTS:$(B)/%=build-asan/%); do echo "== $$t"; ./$$t || exit 1; done
 	@for t in $(KTESTS:$(B)/%=build-asan/%); do echo "== $$t"; ./$$t $(SIZEARGS) $(EXAMPLES) || exit 1; done
+	@for t in $(DTESTS:$(B)/%=build-asan/%); do echo "== $$t"; ./$$t --count 300 || exit 1; done
 	$(MAKE) $(ASAN) examples
 	sh tests/run_diag.sh build-asan/athene
+
+# ThreadSanitizer (clang): the C tests that run threads, and the
+# differential test with 3 threads.
+TSAN = B=build-tsan CC=clang CFLAGS="-O1 -g -fsanitize=thread -fno-omit-frame-pointer"
+TTESTS = $(B)/stage_test $(B)/inst_test
+
+tsan:
+	$(MAKE) $(TSAN) $(TTESTS:$(B)/%=build-tsan/%) $(DTESTS:$(B)/%=build-tsan/%)
+	@for t in $(TTESTS:$(B)/%=build-tsan/%); do echo "== $$t"; ./$$t || exit 1; done
+	@for t in $(DTESTS:$(B)/%=build-tsan/%); do echo "== $$t"; ./$$t --count 150 --threads 3 || exit 1; done
 
 $(B)/compile_bench: bench/compile_bench.c tests/testlib.h $(B)/libathene.a
 	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) -Itests $< $(B)/libathene.a -o $@ $(LDLIBS)
@@ -76,6 +93,6 @@ bench: all $(B)/compile_bench
 	./$(B)/compile_bench $(SIZEARGS) $(EXAMPLES)
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-tsan
 
-.PHONY: all test asan examples bench clean
+.PHONY: all test asan tsan examples bench clean

@@ -116,6 +116,17 @@ ATHENE_API int athene_index_range(const athene_inst *in, int param, int64_t *lo,
  * or JSON; NULL with errors on failure. Valid until the next call on in. */
 ATHENE_API const char *athene_explain(athene_inst *in, const char *target, int json);
 
+/* One self-contained Python module of JAX Pallas kernels for the instances
+ * ins[0..n) (kernels of one file, each with its sizes bound), emitted from
+ * their tpu plans: target "pallas" (TPU through Mosaic; it also runs in
+ * JAX's interpreter on a CPU) or "pallas-gpu". chip ("v5e", "v6e", "v4" or
+ * NULL) is recorded in the module; the plan is the tpu target's for each.
+ * For each kernel K the module defines K(*inputs, interpret=None) and the
+ * traceable K_pure(*inputs, interpret=False) (see docs/pallas.md). NULL on
+ * failure with the errors in athene_inst_errors(ins[0]); the text is valid
+ * until the next call on ins[0]. */
+ATHENE_API const char *athene_emit(athene_inst *const *ins, int n, const char *target, const char *chip);
+
 /* The passes, in order: athene_pass_name(i) for i = 0, 1, ... until NULL.
  * "parse" and "check" are the kernel's; the others the instance's. */
 ATHENE_API const char *athene_pass_name(int i);

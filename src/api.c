@@ -503,6 +503,54 @@ const char *athene_explain(athene_inst *in, const char *target, int json)
 	return buf_str(&in->text);
 }
 
+/* ---- emitting: one module for several instances (emit_pallas.c) ---- */
+
+typedef struct {
+	Buf *kernels;
+	unsigned *needs;
+	Inst *in;
+	bool gpu;
+} EmitCall;
+
+static void do_emit(void *arg)
+{
+	EmitCall *c = arg;
+	emit_pallas_kernel(c->kernels, c->needs, c->in, c->in->plan[1], c->gpu);
+}
+
+const char *athene_emit(athene_inst *const *ins, int n, const char *target, const char *chip)
+{
+	if (n < 1)
+		return NULL;
+	Inst *first = ins[0];
+	bool gpu = !strcmp(target, "pallas-gpu");
+	diag_clear(&first->diag);
+	if (!gpu && strcmp(target, "pallas")) {
+		buf_printf(&first->diag.errs, "error: unknown emit target '%s' (pallas, pallas-gpu)\n", target);
+		return NULL;
+	}
+	if (chip && strcmp(chip, "v5e") && strcmp(chip, "v6e") && strcmp(chip, "v4")) {
+		buf_printf(&first->diag.errs, "error: unknown TPU chip '%s' (v5e, v6e, v4)\n", chip);
+		return NULL;
+	}
+	Buf kernels = {0};
+	unsigned needs = 0;
+	for (int i = 0; i < n; i++) {
+		EmitCall c = {&kernels, &needs, ins[i], gpu};
+		if (passes(ins[i], P_BODY, 1) || protect(&ins[i]->diag, do_emit, &c)) {
+			if (ins[i] != first)
+				buf_printf(&first->diag.errs, "%s", athene_inst_errors(ins[i]));
+			buf_free(&kernels);
+			return NULL;
+		}
+	}
+	first->text.len = 0;
+	emit_pallas_module(&first->text, first->k->src->name, gpu ? "pallas-gpu" : "pallas", chip, needs,
+	                   buf_str(&kernels));
+	buf_free(&kernels);
+	return buf_str(&first->text);
+}
+
 const char *athene_pass_name(int i)
 {
 	return i >= 0 && i < (int)(sizeof pass_names / sizeof pass_names[0]) ? pass_names[i] : NULL;

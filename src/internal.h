@@ -707,6 +707,16 @@ void view_class(Buf *b, const View *v);
 void gather_position(Buf *b, const View *v, const VAxis *a);
 void plan_explain(Buf *b, const Plan *p, bool json);
 
+/* ---------------------------------------------------------------- emit_pallas.c */
+
+/* Appends one kernel's Pallas functions, from its tpu plan and body IR
+ * (read-only), to out; what the module's head must define accumulates in
+ * *needs. Unwinds to the instance's diagnostics on what it cannot express. */
+void emit_pallas_kernel(Buf *out, unsigned *needs, Inst *in, const Plan *p, bool gpu);
+/* The module: its docstring, imports and the helpers in needs, then kernels. */
+void emit_pallas_module(Buf *out, const char *file, const char *target, const char *chip, unsigned needs,
+                        const char *kernels);
+
 /* ---------------------------------------------------------------- api.c */
 
 struct athene_ctx {

@@ -724,8 +724,90 @@ static int command(athene_kernel *k, Opts *o)
 	return rc;
 }
 
+/* athene emit FILE --target pallas|pallas-gpu [--kernel NAME] [--size SYM=INT]...
+ * [--tpu v5e|v6e|v4] [-o OUT.py]: one Python module for every kernel of the
+ * file whose sizes are bound (or the one named), on stdout or in OUT.py. */
+static int cmd_emit(int argc, char **argv)
+{
+	const char *file = NULL, *kernel = NULL, *target = NULL, *chip = NULL, *out = NULL;
+	const char *sizes[64];
+	int nsizes = 0;
+	for (int i = 2; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		bool takes = !strcmp(a, "--kernel") || !strcmp(a, "--size") || !strcmp(a, "--target") ||
+		             !strcmp(a, "--tpu") || !strcmp(a, "-o");
+		if (takes && !v)
+			usage("%s needs a value", a);
+		if (!strcmp(a, "--kernel")) kernel = v;
+		else if (!strcmp(a, "--target")) target = v;
+		else if (!strcmp(a, "--tpu")) chip = v;
+		else if (!strcmp(a, "-o")) out = v;
+		else if (!strcmp(a, "--size") && nsizes < 64) sizes[nsizes++] = v;
+		else if (!strcmp(a, "--size")) usage("%s", "too many --size options");
+		else if (a[0] == '-') usage("unknown option %s", a);
+		else if (!file) file = a;
+		else usage("unexpected argument '%s'", a);
+		i += takes;
+	}
+	if (!file || !target)
+		usage("%s", "emit takes FILE --target pallas|pallas-gpu [--kernel NAME] [--size SYM=INT]... [--tpu v5e|v6e|v4] [-o OUT.py]");
+	char *src = read_file(file);
+	athene_ctx *c = athene_create();
+	if (athene_load(c, file, src))
+		fail(athene_errors(c));
+	if (kernel && !athene_find_kernel(c, kernel))
+		usage("no kernel named '%s' in this file", kernel);
+	int nk = athene_kernel_count(c), n = 0;
+	athene_inst **ins = calloc((size_t)nk + 1, sizeof *ins);
+	for (int i = 0; i < nk; i++) {
+		athene_kernel *k = athene_kernel_at(c, i);
+		if (kernel && strcmp(athene_kernel_name(k), kernel))
+			continue;
+		athene_inst *in = athene_instance(k);
+		for (int j = 0; j < nsizes; j++) {
+			const char *eq = strchr(sizes[j], '=');
+			char name[128], *end;
+			if (!eq || eq == sizes[j] || (size_t)(eq - sizes[j]) >= sizeof name)
+				usage("--size takes SYM=INT, not '%s'", sizes[j]);
+			snprintf(name, sizeof name, "%.*s", (int)(eq - sizes[j]), sizes[j]);
+			errno = 0;
+			long long val = strtoll(eq + 1, &end, 10);
+			if (*end || errno || !eq[1])
+				usage("--size takes SYM=INT, not '%s'", sizes[j]);
+			if (athene_size_index(k, name) >= 0 && athene_bind_size(in, name, val))
+				fail(athene_inst_errors(in));
+		}
+		int64_t v;
+		bool bound = true;
+		for (int s = 0; s < athene_size_count(k); s++)
+			bound &= athene_size_value(in, s, &v) == 0;
+		if (!bound && kernel)
+			usage("kernel '%s' has size symbols without a --size", kernel);
+		if (!bound) {
+			fprintf(stderr, "athene: emit: skipping kernel %s: its sizes are not all given\n", athene_kernel_name(k));
+			athene_instance_free(in);
+			continue;
+		}
+		ins[n++] = in;
+	}
+	const char *text = n ? athene_emit(ins, n, target, chip) : "";
+	if (!text)
+		fail(athene_inst_errors(ins[0]));
+	FILE *f = out ? fopen(out, "w") : stdout;
+	if (!f || fputs(text, f) < 0 || (out && fclose(f))) {
+		fprintf(stderr, "athene: cannot write %s: %s\n", out ? out : "stdout", strerror(errno));
+		exit(1);
+	}
+	athene_destroy(c);
+	free(ins);
+	free(src);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc > 1 && !strcmp(argv[1], "emit"))
+		return cmd_emit(argc, argv);
 	Opts o = parse_args(argc, argv);
 	char *src = read_file(o.file);
 	athene_ctx *c = athene_create();

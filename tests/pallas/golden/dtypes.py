@@ -1,0 +1,624 @@
+"""Pallas kernels of examples/dtypes.ath, emitted by athene (target pallas). Do not edit.
+
+Each kernel K has an entry point K(*inputs, interpret=None) and a traceable
+K_pure(*inputs, interpret=False). Inputs have the kernel's logical shapes; a
+parameter that declares its layout takes (and an output that declares one
+returns) its storage as a 1-D array. interpret=None runs compiled on a TPU and
+in the interpreter on the CPU elsewhere.
+"""
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+
+# 64-bit tensors: without x64 JAX would silently narrow them to 32 bits.
+jax.config.update("jax_enable_x64", True)
+
+
+def _run(pure, args, interpret):
+    """interpret=None: compiled on a TPU, elsewhere the interpreter on the CPU device."""
+    if interpret is None and jax.default_backend() != "tpu":
+        with jax.default_device(jax.devices("cpu")[0]):
+            return pure(*args, interpret=True)
+    return pure(*args, interpret=False if interpret is None else interpret)
+
+
+def _i32(a):
+    """Index values as int32, saturated: an index that does not fit stays out of range."""
+    if a.dtype == jnp.int64:
+        a = jnp.clip(a, -2**31, 2**31 - 1)
+    return a.astype(jnp.int32)
+
+
+def _pad(a, n):
+    """The storage padded to n elements: the reshape's last row is partial."""
+    return jnp.pad(a, (0, n - a.shape[0]))
+
+
+# ---- kernel not_bool_strided
+
+def _not_bool_strided_y(x_ref, y_ref):
+    # y[i] = !x[i]
+    v0 = x_ref[...][:, 0]
+    v1 = ~v0
+    out = v1
+    y_ref[...] = out
+
+
+def not_bool_strided_pure(x, *, interpret=False):
+    """Traceable not_bool_strided(x bool[16] (storage of 31)) -> y bool[16]."""
+    x = jnp.asarray(x).reshape(-1)
+    # y
+    y = pl.pallas_call(
+        _not_bool_strided_y,
+        out_shape=jax.ShapeDtypeStruct((16,), jnp.bool_),
+        grid=(),
+        in_specs=[
+            pl.BlockSpec((16, 2), lambda: (np.int32(0), np.int32(0)))],
+        out_specs=pl.BlockSpec((16,), lambda: (np.int32(0),)),
+        interpret=interpret,
+    )(_pad(x, 32).reshape(16, 2))
+    return y.reshape(16)
+
+
+_not_bool_strided = jax.jit(not_bool_strided_pure, static_argnames="interpret")
+
+
+def not_bool_strided(x, *, interpret=None):
+    """not_bool_strided(x bool[16] (storage of 31)) -> y bool[16]."""
+    return _run(_not_bool_strided, (x,), interpret)
+
+
+# ---- kernel where_mask
+
+def _where_mask_y(m_ref, x_ref, y_ref):
+    # y[i, j] = where(m[i, j], x[i, j], 0)
+    v0 = m_ref[...]
+    v1 = x_ref[...]
+    v5 = jnp.where(v0, v1, jnp.float32(0))
+    out = v5
+    y_ref[...] = out
+
+
+def where_mask_pure(m, x, *, interpret=False):
+    """Traceable where_mask(m bool[4, 8], x f32[4, 8]) -> y f32[4, 8]."""
+    m = jnp.asarray(m).reshape(-1)
+    x = jnp.asarray(x).reshape(-1)
+    # y
+    y = pl.pallas_call(
+        _where_mask_y,
+        out_shape=jax.ShapeDtypeStruct((4, 8), jnp.float32),
+        grid=(),
+        in_specs=[
+            pl.BlockSpec((4, 8), lambda: (np.int32(0), np.int32(0))),
+            pl.BlockSpec((4, 8), lambda: (np.int32(0), np.int32(0)))],
+        out_specs=pl.BlockSpec((4, 8), lambda: (np.int32(0), np.int32(0))),
+        interpret=interpret,
+    )(m.reshape(4, 8), x.reshape(4, 8))
+    y = y.reshape(-1)
+    return y.reshape(4, 8)
+
+
+_where_mask = jax.jit(where_mask_pure, static_argnames="interpret")
+
+
+def where_mask(m, x, *, interpret=None):
+    """where_mask(m bool[4, 8], x f32[4, 8]) -> y f32[4, 8]."""
+    return _run(_where_mask, (m, x), interpret)
+
+
+# ---- kernel greater_bool_out
+
+def _greater_bool_out_y(x_ref, t_ref, y_ref):
+    # y[i, j] = (x[i, j] > t)
+    v0 = x_ref[...]
+    v0 = jnp.transpose(v0, (1, 0))
+    v1 = t_ref[...][0]
+    v1 = v1.reshape((1, 1))
+    v2 = v0 > v1
+    out = v2
+    y_ref[...] = out
+
+
+def greater_bool_out_pure(x, t, *, interpret=False):
+    """Traceable greater_bool_out(x f32[4, 8] (storage of 32), t f32[]) -> y bool[4, 8]."""
+    x = jnp.asarray(x).reshape(-1)
+    t = jnp.asarray(t).reshape(-1)
+    # y
+    y = pl.pallas_call(
+        _greater_bool_out_y,
+        out_shape=jax.ShapeDtypeStruct((4, 8), jnp.bool_),
+        grid=(),
+        in_specs=[
+            pl.BlockSpec((8, 4), lambda: (np.int32(0), np.int32(0))),
+            pl.BlockSpec((1,), lambda: (np.int32(0),))],
+        out_specs=pl.BlockSpec((4, 8), lambda: (np.int32(0), np.int32(0))),
+        interpret=interpret,
+    )(x.reshape(8, 4), t)
+    y = y.reshape(-1)
+    return y.reshape(4, 8)
+
+
+_greater_bool_out = jax.jit(greater_bool_out_pure, static_argnames="interpret")
+
+
+def greater_bool_out(x, t, *, interpret=None):
+    """greater_bool_out(x f32[4, 8] (storage of 32), t f32[]) -> y bool[4, 8]."""
+    return _run(_greater_bool_out, (x, t), interpret)
+
+
+# ---- kernel flip_i8
+
+def _flip_i8_y(x_ref, y_ref):
+    # y[i] = (x[(15 - i)] * 2)
+    v0 = x_ref[...][::-1]
+    v3 = v0 * jnp.int8(2)
+    out = v3
+    y_ref[...] = out
+
+
+def flip_i8_pure(x, *, interpret=False):
+    """Traceable flip_i8(x i8[16]) -> y i8[16]."""
+    x = jnp.asarray(x).reshape(-1)
+    # y
+    y = pl.pallas_call(
+        _flip_i8_y,
+        out_shape=jax.ShapeDtypeStruct((16,), jnp.int8),
+        grid=(),
+        in_specs=[
+            pl.BlockSpec((16,), lambda: (np.int32(0),))],
+        out_specs=pl.BlockSpec((16,), lambda: (np.int32(0),)),
+        interpret=interpret,
+    )(x)
+    return y.reshape(16)
+
+
+_flip_i8 = jax.jit(flip_i8_pure, static_argnames="interpret")
+
+
+def flip_i8(x, *, interpret=None):
+    """flip_i8(x i8[16]) -> y i8[16]."""
+    return _run(_flip_i8, (x,), interpret)
+
+
+# ---- kernel transpose_i16
+
+def _transpose_i16_y(x_ref, y_ref):
+    # y[j, i] = (x[i, j] + 1)
+    v0 = x_ref[...]
+    v0 = jnp.transpose(v0, (1, 0))
+    v3 = v0 + jnp.int16(1)
+    out = v3
+    y_ref[...] = out
+
+
+def transpose_i16_pure(x, *, interpret=False):
+    """Traceable transpose_i16(x i16[6, 10]) -> y i16[10, 6]."""
+    x = jnp.asarray(x).reshape(-1)
+    # y
+    y = pl.pallas_call(
+        _transpose_i16_y,
+        out_shape=jax.ShapeDtypeStruct((10, 6), jnp.int16),
+        grid=(),
+        in_specs=[
+            pl.BlockSpec((6, 10), lambda: (np.int32(0), np.int32(0)))],
+        out_specs=pl.BlockSpec((10, 6), lambda: (np.int32(0), np.int32(0))),
+        interpret=interpret,
+    )(x.reshape(6, 10))
+    y = y.reshape(-1)
+    return y.reshape(10, 6)
+
+
+_transpose_i16 = jax.jit(transpose_i16_pure, static_argnames="interpret")
+
+
+def transpose_i16(x, *, interpret=None):
+    """transpose_i16(x i16[6, 10]) -> y i16[10, 6]."""
+    return _run(_transpose_i16, (x,), interpret)
+
+
+# ---- kernel strided_i32
+
+def _strided_i32_y(x_ref, y_ref):
+    # y[i] = (x[i] - 3)
+    v0 = x_ref[...][:, 0]
+    v3 = v0 - jnp.int32(3)
+    out = v3
+    y_ref[...] = out
+
+
+def strided_i32_pure(x, *, interpret=False):
+    """Traceable strided_i32(x i32[16] (storage of 31)) -> y i32[16]."""
+    x = jnp.asarray(x).reshape(-1)
+    # y
+    y = pl.pallas_call(
+        _strided_i32_y,
+        out_shape=jax.ShapeDtypeStruct((16,), jnp.int32),
+        grid=(),
+        in_specs=[
+            pl.BlockSpec((16, 2), lambda: (np.int32(0), np.int32(0)))],
+        out_specs=pl.BlockSpec((16,), lambda: (np.int32(0),)),
+        interpret=interpret,
+    )(_pad(x, 32).reshape(16, 2))
+    return y.reshape(16)
+
+
+_strided_i32 = jax.jit(strided_i32_pure, static_argnames="interpret")
+
+
+def strided_i32(x, *, interpret=None):
+    """strided_i32(x i32[16] (storage of 31)) -> y i32[16]."""
+    return _run(_strided_i32, (x,), interpret)
+
+
+# ---- kernel transposed_i64
+
+def _transposed_i64_y(x_ref, y_ref):
+    # y[i, j] = ((x[i, j] * 3) - 7)
+    v0 = x_ref[...]
+    v0 = jnp.transpose(v0, (1, 0))
+    v2 = v0 * jnp.int64(3)
+    v4 = v2 - jnp.int64(7)
+    out = v4
+    y_ref[...] = out
+
+
+def transposed_i64_pure(x, *, interpret=False):
+    """Traceable transposed_i64(x i64[4, 4] (storage of 16)) -> y i64[4, 4]."""
+    x = jnp.asarray(x).reshape(-1)
+    # y
+    y = pl.pallas_call(
+        _transposed_i64_y,
+        out_shape=jax.ShapeDtypeStruct((4, 4), jnp.int64),
+        grid=(),
+        in_specs=[
+            pl.BlockSpec((4, 4), lambda: (np.int32(0), np.int32(0)))],
+        out_specs=pl.BlockSpec((4, 4), lambda: (np.int32(0), np.int32(0))),
+        interpret=interpret,
+    )(x.reshape(4, 4))
+    y = y.reshape(-1)
+    return y.reshape(4, 4)
+
+
+_transposed_i64 = jax.jit(transposed_i64_pure, static_argnames="interpret")
+
+
+def transposed_i64(x, *, interpret=None):
+    """transposed_i64(x i64[4, 4] (storage of 16)) -> y i64[4, 4]."""
+    return _run(_transposed_i64, (x,), interpret)
+
+
+# ---- kernel lut_u8
+
+def _lut_u8_y(img_ref, table_ref, y_ref):
+    # y[i, j] = table[img[i, j]]
+    v2 = table_ref[...][0, 0]
+    v2 = v2.reshape((1, 1))
+    out = jnp.broadcast_to(v2, (1, 1))
+    out = out.reshape(())
+    out = out.reshape((1, 1))
+    y_ref[...] = out
+
+
+def lut_u8_pure(table, img, *, interpret=False):
+    """Traceable lut_u8(table u8[256], img u8[4, 6]) -> y u8[4, 6]."""
+    table = jnp.asarray(table).reshape(-1)
+    img = jnp.asarray(img).reshape(-1)
+    # y
+    y = pl.pallas_call(
+        _lut_u8_y,
+        out_shape=jax.ShapeDtypeStruct((4, 6, 1, 1), jnp.uint8),
+        grid_spec=pltpu.PrefetchScalarGridSpec(
+            num_scalar_prefetch=1,
+            grid=(4, 6),
+            in_specs=[
+                pl.BlockSpec((None, 1, 1), lambda i, j, img_ref: (jnp.clip(img_ref[(6*i + j)], 0, 255), np.int32(0), np.int32(0)))],
+            out_specs=pl.BlockSpec((None, None, 1, 1), lambda i, j, img_ref: (i, j, np.int32(0), np.int32(0)))),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel")),
+        interpret=interpret,
+    )(_i32(img), table.reshape(256, 1, 1))
+    y = y.reshape(-1)
+    return y.reshape(4, 6)
+
+
+_lut_u8 = jax.jit(lut_u8_pure, static_argnames="interpret")
+
+
+def lut_u8(table, img, *, interpret=None):
+    """lut_u8(table u8[256], img u8[4, 6]) -> y u8[4, 6]."""
+    return _run(_lut_u8, (table, img), interpret)
+
+
+# ---- kernel u8_to_f32_strided
+
+def _u8_to_f32_strided_y(x_ref, y_ref):
+    # y[i, j] = (f32(x[i, j]) / 255)
+    v0 = x_ref[...][:, 0:8]
+    v1 = v0.astype(jnp.float32)
+    v4 = v1 / jnp.float32(255)
+    out = v4
+    y_ref[...] = out
+
+
+def u8_to_f32_strided_pure(x, *, interpret=False):
+    """Traceable u8_to_f32_strided(x u8[8, 8] (storage of 120)) -> y f32[8, 8]."""
+    x = jnp.asarray(x).reshape(-1)
+    # y
+    y = pl.pallas_call(
+        _u8_to_f32_strided_y,
+        out_shape=jax.ShapeDtypeStruct((8, 8), jnp.float32),
+        grid=(),
+        in_specs=[
+            pl.BlockSpec((8, 16), lambda: (np.int32(0), np.int32(0)))],
+        out_specs=pl.BlockSpec((8, 8), lambda: (np.int32(0), np.int32(0))),
+        interpret=interpret,
+    )(_pad(x, 128).reshape(8, 16))
+    y = y.reshape(-1)
+    return y.reshape(8, 8)
+
+
+_u8_to_f32_strided = jax.jit(u8_to_f32_strided_pure, static_argnames="interpret")
+
+
+def u8_to_f32_strided(x, *, interpret=None):
+    """u8_to_f32_strided(x u8[8, 8] (storage of 120)) -> y f32[8, 8]."""
+    return _run(_u8_to_f32_strided, (x,), interpret)
+
+
+# ---- kernel permute_f16
+
+def _permute_f16_y(x_ref, y_ref):
+    # y[c, a, b] = ((x[a, b, c] * 2) + 1)
+    v0 = x_ref[...]
+    v0 = jnp.transpose(v0, (2, 0, 1))
+    v3 = v0 * jnp.float16(2)
+    v6 = v3 + jnp.float16(1)
+    out = v6
+    y_ref[...] = out
+
+
+def permute_f16_pure(x, *, interpret=False):
+    """Traceable permute_f16(x f16[4, 6, 8]) -> y f16[8, 4, 6]."""
+    x = jnp.asarray(x).reshape(-1)
+    # y
+    y = pl.pallas_call(
+        _permute_f16_y,
+        out_shape=jax.ShapeDtypeStruct((8, 4, 6), jnp.float16),
+        grid=(),
+        in_specs=[
+            pl.BlockSpec((4, 6, 8), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
+        out_specs=pl.BlockSpec((8, 4, 6), lambda: (np.int32(0), np.int32(0), np.int32(0))),
+        interpret=interpret,
+    )(x.reshape(4, 6, 8))
+    y = y.reshape(-1)
+    return y.reshape(8, 4, 6)
+
+
+_permute_f16 = jax.jit(permute_f16_pure, static_argnames="interpret")
+
+
+def permute_f16(x, *, interpret=None):
+    """permute_f16(x f16[4, 6, 8]) -> y f16[8, 4, 6]."""
+    return _run(_permute_f16, (x,), interpret)
+
+
+# ---- kernel f16_to_f32_flipped
+
+def _f16_to_f32_flipped_y(x_ref, y_ref):
+    # y[i] = f32(x[i])
+    v0 = x_ref[...][::-1]
+    v1 = v0.astype(jnp.float32)
+    out = v1
+    y_ref[...] = out
+
+
+def f16_to_f32_flipped_pure(x, *, interpret=False):
+    """Traceable f16_to_f32_flipped(x f16[8] (storage of 8)) -> y f32[8]."""
+    x = jnp.asarray(x).reshape(-1)
+    # y
+    y = pl.pallas_call(
+        _f16_to_f32_flipped_y,
+        out_shape=jax.ShapeDtypeStruct((8,), jnp.float32),
+        grid=(),
+        in_specs=[
+            pl.BlockSpec((8,), lambda: (np.int32(0),))],
+        out_specs=pl.BlockSpec((8,), lambda: (np.int32(0),)),
+        interpret=interpret,
+    )(x)
+    return y.reshape(8)
+
+
+_f16_to_f32_flipped = jax.jit(f16_to_f32_flipped_pure, static_argnames="interpret")
+
+
+def f16_to_f32_flipped(x, *, interpret=None):
+    """f16_to_f32_flipped(x f16[8] (storage of 8)) -> y f32[8]."""
+    return _run(_f16_to_f32_flipped, (x,), interpret)
+
+
+# ---- kernel channels_last_bf16
+
+def _channels_last_bf16_y(x_ref, y_ref):
+    # y[n, c, h, w] = ((x[n, c, h, w] * 2) + 1)
+    v0 = x_ref[...]
+    v0 = jnp.transpose(v0, (0, 3, 1, 2))
+    v3 = v0 * jnp.bfloat16(2)
+    v6 = v3 + jnp.bfloat16(1)
+    out = v6
+    y_ref[...] = out
+
+
+def channels_last_bf16_pure(x, *, interpret=False):
+    """Traceable channels_last_bf16(x bf16[2, 3, 4, 5] (storage of 120)) -> y bf16[2, 3, 4, 5]."""
+    x = jnp.asarray(x).reshape(-1)
+    # y
+    y = pl.pallas_call(
+        _channels_last_bf16_y,
+        out_shape=jax.ShapeDtypeStruct((2, 3, 4, 5), jnp.bfloat16),
+        grid=(),
+        in_specs=[
+            pl.BlockSpec((2, 4, 5, 3), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+        out_specs=pl.BlockSpec((2, 3, 4, 5), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))),
+        interpret=interpret,
+    )(x.reshape(2, 4, 5, 3))
+    y = y.reshape(-1)
+    return y.reshape(2, 3, 4, 5)
+
+
+_channels_last_bf16 = jax.jit(channels_last_bf16_pure, static_argnames="interpret")
+
+
+def channels_last_bf16(x, *, interpret=None):
+    """channels_last_bf16(x bf16[2, 3, 4, 5] (storage of 120)) -> y bf16[2, 3, 4, 5]."""
+    return _run(_channels_last_bf16, (x,), interpret)
+
+
+# ---- kernel f32_to_bf16_transposed
+
+def _f32_to_bf16_transposed_y(x_ref, y_ref):
+    # y[i, j] = bf16(x[i, j])
+    v0 = x_ref[...]
+    v0 = jnp.transpose(v0, (1, 0))
+    v1 = v0.astype(jnp.bfloat16)
+    out = v1
+    y_ref[...] = out
+
+
+def f32_to_bf16_transposed_pure(x, *, interpret=False):
+    """Traceable f32_to_bf16_transposed(x f32[8, 6] (storage of 48)) -> y bf16[8, 6]."""
+    x = jnp.asarray(x).reshape(-1)
+    # y
+    y = pl.pallas_call(
+        _f32_to_bf16_transposed_y,
+        out_shape=jax.ShapeDtypeStruct((8, 6), jnp.bfloat16),
+        grid=(),
+        in_specs=[
+            pl.BlockSpec((6, 8), lambda: (np.int32(0), np.int32(0)))],
+        out_specs=pl.BlockSpec((8, 6), lambda: (np.int32(0), np.int32(0))),
+        interpret=interpret,
+    )(x.reshape(6, 8))
+    y = y.reshape(-1)
+    return y.reshape(8, 6)
+
+
+_f32_to_bf16_transposed = jax.jit(f32_to_bf16_transposed_pure, static_argnames="interpret")
+
+
+def f32_to_bf16_transposed(x, *, interpret=None):
+    """f32_to_bf16_transposed(x f32[8, 6] (storage of 48)) -> y bf16[8, 6]."""
+    return _run(_f32_to_bf16_transposed, (x,), interpret)
+
+
+# ---- kernel gather_bf16
+
+def _gather_bf16_y(idx_ref, table_ref, y_ref):
+    # y[s, d] = table[idx[s], d]
+    v1 = table_ref[...][0, :]
+    v1 = v1.reshape((1, 4))
+    out = jnp.broadcast_to(v1, (1, 4))
+    out = out.reshape((4,))
+    out = out.reshape((1, 4))
+    y_ref[...] = out
+
+
+def gather_bf16_pure(table, idx, *, interpret=False):
+    """Traceable gather_bf16(table bf16[10, 4], idx i64[5]) -> y bf16[5, 4]."""
+    table = jnp.asarray(table).reshape(-1)
+    idx = jnp.asarray(idx).reshape(-1)
+    # y
+    y = pl.pallas_call(
+        _gather_bf16_y,
+        out_shape=jax.ShapeDtypeStruct((5, 1, 4), jnp.bfloat16),
+        grid_spec=pltpu.PrefetchScalarGridSpec(
+            num_scalar_prefetch=1,
+            grid=(5,),
+            in_specs=[
+                pl.BlockSpec((None, 1, 4), lambda s, idx_ref: (jnp.clip(idx_ref[s], 0, 9), np.int32(0), np.int32(0)))],
+            out_specs=pl.BlockSpec((None, 1, 4), lambda s, idx_ref: (s, np.int32(0), np.int32(0)))),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
+        interpret=interpret,
+    )(_i32(idx), table.reshape(10, 1, 4))
+    y = y.reshape(-1)
+    return y.reshape(5, 4)
+
+
+_gather_bf16 = jax.jit(gather_bf16_pure, static_argnames="interpret")
+
+
+def gather_bf16(table, idx, *, interpret=None):
+    """gather_bf16(table bf16[10, 4], idx i64[5]) -> y bf16[5, 4]."""
+    return _run(_gather_bf16, (table, idx), interpret)
+
+
+# ---- kernel sum_f64_transposed
+
+def _sum_f64_transposed_y(x_ref, y_ref):
+    # y[i] = sum(k: x[i, k])
+    v0 = x_ref[...]
+    v0 = jnp.transpose(v0, (1, 0))
+    v1 = jnp.broadcast_to(v0, (6, 5))
+    v1 = jnp.sum(v1, axis=(1,), keepdims=True).astype(jnp.float64)
+    out = jnp.broadcast_to(v1, (6, 1))
+    out = out.reshape((6,))
+    y_ref[...] = out
+
+
+def sum_f64_transposed_pure(x, *, interpret=False):
+    """Traceable sum_f64_transposed(x f64[6, 5] (storage of 30)) -> y f64[6]."""
+    x = jnp.asarray(x).reshape(-1)
+    # y
+    y = pl.pallas_call(
+        _sum_f64_transposed_y,
+        out_shape=jax.ShapeDtypeStruct((6,), jnp.float64),
+        grid=(),
+        in_specs=[
+            pl.BlockSpec((5, 6), lambda: (np.int32(0), np.int32(0)))],
+        out_specs=pl.BlockSpec((6,), lambda: (np.int32(0),)),
+        interpret=interpret,
+    )(x.reshape(5, 6))
+    return y.reshape(6)
+
+
+_sum_f64_transposed = jax.jit(sum_f64_transposed_pure, static_argnames="interpret")
+
+
+def sum_f64_transposed(x, *, interpret=None):
+    """sum_f64_transposed(x f64[6, 5] (storage of 30)) -> y f64[6]."""
+    return _run(_sum_f64_transposed, (x,), interpret)
+
+
+# ---- kernel f64_to_i32_transposed
+
+def _f64_to_i32_transposed_y(x_ref, y_ref):
+    # y[j, i] = i32(x[i, j])
+    v0 = x_ref[...]
+    v0 = jnp.transpose(v0, (1, 0))
+    v1 = v0.astype(jnp.int32)
+    out = v1
+    y_ref[...] = out
+
+
+def f64_to_i32_transposed_pure(x, *, interpret=False):
+    """Traceable f64_to_i32_transposed(x f64[3, 4]) -> y i32[4, 3]."""
+    x = jnp.asarray(x).reshape(-1)
+    # y
+    y = pl.pallas_call(
+        _f64_to_i32_transposed_y,
+        out_shape=jax.ShapeDtypeStruct((4, 3), jnp.int32),
+        grid=(),
+        in_specs=[
+            pl.BlockSpec((3, 4), lambda: (np.int32(0), np.int32(0)))],
+        out_specs=pl.BlockSpec((4, 3), lambda: (np.int32(0), np.int32(0))),
+        interpret=interpret,
+    )(x.reshape(3, 4))
+    y = y.reshape(-1)
+    return y.reshape(4, 3)
+
+
+_f64_to_i32_transposed = jax.jit(f64_to_i32_transposed_pure, static_argnames="interpret")
+
+
+def f64_to_i32_transposed(x, *, interpret=None):
+    """f64_to_i32_transposed(x f64[3, 4]) -> y i32[4, 3]."""
+    return _run(_f64_to_i32_transposed, (x,), interpret)

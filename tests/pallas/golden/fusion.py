@@ -1,0 +1,309 @@
+"""Pallas kernels of examples/fusion.ath, emitted by athene (target pallas). Do not edit.
+
+Each kernel K has an entry point K(*inputs, interpret=None) and a traceable
+K_pure(*inputs, interpret=False). Inputs have the kernel's logical shapes; a
+parameter that declares its layout takes (and an output that declares one
+returns) its storage as a 1-D array. interpret=None runs compiled on a TPU and
+in the interpreter on the CPU elsewhere.
+"""
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+
+# 64-bit tensors: without x64 JAX would silently narrow them to 32 bits.
+jax.config.update("jax_enable_x64", True)
+
+
+def _run(pure, args, interpret):
+    """interpret=None: compiled on a TPU, elsewhere the interpreter on the CPU device."""
+    if interpret is None and jax.default_backend() != "tpu":
+        with jax.default_device(jax.devices("cpu")[0]):
+            return pure(*args, interpret=True)
+    return pure(*args, interpret=False if interpret is None else interpret)
+
+
+def _i32(a):
+    """Index values as int32, saturated: an index that does not fit stays out of range."""
+    if a.dtype == jnp.int64:
+        a = jnp.clip(a, -2**31, 2**31 - 1)
+    return a.astype(jnp.int32)
+
+
+# ---- kernel fused_transpose_scale
+
+def _fused_transpose_scale_y(x_ref, s_ref, y_ref):
+    # y[j, i] = (t[i, j] + s[i])
+    v0 = x_ref[...]
+    v0 = jnp.transpose(v0, (1, 0))
+    v3 = v0 * jnp.float32(2)
+    v4 = s_ref[...]
+    v4 = v4.reshape((1, 64))
+    v5 = v3 + v4
+    out = v5
+    y_ref[...] = out
+
+
+def fused_transpose_scale_pure(x, s, *, interpret=False):
+    """Traceable fused_transpose_scale(x f32[64, 48], s f32[64]) -> y f32[48, 64]."""
+    x = jnp.asarray(x).reshape(-1)
+    s = jnp.asarray(s).reshape(-1)
+    # y
+    y = pl.pallas_call(
+        _fused_transpose_scale_y,
+        out_shape=jax.ShapeDtypeStruct((48, 64), jnp.float32),
+        grid=(),
+        in_specs=[
+            pl.BlockSpec((64, 48), lambda: (np.int32(0), np.int32(0))),
+            pl.BlockSpec((64,), lambda: (np.int32(0),))],
+        out_specs=pl.BlockSpec((48, 64), lambda: (np.int32(0), np.int32(0))),
+        interpret=interpret,
+    )(x.reshape(64, 48), s)
+    y = y.reshape(-1)
+    return y.reshape(48, 64)
+
+
+_fused_transpose_scale = jax.jit(fused_transpose_scale_pure, static_argnames="interpret")
+
+
+def fused_transpose_scale(x, s, *, interpret=None):
+    """fused_transpose_scale(x f32[64, 48], s f32[64]) -> y f32[48, 64]."""
+    return _run(_fused_transpose_scale, (x, s), interpret)
+
+
+# ---- kernel softmax_rows
+
+def _softmax_rows_e(x_ref, e_ref):
+    # e[i, j] = exp(x[i, j])
+    v0 = x_ref[...]
+    v1 = jnp.exp(v0)
+    out = v1
+    e_ref[...] = out
+
+def _softmax_rows_y(e_ref, e2_ref, y_ref):
+    # y[i, j] = (e[i, j] / sum(k: e[i, k]))
+    v0 = e_ref[...]
+    v0 = v0.reshape((32, 40, 1))
+    v1 = e2_ref[...]
+    v1 = v1.reshape((32, 1, 40))
+    v2 = jnp.broadcast_to(v1, (32, 1, 40))
+    v2 = jnp.sum(v2, axis=(2,), keepdims=True).astype(jnp.float32)
+    v3 = v0 / v2
+    out = v3
+    out = out.reshape((32, 40))
+    y_ref[...] = out
+
+
+def softmax_rows_pure(x, *, interpret=False):
+    """Traceable softmax_rows(x f32[32, 40]) -> y f32[32, 40]."""
+    x = jnp.asarray(x).reshape(-1)
+    # e
+    e = pl.pallas_call(
+        _softmax_rows_e,
+        out_shape=jax.ShapeDtypeStruct((32, 40), jnp.float32),
+        grid=(),
+        in_specs=[
+            pl.BlockSpec((32, 40), lambda: (np.int32(0), np.int32(0)))],
+        out_specs=pl.BlockSpec((32, 40), lambda: (np.int32(0), np.int32(0))),
+        interpret=interpret,
+    )(x.reshape(32, 40))
+    e = e.reshape(-1)
+    # y
+    y = pl.pallas_call(
+        _softmax_rows_y,
+        out_shape=jax.ShapeDtypeStruct((32, 40), jnp.float32),
+        grid=(),
+        in_specs=[
+            pl.BlockSpec((32, 40), lambda: (np.int32(0), np.int32(0))),
+            pl.BlockSpec((32, 40), lambda: (np.int32(0), np.int32(0)))],
+        out_specs=pl.BlockSpec((32, 40), lambda: (np.int32(0), np.int32(0))),
+        interpret=interpret,
+    )(e.reshape(32, 40), e.reshape(32, 40))
+    y = y.reshape(-1)
+    return y.reshape(32, 40)
+
+
+_softmax_rows = jax.jit(softmax_rows_pure, static_argnames="interpret")
+
+
+def softmax_rows(x, *, interpret=None):
+    """softmax_rows(x f32[32, 40]) -> y f32[32, 40]."""
+    return _run(_softmax_rows, (x,), interpret)
+
+
+# ---- kernel fused_view_twice
+
+def _fused_view_twice_y(x_ref, x2_ref, y_ref):
+    # y[i, j] = (t[i, j] * t[j, i])
+    v0 = x_ref[...]
+    v0 = jnp.transpose(v0, (1, 0))
+    v1 = x2_ref[...]
+    v2 = v0 * v1
+    out = v2
+    y_ref[...] = out
+
+
+def fused_view_twice_pure(x, *, interpret=False):
+    """Traceable fused_view_twice(x f32[16, 16]) -> y f32[16, 16]."""
+    x = jnp.asarray(x).reshape(-1)
+    # y
+    y = pl.pallas_call(
+        _fused_view_twice_y,
+        out_shape=jax.ShapeDtypeStruct((16, 16), jnp.float32),
+        grid=(),
+        in_specs=[
+            pl.BlockSpec((16, 16), lambda: (np.int32(0), np.int32(0))),
+            pl.BlockSpec((16, 16), lambda: (np.int32(0), np.int32(0)))],
+        out_specs=pl.BlockSpec((16, 16), lambda: (np.int32(0), np.int32(0))),
+        interpret=interpret,
+    )(x.reshape(16, 16), x.reshape(16, 16))
+    y = y.reshape(-1)
+    return y.reshape(16, 16)
+
+
+_fused_view_twice = jax.jit(fused_view_twice_pure, static_argnames="interpret")
+
+
+def fused_view_twice(x, *, interpret=None):
+    """fused_view_twice(x f32[16, 16]) -> y f32[16, 16]."""
+    return _run(_fused_view_twice, (x,), interpret)
+
+
+# ---- kernel fused_chain
+
+def _fused_chain_y(x_ref, y_ref):
+    # y[j, i] = f32(b[j, i])
+    v0 = x_ref[...]
+    v0 = jnp.transpose(v0, (1, 0))
+    j = jax.lax.broadcasted_iota(jnp.int32, (12, 1), 0)
+    v1 = j.astype(jnp.int64)
+    v2 = v1.astype(jnp.float64)
+    v3 = v0 + v2
+    v5 = v3 * jnp.float64(0.5)
+    v6 = v5.astype(jnp.float32)
+    out = v6
+    y_ref[...] = out
+
+
+def fused_chain_pure(x, *, interpret=False):
+    """Traceable fused_chain(x f64[8, 12]) -> y f32[12, 8]."""
+    x = jnp.asarray(x).reshape(-1)
+    # y
+    y = pl.pallas_call(
+        _fused_chain_y,
+        out_shape=jax.ShapeDtypeStruct((12, 8), jnp.float32),
+        grid=(),
+        in_specs=[
+            pl.BlockSpec((8, 12), lambda: (np.int32(0), np.int32(0)))],
+        out_specs=pl.BlockSpec((12, 8), lambda: (np.int32(0), np.int32(0))),
+        interpret=interpret,
+    )(x.reshape(8, 12))
+    y = y.reshape(-1)
+    return y.reshape(12, 8)
+
+
+_fused_chain = jax.jit(fused_chain_pure, static_argnames="interpret")
+
+
+def fused_chain(x, *, interpret=None):
+    """fused_chain(x f64[8, 12]) -> y f32[12, 8]."""
+    return _run(_fused_chain, (x,), interpret)
+
+
+# ---- kernel let_gathered
+
+def _let_gathered_u(t_ref, u_ref):
+    # u[r, c] = (t[r, c] + 1)
+    v0 = t_ref[...]
+    v3 = v0 + jnp.float32(1)
+    out = v3
+    u_ref[...] = out
+
+def _let_gathered_y(idx_ref, u_ref, y_ref):
+    # y[s, c] = u[idx[s], c]
+    v1 = u_ref[...][0, :]
+    v1 = v1.reshape((1, 4))
+    out = jnp.broadcast_to(v1, (1, 4))
+    out = out.reshape((4,))
+    out = out.reshape((1, 4))
+    y_ref[...] = out
+
+
+def let_gathered_pure(t, idx, *, interpret=False):
+    """Traceable let_gathered(t f32[10, 4], idx i64[6]) -> y f32[6, 4]."""
+    t = jnp.asarray(t).reshape(-1)
+    idx = jnp.asarray(idx).reshape(-1)
+    # u
+    u = pl.pallas_call(
+        _let_gathered_u,
+        out_shape=jax.ShapeDtypeStruct((10, 4), jnp.float32),
+        grid=(),
+        in_specs=[
+            pl.BlockSpec((10, 4), lambda: (np.int32(0), np.int32(0)))],
+        out_specs=pl.BlockSpec((10, 4), lambda: (np.int32(0), np.int32(0))),
+        interpret=interpret,
+    )(t.reshape(10, 4))
+    u = u.reshape(-1)
+    # y
+    y = pl.pallas_call(
+        _let_gathered_y,
+        out_shape=jax.ShapeDtypeStruct((6, 1, 4), jnp.float32),
+        grid_spec=pltpu.PrefetchScalarGridSpec(
+            num_scalar_prefetch=1,
+            grid=(6,),
+            in_specs=[
+                pl.BlockSpec((None, 1, 4), lambda s, idx_ref: (jnp.clip(idx_ref[s], 0, 9), np.int32(0), np.int32(0)))],
+            out_specs=pl.BlockSpec((None, 1, 4), lambda s, idx_ref: (s, np.int32(0), np.int32(0)))),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
+        interpret=interpret,
+    )(_i32(idx), u.reshape(10, 1, 4))
+    y = y.reshape(-1)
+    return y.reshape(6, 4)
+
+
+_let_gathered = jax.jit(let_gathered_pure, static_argnames="interpret")
+
+
+def let_gathered(t, idx, *, interpret=None):
+    """let_gathered(t f32[10, 4], idx i64[6]) -> y f32[6, 4]."""
+    return _run(_let_gathered, (t, idx), interpret)
+
+
+# ---- kernel fused_weak
+
+def _fused_weak_y(x_ref, y_ref):
+    # y[i] = (f64(w[i]) * 3)
+    v0 = x_ref[...]
+    v1 = v0.astype(jnp.float64)
+    v3 = v1 > jnp.float64(0)
+    v7 = jnp.where(v3, jnp.float64(1.1000000000000001), jnp.float64(0.10000000000000001))
+    v8 = v7.astype(jnp.float32)
+    v9 = v8.astype(jnp.float64)
+    v11 = v9 * jnp.float64(3)
+    out = v11
+    y_ref[...] = out
+
+
+def fused_weak_pure(x, *, interpret=False):
+    """Traceable fused_weak(x f32[24]) -> y f64[24]."""
+    x = jnp.asarray(x).reshape(-1)
+    # y
+    y = pl.pallas_call(
+        _fused_weak_y,
+        out_shape=jax.ShapeDtypeStruct((24,), jnp.float64),
+        grid=(),
+        in_specs=[
+            pl.BlockSpec((24,), lambda: (np.int32(0),))],
+        out_specs=pl.BlockSpec((24,), lambda: (np.int32(0),)),
+        interpret=interpret,
+    )(x)
+    return y.reshape(24)
+
+
+_fused_weak = jax.jit(fused_weak_pure, static_argnames="interpret")
+
+
+def fused_weak(x, *, interpret=None):
+    """fused_weak(x f32[24]) -> y f64[24]."""
+    return _run(_fused_weak, (x,), interpret)
