@@ -1309,7 +1309,12 @@ static void run_case(Case *c, int threads)
 		athene_destroy(ctx);
 		return;
 	}
+	athene_set_threads(threads); /* the plan the run with T threads uses */
 	const char *ex = athene_explain(in, "cpu", 0);
+	athene_set_threads(0);
+	for (const char *g = ex; g && (g = strstr(g, "grid (")); g++)
+		if (g[6] >= '0' && g[6] <= '9')
+			see("plan: a grid of several blocks");
 	if (!ex)
 		fail(c, "athene_explain fails:\n%s", athene_inst_errors(in));
 	else {
@@ -1491,7 +1496,7 @@ static int check_coverage(void)
 		"declared negative stride", "declared zero stride", "declared offset", "run-time negative stride",
 		"run-time zero stride", "run-time offset", "declared layout, output", "run-time layout, output",
 		"an input read twice", "index variable as a value", "large pointwise", "large reduction",
-		"plan: row gather", "plan: element gather",
+		"plan: row gather", "plan: element gather", "plan: a grid of several blocks",
 	};
 	static const char *ops[] = {"+", "-", "*", "/", "//", "%", "==", "!=", "<", "<=", ">", ">=", "&&", "||",
 	                            "!", "neg", "abs", "sign", "relu", "floor", "ceil", "round", "trunc", "exp",
@@ -1581,7 +1586,8 @@ int main(int argc, char **argv)
 	}
 	printf("diff_test: %ld cases,", last - first);
 	for (int i = 0; i < ncov; i++)
-		if (strstr(cov_name[i], "every run") || strstr(cov_name[i], "out of range") || strstr(cov_name[i], "let "))
+		if (strstr(cov_name[i], "every run") || strstr(cov_name[i], "out of range") || strstr(cov_name[i], "let ") ||
+		    strstr(cov_name[i], "several blocks") || strstr(cov_name[i], "large "))
 			printf(" %s: %ld,", cov_name[i], cov_n[i]);
 	printf(" %d features seen\n", ncov);
 	printf("%ld passed, %ld failed\n", passed, failed);

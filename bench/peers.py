@@ -1,0 +1,452 @@
+#!/usr/bin/env python3
+"""The performance set (the shared CASES.md, section D) run by athene's peers.
+
+Runs each case with NumPy, PyTorch eager, torch.compile and jax.jit (those
+that are installed: bench/requirements-peers.txt), side by side in one
+process and one run, after a copy baseline measured in the same run:
+np.copyto, and the same copy split over threads; "copy" is the faster of
+the two. For every case and peer it prints GB/s, counting the bytes
+logically read and written (each input element the case reads once, each
+output element once), and the fraction of copy. Given athene's results
+(--athene FILE: the lines `athene run bench/perf.ath --bench` prints,
+`NAME: ... time_s=<seconds> gbps=<GB/s>`), it prints athene's GB/s and
+fraction of copy beside them, athene's ratio to each peer, and the median
+and minimum of those over the 57 permutations. Case names are the kernel
+names of bench/perf.ath.
+
+    python3 bench/peers.py [--quick] [--only NAME[,NAME...]] [--athene FILE]
+                           [--peers numpy,torch,compile,jax] [--repeat N]
+
+--quick runs a subset at smaller shapes (a smoke test of the script; its
+numbers are not comparable with athene's full-size ones, so --athene is
+ignored there). --only takes names or shell patterns ('perm_*'). Each
+timing is the best of --repeat calls after a warm-up call (which also
+compiles, for torch.compile and jax.jit). NumPy and PyTorch eager write into
+preallocated outputs (out=, copy_); torch.compile and jax.jit return new
+arrays, as they are used. Nothing here is part of make test.
+"""
+import argparse
+import concurrent.futures
+import fnmatch
+import math
+import os
+import platform
+import re
+import statistics
+import sys
+import time
+
+import numpy as np
+
+# ---- the cases ----
+
+HPTT = """
+(7264,7264)->(1,0)  (1216,43408)->(1,0)  (43408,1216)->(1,0)
+(384,384,368)->(1,0,2)  (384,64,2144)->(1,0,2)  (2307,64,368)->(1,0,2)
+(355,384,384)->(0,2,1)  (59,384,2320)->(0,2,1)  (59,2320,384)->(0,2,1)
+(384,355,384)->(2,1,0)  (384,59,2320)->(2,1,0)  (2320,59,384)->(2,1,0)
+(96,75,96,80)->(2,1,0,3)  (96,75,16,464)->(2,1,0,3)  (582,75,16,80)->(2,1,0,3)
+(75,96,75,96)->(3,0,2,1)  (75,96,12,608)->(3,0,2,1)  (75,608,12,96)->(3,0,2,1)
+(75,96,75,96)->(2,0,3,1)  (75,96,12,608)->(2,0,3,1)  (75,608,12,96)->(2,0,3,1)
+(75,75,96,96)->(1,0,3,2)  (75,12,96,608)->(1,0,3,2)  (75,12,608,96)->(1,0,3,2)
+(96,75,75,96)->(3,2,1,0)  (96,75,12,608)->(3,2,1,0)  (608,75,12,96)->(3,2,1,0)
+(48,28,28,48,32)->(1,3,2,0,4)  (48,28,28,8,176)->(1,3,2,0,4)  (298,28,28,8,32)->(1,3,2,0,4)
+(28,48,28,28,48)->(4,0,3,2,1)  (28,48,28,4,352)->(4,0,3,2,1)  (28,352,28,4,48)->(4,0,3,2,1)
+(28,28,48,28,48)->(1,3,0,4,2)  (28,28,48,4,352)->(1,3,0,4,2)  (28,28,352,4,48)->(1,3,0,4,2)
+(28,28,28,48,48)->(2,0,4,1,3)  (28,28,4,48,352)->(2,0,4,1,3)  (28,28,4,352,48)->(2,0,4,1,3)
+(48,28,28,28,48)->(4,3,2,1,0)  (48,28,28,4,352)->(4,3,2,1,0)  (352,28,28,4,48)->(4,3,2,1,0)
+(15,15,32,15,32,16)->(4,1,0,3,2,5)  (15,15,32,15,10,48)->(4,1,0,3,2,5)  (15,15,103,15,10,16)->(4,1,0,3,2,5)
+(15,15,32,15,15,32)->(1,4,0,5,3,2)  (15,15,32,15,5,112)->(1,4,0,5,3,2)  (15,15,112,15,5,32)->(1,4,0,5,3,2)
+(15,15,15,32,15,32)->(2,0,4,1,5,3)  (15,15,15,32,5,112)->(2,0,4,1,5,3)  (15,15,15,112,5,32)->(2,0,4,1,5,3)
+(15,15,32,15,15,32)->(1,5,4,0,3,2)  (15,15,32,15,5,112)->(1,5,4,0,3,2)  (15,15,112,15,5,32)->(1,5,4,0,3,2)
+(32,15,15,15,15,32)->(5,4,3,2,1,0)  (32,15,15,15,5,112)->(5,4,3,2,1,0)  (112,15,15,15,5,32)->(5,4,3,2,1,0)
+"""
+
+F32 = 4
+
+
+class Case:
+    """One case: its name (a kernel of bench/perf.ath), its kind and
+    parameters, and the bytes it logically moves."""
+
+    def __init__(self, name, kind, **p):
+        self.name, self.kind, self.p = name, kind, p
+
+    def nbytes(self):
+        p = self.p
+        if self.kind == "perm":
+            return 2 * F32 * math.prod(p["shape"])
+        if self.kind == "slice":
+            return 2 * F32 * math.prod(slice_shape(p["shape"], p["index"]))
+        if self.kind == "gather":
+            return 8 * p["n"] + 2 * F32 * p["n"] * p["width"]
+        if self.kind == "relu":
+            r, c = p["shape"]
+            return F32 * (2 * r * c + 2 * r)
+        if self.kind == "add":
+            return 3 * F32 * math.prod(p["shape"])
+        if self.kind == "copy":
+            return 2 * F32 * p["n"]
+        raise ValueError(self.kind)
+
+
+def slice_shape(shape, index):
+    return tuple(len(range(*s.indices(n))) for s, n in zip(index, shape))
+
+
+def perm_name(shape, axes):
+    return "perm_%s_%s" % ("x".join(map(str, shape)), "".join(map(str, axes)))
+
+
+def scaled(shape, target):
+    """shape scaled down to about target elements, every dim at least 2."""
+    f = (target / math.prod(shape)) ** (1.0 / len(shape))
+    return tuple(max(2, round(d * f)) for d in shape)
+
+
+def cases(quick):
+    out = []
+    n = 64 * 1024 * 1024 if not quick else 4 * 1024 * 1024
+    side = 8192 if not quick else 2048
+    out.append(Case("copy", "copy", n=n))
+    out.append(Case("add", "add", shape=(side, side)))
+    out.append(Case("strided_cols_2", "slice", shape=(side, side), index=(slice(None), slice(None, None, 2))))
+    out.append(Case("strided_rows_2", "slice", shape=(side, side), index=(slice(None, None, 2), slice(None))))
+    out.append(Case("strided_cols_1_4", "slice", shape=(side, side), index=(slice(None), slice(1, None, 4))))
+    rows, ng = (1 << 20, 65536) if not quick else (1 << 16, 8192)
+    out.append(Case("gather_rows_512b", "gather", rows=rows, width=128, n=ng))
+    out.append(Case("gather_rows_64b", "gather", rows=rows, width=16, n=ng))
+    out.append(Case("relu_t_scale_bias", "relu", shape=(side, side)))
+    perms = re.findall(r"\(([\d,]+)\)->\(([\d,]+)\)", HPTT)
+    assert len(perms) == 57
+    for i, (dims, axes) in enumerate(perms):
+        shape = tuple(int(d) for d in dims.split(","))
+        axes = tuple(int(a) for a in axes.split(","))
+        if quick and i % 3:
+            continue  # the first of each group of three
+        name = perm_name(shape, axes)
+        out.append(Case(name, "perm", shape=scaled(shape, 1 << 20) if quick else shape, axes=axes))
+    return out
+
+
+def inputs(case, rng):
+    """The case's NumPy inputs (float32 in [-2, 2), i64 row indices)."""
+    p = case.p
+
+    def f32(*shape):
+        return (rng.random(shape, dtype=np.float32) * 4 - 2).astype(np.float32, copy=False)
+
+    if case.kind == "perm":
+        return [f32(*p["shape"])]
+    if case.kind == "slice":
+        return [f32(*p["shape"])]
+    if case.kind == "gather":
+        return [f32(p["rows"], p["width"]), rng.integers(0, p["rows"], p["n"], dtype=np.int64)]
+    if case.kind == "relu":
+        r, c = p["shape"]
+        return [f32(r, c), f32(r), f32(r)]
+    if case.kind == "add":
+        return [f32(*p["shape"]), f32(*p["shape"])]
+    if case.kind == "copy":
+        return [f32(p["n"])]
+    raise ValueError(case.kind)
+
+
+# ---- the peers: each returns a function of no arguments doing the case once ----
+
+
+def numpy_fn(case, x):
+    p = case.p
+    if case.kind == "perm":
+        v = x[0].transpose(p["axes"])
+        out = np.empty(v.shape, np.float32)
+        return lambda: np.copyto(out, v)
+    if case.kind == "slice":
+        v = x[0][p["index"]]
+        out = np.empty(v.shape, np.float32)
+        return lambda: np.copyto(out, v)
+    if case.kind == "gather":
+        t, idx = x
+        out = np.empty((len(idx), t.shape[1]), np.float32)
+        return lambda: np.take(t, idx, axis=0, out=out)
+    if case.kind == "relu":
+        a, s, b = x
+        out = np.empty(a.shape[::-1], np.float32)
+
+        def f():
+            np.multiply(a.T, s, out=out)
+            np.add(out, b, out=out)
+            np.maximum(out, 0, out=out)
+
+        return f
+    if case.kind == "add":
+        out = np.empty_like(x[0])
+        return lambda: np.add(x[0], x[1], out=out)
+    if case.kind == "copy":
+        out = np.empty_like(x[0])
+        return lambda: np.copyto(out, x[0])
+
+
+def torch_tensors(x):
+    import torch
+
+    return [torch.from_numpy(a) for a in x]
+
+
+def torch_fn(case, x):
+    import torch
+
+    p = case.p
+    t = torch_tensors(x)
+    if case.kind == "perm":
+        v = t[0].permute(p["axes"])
+        out = torch.empty(v.shape, dtype=torch.float32)
+        return lambda: out.copy_(v)
+    if case.kind == "slice":
+        v = t[0][p["index"]]
+        out = torch.empty(v.shape, dtype=torch.float32)
+        return lambda: out.copy_(v)
+    if case.kind == "gather":
+        table, idx = t
+        out = torch.empty((len(idx), table.shape[1]), dtype=torch.float32)
+        return lambda: torch.index_select(table, 0, idx, out=out)
+    if case.kind == "relu":
+        a, s, b = t
+        out = torch.empty(a.T.shape, dtype=torch.float32)
+
+        def f():
+            torch.addcmul(b, a.T, s, out=out)
+            out.relu_()
+
+        return f
+    if case.kind == "add":
+        out = torch.empty_like(t[0])
+        return lambda: torch.add(t[0], t[1], out=out)
+    if case.kind == "copy":
+        out = torch.empty_like(t[0])
+        return lambda: out.copy_(t[0])
+
+
+def compile_fn(case, x):
+    import torch
+
+    p = case.p
+    t = torch_tensors(x)
+    if case.kind == "perm":
+        axes = p["axes"]
+        f = torch.compile(lambda a: a.permute(axes).contiguous(), dynamic=False)
+    elif case.kind == "slice":
+        index = p["index"]
+        f = torch.compile(lambda a: a[index].contiguous(), dynamic=False)
+    elif case.kind == "gather":
+        f = torch.compile(lambda table, idx: table[idx], dynamic=False)
+    elif case.kind == "relu":
+        f = torch.compile(lambda a, s, b: torch.relu(a.T * s + b), dynamic=False)
+    elif case.kind == "add":
+        f = torch.compile(lambda a, b: a + b, dynamic=False)
+    elif case.kind == "copy":
+        f = torch.compile(lambda a: a.clone(), dynamic=False)
+    return lambda: f(*t)
+
+
+def jax_fn(case, x):
+    import jax
+    import jax.numpy as jnp
+
+    p = case.p
+    j = [jax.device_put(a) for a in x]
+    if case.kind == "perm":
+        axes = p["axes"]
+        f = jax.jit(lambda a: jnp.transpose(a, axes))
+    elif case.kind == "slice":
+        index = p["index"]
+        f = jax.jit(lambda a: a[index])
+    elif case.kind == "gather":
+        f = jax.jit(lambda table, idx: jnp.take(table, idx, axis=0))
+    elif case.kind == "relu":
+        f = jax.jit(lambda a, s, b: jax.nn.relu(a.T * s + b))
+    elif case.kind == "add":
+        f = jax.jit(lambda a, b: a + b)
+    elif case.kind == "copy":
+        f = jax.jit(lambda a: jnp.copy(a))
+    return lambda: f(*j).block_until_ready()
+
+
+PEERS = {"numpy": numpy_fn, "torch": torch_fn, "compile": compile_fn, "jax": jax_fn}
+TITLES = {"numpy": "NumPy", "torch": "torch eager", "compile": "torch.compile", "jax": "jax.jit"}
+
+
+def available(name):
+    try:
+        if name in ("torch", "compile"):
+            import torch  # noqa: F401
+        elif name == "jax":
+            import jax  # noqa: F401
+        return None
+    except Exception as e:  # not installed, or broken
+        return "%s: %s" % (type(e).__name__, e)
+
+
+# ---- timing ----
+
+
+def best_of(fn, repeat):
+    fn()  # warm-up: first touch of the outputs, compilation
+    best = math.inf
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
+def threaded_copy_fn(n, threads):
+    src = np.random.default_rng(1).random(n, dtype=np.float32)
+    dst = np.empty_like(src)
+    bounds = [n * i // threads for i in range(threads + 1)]
+    pool = concurrent.futures.ThreadPoolExecutor(threads)
+
+    def part(i):
+        np.copyto(dst[bounds[i]:bounds[i + 1]], src[bounds[i]:bounds[i + 1]])
+
+    def f():
+        list(pool.map(part, range(threads)))
+
+    return f, pool
+
+
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def read_athene(path):
+    """{kernel name: (time_s, gbps)} from `athene run --bench` lines."""
+    res = {}
+    f = sys.stdin if path == "-" else open(path)
+    for line in f:
+        m = re.match(r"\s*([A-Za-z_][A-Za-z0-9_]*):.*\btime_s=([0-9.eE+-]+)\s+gbps=([0-9.eE+-]+)", line)
+        if m:
+            res[m.group(1)] = (float(m.group(2)), float(m.group(3)))
+    if f is not sys.stdin:
+        f.close()
+    return res
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="a subset at smaller shapes")
+    ap.add_argument("--only", help="case names or shell patterns, comma-separated")
+    ap.add_argument("--athene", metavar="FILE", help="athene run --bench output ('-' for stdin)")
+    ap.add_argument("--peers", default="numpy,torch,compile,jax", help="which peers, comma-separated")
+    ap.add_argument("--repeat", type=int, default=0, help="timed calls per case (default 5, 3 with --quick)")
+    ap.add_argument("--threads", type=int, default=os.cpu_count() or 1, help="threads of torch and the threaded copy")
+    args = ap.parse_args()
+    repeat = args.repeat or (3 if args.quick else 5)
+    peers = [p.strip() for p in args.peers.split(",") if p.strip()]
+    for p in peers:
+        if p not in PEERS:
+            ap.error("unknown peer %r (known: %s)" % (p, ", ".join(PEERS)))
+    missing = {p: available(p) for p in peers}
+    peers = [p for p in peers if missing[p] is None]
+    athene = {}
+    if args.athene and args.quick:
+        print("peers.py: --athene ignored with --quick (the shapes differ)")
+    elif args.athene:
+        athene = read_athene(args.athene)
+    versions = ["numpy %s" % np.__version__]
+    if "torch" in peers or "compile" in peers:
+        import torch
+
+        torch.set_num_threads(args.threads)
+        versions.append("torch %s (%d threads)" % (torch.__version__, torch.get_num_threads()))
+    if "jax" in peers:
+        import jax
+
+        versions.append("jax %s" % jax.__version__)
+    print("peers.py: %s, %d CPUs, %s, %s" % (cpu_model(), os.cpu_count() or 0, ", ".join(versions),
+                                             time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())))
+    for p, why in missing.items():
+        if why:
+            print("peers.py: %s not run (%s)" % (TITLES[p], why))
+
+    all_cases = cases(args.quick)
+    if args.only:
+        pats = [s.strip() for s in args.only.split(",")]
+        sel = [c for c in all_cases if any(fnmatch.fnmatchcase(c.name, pat) for pat in pats)]
+        if not sel:
+            ap.error("no case matches --only %s" % args.only)
+        all_cases = sel
+
+    # the copy baseline, in this run
+    n = next(c for c in cases(args.quick) if c.kind == "copy").p["n"]
+    cbytes = 2 * F32 * n
+    src = np.random.default_rng(0).random(n, dtype=np.float32)
+    dst = np.empty_like(src)
+    t_np = best_of(lambda: np.copyto(dst, src), repeat)
+    del src, dst
+    f, pool = threaded_copy_fn(n, args.threads)
+    t_th = best_of(f, repeat)
+    pool.shutdown()
+    copy = max(cbytes / t_np, cbytes / t_th) / 1e9
+    line = "copy (%d MiB): np.copyto %.2f GB/s, np.copyto on %d threads %.2f GB/s; copy = %.2f GB/s" % (
+        n * F32 >> 20, cbytes / t_np / 1e9, args.threads, cbytes / t_th / 1e9, copy)
+    if "copy" in athene:
+        line += "; athene's copy kernel %.2f GB/s" % athene["copy"][1]
+    print(line)
+
+    cols = peers + (["athene"] if athene else [])
+    head = "%-32s %8s" % ("case", "MB") + "".join(" %18s" % (TITLES.get(c, c)) for c in cols)
+    if athene:
+        head += "   athene / " + " ".join("%-8s" % c for c in peers)
+    print(head)
+    print("%-32s %8s" % ("", "") + "".join(" %18s" % "GB/s (of copy)" for _ in cols))
+    rng = np.random.default_rng(2026)
+    results = {}
+    for case in all_cases:
+        nb = case.nbytes()
+        x = inputs(case, rng)
+        row = {}
+        for p in peers:
+            try:
+                fn = PEERS[p](case, x)
+                row[p] = nb / best_of(fn, repeat) / 1e9
+            except Exception as e:  # a peer that cannot run a case says why
+                row[p] = None
+                print("  %s on %s failed: %s: %s" % (TITLES[p], case.name, type(e).__name__, str(e)[:200]))
+            fn = None
+        if athene:
+            row["athene"] = athene[case.name][1] if case.name in athene else None
+        results[case.name] = row
+        text = "%-32s %8.1f" % (case.name, nb / 1e6)
+        for c in cols:
+            g = row.get(c)
+            text += " %18s" % ("-" if g is None else "%7.2f (%5.3f)" % (g, g / copy))
+        if athene:
+            a = row.get("athene")
+            text += "   " + " ".join("%-8s" % ("-" if a is None or not row.get(p) else "%.2fx" % (a / row[p]))
+                                     for p in peers)
+        print(text, flush=True)
+        x = None
+
+    perms = [c.name for c in all_cases if c.kind == "perm"]
+    if len(perms) > 1:
+        print("over the %d permutations:" % len(perms))
+        for c in cols:
+            fr = [results[n][c] / copy for n in perms if results[n].get(c)]
+            if fr:
+                print("  %-14s fraction of copy: median %.3f, min %.3f" % (TITLES.get(c, c), statistics.median(fr), min(fr)))
+        for p in peers if athene else []:
+            r = [results[n]["athene"] / results[n][p] for n in perms if results[n].get("athene") and results[n].get(p)]
+            if r:
+                print("  athene / %-14s median %.2fx, min %.2fx" % (TITLES[p], statistics.median(r), min(r)))
+
+
+if __name__ == "__main__":
+    main()
