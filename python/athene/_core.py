@@ -15,6 +15,7 @@ returned output that declares a layout is its logical view over fresh zeroed sto
 
 from __future__ import annotations
 
+import builtins
 import ctypes
 import json
 import sys
@@ -44,6 +45,8 @@ _NP = {
 
 #: Instances a kernel keeps (distinct bindings); the least recently used beyond are freed.
 CACHE_LIMIT = 64
+
+_jax_modules: Dict[tuple, Any] = {}  # emitted module text -> its entry point
 
 _stats_lock = threading.Lock()
 _compiles = 0
@@ -470,7 +473,7 @@ class Kernel:
         return CompileError(msg or f"kernel {self.name}: {what} failed")
 
     def _bind(self, inst: _Inst, arrays: Sequence[Optional[np.ndarray]], outs: Optional[list],
-              sizes: Optional[Mapping[str, int]], adjust: Optional[list]) -> None:
+              sizes: Optional[Mapping[str, int]], adjust: Optional[list], layouts: bool = True) -> None:
         """Binds sizes, shapes and layouts of the given arrays to a fresh instance."""
         ptr = inst.ptr
         try:
@@ -500,7 +503,7 @@ class Kernel:
                                  f"for it has {a.ndim}")
             if lib.athene_bind_shape(ptr, i, a.ndim, _lib.i64_array(a.shape)):
                 raise self._fail(inst)
-            if a.flags.c_contiguous or (p.is_output and any(s < 0 for s in a.strides)):
+            if not layouts or a.flags.c_contiguous or (p.is_output and any(s < 0 for s in a.strides)):
                 continue
             strides, offset = _element_layout(a, self._itemsize[i], self, i)
             if lib.athene_bind_layout(ptr, i, _lib.i64_array(strides), offset):
@@ -613,7 +616,7 @@ class Kernel:
 
     # ---- looking inside
 
-    def _bound(self, args: tuple, named: dict, sizes: Optional[Mapping[str, int]]) -> _Inst:
+    def _bound(self, args: tuple, named: dict, sizes: Optional[Mapping[str, int]], layouts: bool = True) -> _Inst:
         """A fresh compiled instance bound from whatever arrays are given (for explain and dumps)."""
         nin = self._nin
         arrays: list = list(args) + [None] * (nin - len(args))
@@ -625,7 +628,7 @@ class Kernel:
             if a is not None and type(a) is not np.ndarray:
                 arrays[i] = _to_numpy(a, self, i, False)
         inst = self._new_instance()
-        self._bind(inst, arrays, None, sizes, None)
+        self._bind(inst, arrays, None, sizes, None, layouts)
         if lib.athene_compile(inst.ptr):
             raise self._fail(inst)
         return inst
@@ -665,8 +668,43 @@ class Kernel:
         """The IR after a pass (`athene -d PASS`): "bind", "inline", ..., "body"."""
         return self._text(arrays, named, sizes, lambda p: lib.athene_dump(p, pass_name.encode(), target.encode()))
 
-    def _text(self, arrays, named, sizes, fn) -> str:
-        inst = self._bound(arrays, named, sizes)
+    def pallas(self, *arrays: Any, sizes: Optional[Mapping[str, int]] = None, target: str = "pallas",
+               chip: Optional[str] = None, **named: Any) -> str:
+        """The emitted Pallas module (Python source) of this kernel for one binding of its sizes.
+
+        Sizes come from the shapes of the given arrays, ``sizes=`` and the module's sizes (the
+        module's entry point takes logical, contiguous arrays: an array's strides are not part
+        of it). ``target`` is "pallas" (TPU, or JAX's interpreter on a CPU) or "pallas-gpu";
+        ``chip`` ("v5e", "v6e", "v4") is recorded in the module."""
+        if not _lib.HAS_EMIT:
+            raise NotImplementedError("this build of libathene has no Pallas emitter (athene_emit)")
+        return self._text(arrays, named, sizes, lambda p: lib.athene_emit(
+            (ctypes.c_void_p * 1)(p), 1, target.encode(), chip.encode() if chip else None), layouts=False)
+
+    def to_jax(self, *arrays: Any, sizes: Optional[Mapping[str, int]] = None, interpret: Optional[bool] = None,
+               **named: Any) -> Any:
+        """A JAX callable of this kernel for one binding of its sizes (as for :meth:`pallas`),
+        built from the emitted Pallas module: ``f(*inputs)`` takes the kernel's inputs (logical
+        shapes; storage for a parameter that declares its layout) and returns its outputs as JAX
+        arrays. It runs compiled on a TPU and in Pallas' interpreter elsewhere, unless
+        ``interpret`` says which. Needs JAX; a module with 64-bit tensors turns on jax_enable_x64."""
+        import functools
+        import types
+
+        src = self.pallas(*arrays, sizes=sizes, **named)
+        key = ("to_jax", src)
+        fn = _jax_modules.get(key)
+        if fn is None:
+            mod = types.ModuleType(f"athene_pallas_{self.name}")
+            mod.__dict__["__source__"] = src
+            exec(builtins.compile(src, f"<athene pallas module of {self.name}>", "exec"), mod.__dict__)
+            fn = _jax_modules[key] = getattr(mod, self.name)
+        if interpret is None:
+            return fn
+        return functools.partial(fn, interpret=interpret)
+
+    def _text(self, arrays, named, sizes, fn, layouts: bool = True) -> str:
+        inst = self._bound(arrays, named, sizes, layouts)
         try:
             out = fn(inst.ptr)
             if out is None:

@@ -86,6 +86,9 @@ for _name, (_res, _args) in _SIGNATURES.items():
 
 # The Pallas emitter, where this build of the library has it.
 HAS_EMIT = hasattr(lib, "athene_emit")
+if HAS_EMIT:
+    lib.athene_emit.restype = c_char_p
+    lib.athene_emit.argtypes = [c_void_p, c_int, c_char_p, c_char_p]
 
 
 def text(b: bytes | None) -> str:
