@@ -65,6 +65,17 @@ test: all $(CTESTS) $(KTESTS) $(DTESTS) $(PY)
 	sh tests/run_diag.sh $(B)/athene
 	sh tests/run_explain.sh $(B)/athene
 	ATHENE=$(B)/athene $(PY) -m pytest -q tests
+	@$(MAKE) --no-print-directory python-test
+
+# The Python package (python/), installed into the test venv: its tests, and
+# its per-call overhead beside NumPy's.
+python-test: $(PY)
+	$(PY) -m pip install -q ./python
+	$(PY) -m pytest -q python/tests
+
+python-bench: $(PY)
+	$(PY) -m pip install -q ./python
+	$(PY) bench/python_overhead.py
 
 ASAN = B=build-asan CC=clang CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 
@@ -91,8 +102,9 @@ $(B)/compile_bench: bench/compile_bench.c tests/testlib.h $(B)/libathene.a
 
 bench: all $(B)/compile_bench
 	./$(B)/compile_bench $(SIZEARGS) $(EXAMPLES)
+	@$(MAKE) --no-print-directory python-bench
 
 clean:
 	rm -rf build build-asan build-tsan
 
-.PHONY: all test asan tsan examples bench clean
+.PHONY: all test asan tsan examples bench clean python-test python-bench
