@@ -85,7 +85,7 @@ asan:
 	@for t in $(KTESTS:$(B)/%=build-asan/%); do echo "== $$t"; ./$$t $(SIZEARGS) $(EXAMPLES) || exit 1; done
 	@for t in $(DTESTS:$(B)/%=build-asan/%); do echo "== $$t"; ./$$t --count 300 || exit 1; done
 	$(MAKE) $(ASAN) examples
-	sh tests/run_diag.sh build-asan/athene
+	ASAN_OPTIONS=allocator_may_return_null=1 sh tests/run_diag.sh build-asan/athene
 
 # ThreadSanitizer (clang): the C tests that run threads, and the
 # differential test with 3 threads.
@@ -97,14 +97,34 @@ tsan:
 	@for t in $(TTESTS:$(B)/%=build-tsan/%); do echo "== $$t"; ./$$t || exit 1; done
 	@for t in $(DTESTS:$(B)/%=build-tsan/%); do echo "== $$t"; ./$$t --count 150 --threads 3 || exit 1; done
 
+# libFuzzer on the public API, then the mutation fuzzer of the command line,
+# both under ASan+UBSan (clang), for FUZZ_TIME and FUZZ_CLI_TIME seconds.
+FUZZ_TIME = 60
+FUZZ_CLI_TIME = 60
+FB = $(B)-fuzz
+FUZZ = B=$(FB) CC=clang CFLAGS="-O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+
+$(B)/fuzz_api: tests/fuzz_api.c $(B)/libathene.a
+	$(CC) $(WARN) $(CFLAGS) -fsanitize=fuzzer $(CPPFLAGS) $< $(B)/libathene.a -o $@ $(LDLIBS)
+
+fuzz:
+	$(MAKE) $(FUZZ) $(FB)/fuzz_api $(FB)/athene
+	@mkdir -p $(FB)/corpus
+	ASAN_OPTIONS=allocator_may_return_null=1 ./$(FB)/fuzz_api -max_total_time=$(FUZZ_TIME) -timeout=10 -print_final_stats=1 -artifact_prefix=$(FB)/ $(FB)/corpus tests/fuzz
+	ASAN_OPTIONS=allocator_may_return_null=1 python3 tests/fuzz_cli.py $(FB)/athene --seconds $(FUZZ_CLI_TIME)
+
 $(B)/compile_bench: bench/compile_bench.c tests/testlib.h $(B)/libathene.a
 	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) -Itests $< $(B)/libathene.a -o $@ $(LDLIBS)
 
-bench: all $(B)/compile_bench
+$(B)/reliability_bench: bench/reliability_bench.c $(B)/libathene.a
+	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) $< $(B)/libathene.a -o $@ $(LDLIBS)
+
+bench: all $(B)/compile_bench $(B)/reliability_bench
 	./$(B)/compile_bench $(SIZEARGS) $(EXAMPLES)
+	./$(B)/reliability_bench
 	@$(MAKE) --no-print-directory python-bench
 
 clean:
 	rm -rf build build-asan build-tsan
 
-.PHONY: all test asan tsan examples bench clean python-test python-bench
+.PHONY: all test asan tsan fuzz examples bench clean python-test python-bench

@@ -192,7 +192,7 @@ void view_print(Buf *b, const View *v)
 			const VAxis *a = &v->ax[i];
 			if (i)
 				buf_printf(b, ", ");
-			if (a->kind == VA_INDEX)
+			if (view_axis_print(b, v, a)) {} else if (a->kind == VA_INDEX)
 				buf_printf(b, "%lld", (long long)a->start);
 			else if (a->kind == VA_GATHER)
 				gather_position(b, v, a);
@@ -562,6 +562,7 @@ void dump_inline(Buf *b, const Inst *in)
 			buf_printf(b, "%s\n", into->t->name);
 		else
 			buf_printf(b, "%s\n", t->reduces ? "it has a reduction" : t->uses == 0 ? "never read"
+			                      : let_fallible(t) ? "its value can fail at run time (a gather or wrap)"
 			                      : t->uses > 1 ? "read more than once" : "read through a subscript with data");
 	}
 	for (int i = 0; i < in->nplanned; i++) {

@@ -373,6 +373,8 @@ int64_t var_extent(const Inst *in, const Var *v);
 /* Decides which lets are fused into their consumers (in->fused) and lists
  * the planned statements: outputs and materialised lets. */
 void inline_lets(Inst *in);
+/* Can a let's value fail at run time (then it is materialised)? */
+bool let_fallible(const Tensor *t);
 /* Lowers every load and store to a flat storage offset: per load in its own
  * statement (the interpreter's cross-check, index ranges), and per access of
  * a planned statement, with fused lets expanded in place. raw: canonical
@@ -404,7 +406,8 @@ typedef struct {
 	int64_t stride, size; /* elements; the reshape's extent of this axis */
 	int64_t start;        /* VA_INDEX: the static index; VA_ITER/VA_GATHER: position of digit 0 */
 	int64_t len;          /* VA_ITER: how many positions the digit takes */
-	int step;             /* +1, or -1 for a reversed slice */
+	int64_t step;         /* +1, -1 for a reversed slice, or any other on a strided
+	                       * slice of a declared dim: positions start + step·digit */
 	int ref;              /* VA_ITER: digit; VA_GATHER: gather */
 } VAxis;
 /* A digit of an index variable: var = Σ place·digit, digit < n. */
@@ -447,6 +450,9 @@ int64_t view_address(const View *v, const int64_t *var_value, const int64_t *ato
 /* A gathered index as the index map reads it: idx[s], or wrap(idx[s], m)
  * however the source spells the wrap. */
 void gather_index_print(Buf *b, const ViewGather *g);
+/* Prints axis a of the view line where it needs more than a start and a
+ * length (a wrapped gather, a step other than ±1, a mask); false otherwise. */
+bool view_axis_print(Buf *b, const View *v, const VAxis *a);
 
 /* ---------------------------------------------------------------- analyse (lower.c) */
 
@@ -530,7 +536,7 @@ typedef struct {
 	int64_t block;    /* 0: squeezed */
 	int64_t start, len;
 	int64_t stride;   /* elements, in the operand's storage (0 for unit axes) */
-	int step;
+	int64_t step;     /* as the view's axis: positions start + step·digit */
 	int var;          /* VA_ITER: the PlanVar driving it, -1 when none */
 	int ref;          /* VA_ITER: view digit; VA_GATHER: view gather */
 	int vaxis;        /* the view's axis it comes from, -1 for an added unit axis */

@@ -702,9 +702,30 @@ static bool bare_load(const Node *n)
 	return n->kind == N_LOAD && affine_load(n);
 }
 
+/* Can evaluating n fail at run time (a data-dependent subscript or flat
+ * offset, a wrap() modulus)? A let that can is not fused: the language
+ * evaluates every element of an intermediate, read or not, so its errors
+ * must not depend on which elements its consumer reads. */
+static bool fallible(const Node *n)
+{
+	if ((n->kind == N_LOAD || n->kind == N_FLAT) && !affine_load(n))
+		return true;
+	if (n->kind == N_OP && n->op == OP_WRAP)
+		return true;
+	for (int i = 0; i < n->nargs; i++)
+		if (fallible(n->args[i]))
+			return true;
+	return false;
+}
+
+bool let_fallible(const Tensor *t)
+{
+	return fallible(t->def->rhs);
+}
+
 static bool fusible(const Kernel *k, const Tensor *t)
 {
-	if (t->reduces || t->uses == 0 || (t->uses > 1 && !bare_load(t->def->rhs)))
+	if (t->reduces || t->uses == 0 || (t->uses > 1 && !bare_load(t->def->rhs)) || fallible(t->def->rhs))
 		return false;
 	for (int i = 0; i < k->loads.n; i++) {
 		const Node *n = k->loads.v[i];

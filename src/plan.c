@@ -255,6 +255,13 @@ static int64_t var_align(Plan *p, PlanStmt *ps, int i)
 	return lcm(a, ps->vars[i].unit);
 }
 
+/* A strided slice of a declared dim (step other than ±1): blocks are
+ * contiguous, so the axis is loaded whole and indexed in the kernel. */
+static bool strided_axis(const VAxis *a)
+{
+	return a->kind == VA_ITER && (a->step < -1 || a->step > 1);
+}
+
 /* Bytes of one grid step's blocks, all operands, when variable `trial` has
  * block tb (set variables their blocks, the others 1). On tpu the last two
  * dims of every block are padded to the (8·packing, 128) tile and each block
@@ -278,6 +285,10 @@ static int64_t block_bytes(const Plan *p, PlanStmt *ps, const bool *set, int tri
 				continue;
 			const ViewDigit *g = &v->dig[v->ax[a].ref];
 			int vi = find_pvar(ps, g->var);
+			if (strided_axis(&v->ax[a])) {
+				dim[a] = v->ax[a].size; /* loaded whole */
+				continue;
+			}
 			if (vi < 0 || ps->vars[vi].whole) {
 				dim[a] = g->n;
 				continue;
@@ -391,6 +402,12 @@ static void make_grid(PlanStmt *ps)
 
 /* ---- operand blocks ---- */
 
+static void widen(PlanAxis *x)
+{
+	x->block = x->size;
+	x->widened = true;
+}
+
 /* A variable pinned at one unit per grid step (a gather's index reads its
  * top digit) on a whole axis that does not cut it: on a tiled target the
  * axis is cut at the unit, (n / unit, unit), so the block is one squeezed
@@ -432,6 +449,10 @@ static void operand_axes(const Plan *p, PlanStmt *ps, PlanOperand *op)
 		                .ref = a->ref, .stride = a->stride, .vaxis = i};
 		if (a->kind != VA_ITER)
 			continue; /* squeezed: a static index or a gathered row */
+		if (strided_axis(a)) {
+			widen(x);
+			continue;
+		}
 		const ViewDigit *g = &v->dig[a->ref];
 		x->var = find_pvar(ps, g->var);
 		x->block = g->n;
@@ -458,11 +479,6 @@ bool tpu_ok(int64_t block, int64_t size, int64_t align)
 	return b % align == 0 || b == size;
 }
 
-static void widen(PlanAxis *x)
-{
-	x->block = x->size;
-	x->widened = true;
-}
 
 /* Appends a unit axis (a free reshape) so squeezed axes leave the last two. */
 static void append_unit(PlanOperand *op, int at)

@@ -284,12 +284,19 @@ static bool factor_fail(An *an, const Term *lo, const Term *hi, bool overlap)
 	return false;
 }
 
-static bool factor(An *an, const Sym *e)
+typedef struct {
+	Term tm[VIEW_MAXDIG * 2];
+	int nt;
+	int64_t base;
+} Terms;
+
+/* The terms of the affine offset: digits (those always 0 take no axis) and
+ * atoms, each atom shifted to start at 0. */
+static bool collect_terms(An *an, const Sym *e, Terms *T)
 {
 	View *v = an->v;
-	Term tm[VIEW_MAXDIG * 2];
-	int nt = 0;
-	int64_t base = e->kind == S_CONST ? e->c : e->kind == S_ADD ? e->c : 0;
+	T->nt = 0;
+	T->base = e->kind == S_CONST ? e->c : e->kind == S_ADD ? e->c : 0;
 	int n = e->kind == S_ADD ? e->n : e->kind == S_CONST ? 0 : 1;
 	for (int i = 0; i < n; i++) {
 		const Sym *t = e->kind == S_ADD ? e->a[i] : e;
@@ -300,46 +307,37 @@ static bool factor(An *an, const Sym *e)
 				if (v->dig[d].vi == vi && v->dig[d].index == j) {
 					v->dig[d].coef = k;
 					if (v->dig[d].n > 1) /* a digit that is always 0 takes no axis */
-						tm[nt++] = (Term){k, v->dig[d].n, d};
+						T->tm[T->nt++] = (Term){k, v->dig[d].n, d};
 				}
 		} else {
 			/* an atom a in [lo, hi]: a = lo + a', a' in [0, hi - lo] */
 			int g = v->ngat++;
 			int64_t shift, ext;
 			v->gat[g].atom = t;
-			if (__builtin_mul_overflow(k, t->lo, &shift) || __builtin_add_overflow(base, shift, &base) ||
-			    __builtin_sub_overflow(t->hi, t->lo, &ext) || ext == INT64_MAX)
+			if (!i64_mul(k, t->lo, &shift) || !i64_add(T->base, shift, &T->base) || !i64_sub(t->hi, t->lo, &ext) ||
+			    ext == INT64_MAX)
 				return fail(an, VIEW_ELEM, "a data-dependent index with no bounded range"), false;
-			tm[nt++] = (Term){k, ext + 1, -1 - g};
+			T->tm[T->nt++] = (Term){k, ext + 1, -1 - g};
 		}
 	}
-	for (int i = 0; i < nt; i++)
-		if (tm[i].c == INT64_MIN) /* |c| does not fit */
+	for (int i = 0; i < T->nt; i++)
+		if (T->tm[i].c == INT64_MIN) /* |c| does not fit */
 			return fail(an, VIEW_ELEM, "the offset overflows 64 bits"), false;
-	qsort(tm, (size_t)nt, sizeof *tm, by_abs_coef);
-	for (int i = 0; i + 1 < nt; i++) {
-		int64_t a = llabs(tm[i].c), b = llabs(tm[i + 1].c), span;
-		if (tm[i].n > 1 && (__builtin_mul_overflow(a, tm[i].n, &span) || span > b || a == b))
-			return factor_fail(an, &tm[i], &tm[i + 1], true);
-		if (b % a)
-			return factor_fail(an, &tm[i], &tm[i + 1], false);
-	}
-	/* storage axes, inner to outer, then reversed into v->ax */
-	VAxis ax[VIEW_MAXAX];
-	int na = 0;
-	int64_t inner = nt ? llabs(tm[0].c) : 1;
-	if (inner > 1)
-		ax[na++] = (VAxis){.kind = VA_INDEX, .stride = 1, .size = inner};
-	for (int i = 0; i < nt; i++) {
-		int64_t s = llabs(tm[i].c);
-		int64_t size = i + 1 < nt ? llabs(tm[i + 1].c) / s : i64_ceil_div(an->storage, s);
-		if (size < 1)
-			size = 1;
-		ax[na++] = (VAxis){.kind = tm[i].dig >= 0 ? VA_ITER : VA_GATHER, .stride = s, .size = size,
-		                   .len = tm[i].n, .step = tm[i].c < 0 ? -1 : 1, .ref = tm[i].dig >= 0 ? tm[i].dig : -1 - tm[i].dig};
-	}
-	if (!nt)
-		ax[na++] = (VAxis){.kind = VA_INDEX, .stride = 1, .size = an->storage > 0 ? an->storage : 1};
+	return true;
+}
+
+static VAxis term_axis(const Term *t, int64_t stride, int64_t size, int64_t step)
+{
+	return (VAxis){.kind = t->dig >= 0 ? VA_ITER : VA_GATHER, .stride = stride, .size = size, .len = t->n,
+	               .step = step, .ref = t->dig >= 0 ? t->dig : -1 - t->dig};
+}
+
+/* Writes the base in the mixed radix of the axes (inner to outer): static
+ * indices, and where each term's positions start; each term must stay in
+ * its axis. Then the axes go to the view, outer to inner. */
+static bool place_axes(An *an, VAxis *ax, int na, int64_t base)
+{
+	View *v = an->v;
 	if (base < 0)
 		return fail(an, VIEW_ELEM, "the first element is at %lld, before the storage", (long long)base);
 	int64_t r = base;
@@ -350,8 +348,11 @@ static bool factor(An *an, const Sym *e)
 		r = top ? 0 : r / a->size;
 		if (a->kind == VA_INDEX)
 			continue;
-		int64_t first = a->step > 0 ? a->start : a->start - a->len + 1;
-		if (first < 0 || first + a->len > a->size)
+		int64_t span; /* step·(len - 1): where the last position lies from the first */
+		if (!i64_mul(a->step, a->len - 1, &span))
+			return fail(an, VIEW_ELEM, "the offset overflows 64 bits"), false;
+		int64_t lo = span < 0 ? a->start + span : a->start, hi = span < 0 ? a->start : a->start + span;
+		if (lo < 0 || hi >= a->size)
 			return fail(an, VIEW_ELEM, "the %sslice of %lld elements from %lld does not fit in an axis of %lld (stride %lld)",
 			            a->step < 0 ? "reversed " : "", (long long)a->len, (long long)a->start, (long long)a->size,
 			            (long long)a->stride);
@@ -366,6 +367,106 @@ static bool factor(An *an, const Sym *e)
 			v->gat[v->ax[i].ref].axis = i;
 	}
 	return true;
+}
+
+/* The reshape whose strides are the coefficients themselves. */
+static bool factor(An *an, Terms *T)
+{
+	Term *tm = T->tm;
+	int nt = T->nt;
+	qsort(tm, (size_t)nt, sizeof *tm, by_abs_coef);
+	for (int i = 0; i + 1 < nt; i++) {
+		int64_t a = llabs(tm[i].c), b = llabs(tm[i + 1].c), span;
+		if (tm[i].n > 1 && (!i64_mul(a, tm[i].n, &span) || span > b || a == b))
+			return factor_fail(an, &tm[i], &tm[i + 1], true);
+		if (b % a)
+			return factor_fail(an, &tm[i], &tm[i + 1], false);
+	}
+	/* storage axes, inner to outer */
+	VAxis ax[VIEW_MAXAX];
+	int na = 0;
+	int64_t inner = nt ? llabs(tm[0].c) : 1;
+	if (inner > 1)
+		ax[na++] = (VAxis){.kind = VA_INDEX, .stride = 1, .size = inner};
+	for (int i = 0; i < nt; i++) {
+		int64_t s = llabs(tm[i].c);
+		int64_t size = i + 1 < nt ? llabs(tm[i + 1].c) / s : i64_ceil_div(an->storage, s);
+		ax[na++] = term_axis(&tm[i], s, size < 1 ? 1 : size, tm[i].c < 0 ? -1 : 1);
+	}
+	if (!nt)
+		ax[na++] = (VAxis){.kind = VA_INDEX, .stride = 1, .size = an->storage > 0 ? an->storage : 1};
+	return place_axes(an, ax, na, T->base);
+}
+
+/* The reshape whose strides are the tensor's declared strides (nested, no
+ * overlap): each term stays inside one declared dim, whose axis it walks
+ * with any step, x[:, 2::5] on (6, 17): a strided slice of that dim, where
+ * the reshape by the coefficients (5 and 17) does not exist. */
+static bool factor_declared(An *an, Terms *T, const Tensor *t, const Layout *lay)
+{
+	int64_t st[MAXRANK];
+	int nd = 0;
+	for (int d = 0; d < t->rank; d++)
+		if (lay->shape[d] > 1 && lay->strides[d] != 0 && lay->strides[d] != INT64_MIN)
+			st[nd++] = llabs(lay->strides[d]);
+	for (int i = 1; i < nd; i++) /* ascending */
+		for (int j = i; j > 0 && st[j] < st[j - 1]; j--) {
+			int64_t x = st[j];
+			st[j] = st[j - 1];
+			st[j - 1] = x;
+		}
+	for (int i = 0; i + 1 < nd; i++)
+		if (st[i + 1] % st[i] || st[i + 1] == st[i])
+			return false;
+	int owner[MAXRANK]; /* the term on each declared axis, -1: none */
+	for (int i = 0; i < nd; i++)
+		owner[i] = -1;
+	for (int k = 0; k < T->nt; k++) {
+		int at = -1;
+		for (int i = 0; i < nd; i++)
+			if (llabs(T->tm[k].c) % st[i] == 0)
+				at = i;
+		if (at < 0 || owner[at] >= 0 || (T->tm[k].dig < 0 && llabs(T->tm[k].c) != st[at]))
+			return false;
+		owner[at] = k;
+	}
+	VAxis ax[VIEW_MAXAX];
+	int na = 0;
+	int64_t inner = nd ? st[0] : 1;
+	if (inner > 1)
+		ax[na++] = (VAxis){.kind = VA_INDEX, .stride = 1, .size = inner};
+	for (int i = 0; i < nd; i++) {
+		int64_t size = i + 1 < nd ? st[i + 1] / st[i] : i64_ceil_div(an->storage, st[i]);
+		if (owner[i] < 0)
+			ax[na++] = (VAxis){.kind = VA_INDEX, .stride = st[i], .size = size};
+		else
+			ax[na++] = term_axis(&T->tm[owner[i]], st[i], size, T->tm[owner[i]].c / st[i]);
+	}
+	if (!na)
+		ax[na++] = (VAxis){.kind = VA_INDEX, .stride = 1, .size = an->storage > 0 ? an->storage : 1};
+	return place_axes(an, ax, na, T->base);
+}
+
+/* The reshape by the coefficients, else by the declared strides (the
+ * first reason stays when neither exists). */
+static bool factor_any(An *an, const Sym *e, const Tensor *t, const Layout *lay)
+{
+	Terms T;
+	if (!collect_terms(an, e, &T))
+		return false;
+	Terms keep = T;
+	if (factor(an, &T))
+		return true;
+	View *v = an->v;
+	char reason[sizeof v->reason];
+	memcpy(reason, v->reason, sizeof reason);
+	int cls = v->cls;
+	v->cls = VIEW_VIEW;
+	if (t && lay && factor_declared(an, &keep, t, lay))
+		return true;
+	memcpy(v->reason, reason, sizeof reason);
+	v->cls = cls;
+	return false;
 }
 
 /* Masked variables: the view was found over the range a guard leaves them
@@ -449,6 +550,8 @@ static void classify(View *v, const Tensor *t, const Layout *lay)
 		if (a->kind == VA_ITER) {
 			if (a->step < 0)
 				f |= VF_REVERSED;
+			if (a->step < -1 || a->step > 1)
+				f |= VF_STRIDED | VF_SLICED;
 			if (a->start != (a->step < 0 ? a->len - 1 : 0) || a->len != a->size)
 				f |= VF_SLICED;
 			if (spans_dims(t, lay, a))
@@ -615,7 +718,7 @@ void view_analyse(View *v, Arena *ar, const Sym *off, int64_t storage, const Ten
 	add_scope(&an, in, scope, nscope);
 	if (empty_view(v))
 		return;
-	if (!is_affine(e = bound_atoms(&an, e)) || !factor(&an, e))
+	if (!is_affine(e = bound_atoms(&an, e)) || !factor_any(&an, e, t, lay))
 		return;
 	if (v->ngat && !check_gathers(&an, index_off, env))
 		return;
@@ -651,11 +754,56 @@ int64_t view_address(const View *v, const int64_t *var_value, const int64_t *ato
 
 void gather_index_print(Buf *b, const ViewGather *g)
 {
-	if (!g->wrap || !g->index_load) {
+	const Node *n = g->atom->p;
+	if (!g->wrap || !g->index_load || (n->kind == N_OP && n->op == OP_WRAP)) {
 		dump_node(b, g->atom->p);
 		return;
 	}
 	buf_printf(b, "wrap(");
 	dump_node(b, g->index_load);
 	buf_printf(b, ", %lld)", (long long)g->wrap);
+}
+
+/* count positions from first by step, in NumPy's slice notation */
+static void slice_print(Buf *b, int64_t first, int64_t count, int64_t step, int64_t size)
+{
+	int64_t last = first + step * (count - 1);
+	if (step == 1 && first == 0 && count == size)
+		buf_printf(b, ":");
+	else if (step > 0)
+		buf_printf(b, step == 1 ? "%lld:%lld" : "%lld:%lld:%lld", (long long)first, (long long)(last + 1), (long long)step);
+	else if (last - 1 < 0)
+		buf_printf(b, "%lld::%lld", (long long)first, (long long)step);
+	else
+		buf_printf(b, "%lld:%lld:%lld", (long long)first, (long long)(last - 1), (long long)step);
+}
+
+/* The axes the printer of the view line does not know: gathered positions
+ * through a wrap, strided slices of declared dims (any step) and masked
+ * axes (the slice of the positions read, then how many values of the
+ * variable before and after it are padding). False for the others. */
+bool view_axis_print(Buf *b, const View *v, const VAxis *a)
+{
+	if (a->kind == VA_GATHER) {
+		const ViewGather *g = &v->gat[a->ref];
+		int64_t c = a->start - a->step * g->atom->lo;
+		if (c)
+			buf_printf(b, "%lld %c ", (long long)c, a->step > 0 ? '+' : '-');
+		else if (a->step < 0)
+			buf_putc(b, '-');
+		gather_index_print(b, g);
+		return true;
+	}
+	if (a->kind != VA_ITER)
+		return false;
+	const ViewDigit *d = &v->dig[a->ref];
+	if (!d->masked && a->step >= -1 && a->step <= 1)
+		return false;
+	if (!d->masked) {
+		slice_print(b, a->start, a->len, a->step, a->size);
+		return true;
+	}
+	slice_print(b, a->start + a->step * d->mlo, d->mhi - d->mlo + 1, a->step, a->size);
+	buf_printf(b, " pad (%lld, %lld)", (long long)d->mlo, (long long)(d->n - 1 - d->mhi));
+	return true;
 }

@@ -333,3 +333,20 @@ def test_huge_let_any_backend(tmp_path, n):
         r = athene("run", src, "--size", f"N={n}", *backend)
         no_crash(r)
         assert r.returncode == 0 or re.search(r"k\.ath:1:\d+: error: ", r.stderr), r.stderr
+
+
+@pytest.mark.parametrize("kernel,sizes,target", [
+    # item 4: round-ups near INT64_MAX in the analysis, the planner and the checker
+    ("kernel k() -> (y: f32[N]) { y[i] = f32(i) }", ["--size", f"N={INT64_MAX}"], "cpu"),
+    ("kernel k() -> (y: f32[N]) { y[i] = f32(i) }", ["--size", f"N={INT64_MAX}"], "tpu"),
+    ("kernel k(x: f32[N, 4]) -> (y: f32[4]) { y[j] = sum(i: x[i, j]) }", ["--size", f"N={2**60}"], "cpu"),
+    # item 9: a tpu plan on large dims keeps the (8, 128) rule
+    ("kernel k(x: f32[6, 1048576]) -> (y: f32[16, 9]) { y[p, q] = x[p // 4 + q // 3, p % 4 + q % 3] }", [], "tpu"),
+])
+def test_explain_at_the_limits(tmp_path, kernel, sizes, target):
+    src = tmp_path / "k.ath"
+    src.write_text(kernel + "\n")
+    for json in ([], ["--json"]):
+        r = athene("explain", src, *sizes, "--target", target, *json)
+        no_crash(r)
+        assert r.returncode == 0, r.stderr
