@@ -20,8 +20,14 @@ kernel add(a: f32[N], b: f32[N]) -> (c: f32[N]) {
 """)
 
 
-def best(fn, number, repeat=7):
-    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number * 1e6
+def best_of(fns, number, repeat=9):
+    """Microseconds per call of each function: the best of `repeat` rounds, the functions
+    interleaved within a round so that a busy machine slows them alike."""
+    best = [float("inf")] * len(fns)
+    for _ in range(repeat):
+        for i, fn in enumerate(fns):
+            best[i] = min(best[i], timeit.timeit(fn, number=number) / number * 1e6)
+    return best
 
 
 def main():
@@ -34,13 +40,6 @@ def main():
     assert np.array_equal(add(a, b), a + b) and np.array_equal(add(av, bv), av + bv)
     add(a, b, out=out)
     compiles = add.cache_info().compiles
-    rows = [
-        ("numpy a + b", best(lambda: a + b, number)),
-        ("numpy np.add(a, b, out=out)", best(lambda: np.add(a, b, out=out), number)),
-        ("athene add(a, b)", best(lambda: add(a, b), number)),
-        ("athene add(a, b, out=out)", best(lambda: add(a, b, out=out), number)),
-        ("athene add(a[::2], b[::2])", best(lambda: add(av, bv), number)),
-    ]
     assert add.cache_info().compiles == compiles, "the timed calls compiled"
     # the library alone: athene_run on the cached instance of add(a, b), through ctypes
     from athene import _core, _lib
@@ -49,9 +48,15 @@ def main():
     for i, x in enumerate((a, b, out)):
         inst.storage[i] = _core._addr(x)
     run, ptr, storage, st = _lib.lib.athene_run, inst.ptr, inst.storage, inst.status
-    bare = best(lambda: run(ptr, storage, 0, st), number)
-    rows.append(("athene_run alone (ctypes)", bare))
-    print(f"python per-call overhead, f32[16], best of 7 x {number} calls, {athene.threads()} threads")
+    names = ["numpy a + b", "numpy np.add(a, b, out=out)", "athene add(a, b)", "athene add(a, b, out=out)",
+             "athene add(a[::2], b[::2])", "athene_run alone (ctypes)"]
+    fns = [lambda: a + b, lambda: np.add(a, b, out=out), lambda: add(a, b), lambda: add(a, b, out=out),
+           lambda: add(av, bv), lambda: run(ptr, storage, 0, st)]
+    times = best_of(fns, number)
+    assert add.cache_info().compiles == compiles, "the timed calls compiled"
+    rows = list(zip(names, times))
+    bare = times[-1]
+    print(f"python per-call overhead, f32[16], best of 9 x {number} calls, {athene.threads()} threads")
     for name, us in rows:
         print(f"  {name:32s} {us:7.2f} us")
     print(f"  {'package overhead of add(a, b)':32s} {rows[2][1] - bare:7.2f} us  (add(a, b) less athene_run)")

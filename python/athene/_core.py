@@ -86,7 +86,7 @@ class Param(NamedTuple):
     name: str
     dtype: str  # athene's name: "f32", "bf16", ...
     rank: int
-    dims: Tuple[Union[int, str], ...]  # size symbol names, or None for a literal dim
+    dims: Tuple[Optional[str], ...]  # per dim: its size symbol, or None for a literal
     declares_layout: bool
     is_output: bool
     numpy_dtype: np.dtype  # what arrays for it hold (bf16: BFLOAT16)
@@ -332,12 +332,18 @@ class Kernel:
         arrays = self._inputs(args, named)
         outs = self._outs(out)
         key, ptrs, keep = self._key(arrays, outs, sizes)
-        entry = self._cache.get(key)
+        cache = self._cache
+        entry = cache.get(key)
         try:
             inst = entry.idle.pop()  # type: ignore[union-attr]
-            self._hits += 1
         except (AttributeError, IndexError):
             entry, inst = self._miss(key, entry, arrays, outs, sizes)
+        else:
+            self._hits += 1
+            try:
+                cache.move_to_end(key)  # least recently used first
+            except KeyError:  # evicted meanwhile by another thread
+                pass
         try:
             return self._run(entry, inst, ptrs, outs, keep)
         finally:

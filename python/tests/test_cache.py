@@ -110,3 +110,15 @@ def test_two_threads_at_once():
     # at most one extra instance per binding for the second thread
     assert mod.rowsum.cache_info().entries == 4
     assert mod.rowsum.cache_info().compiles <= 8
+
+
+def test_least_recently_used_binding_is_evicted():
+    mod = athene.compile(SRC)
+    first = (np.ones(1, np.float32), np.ones(1, np.float32))
+    mod.add(*first)
+    for n in range(2, athene.CACHE_LIMIT + 5):
+        mod.add(*first)  # kept in use: never the least recently used
+        mod.add(np.ones(n, np.float32), np.ones(n, np.float32))
+    before = mod.add.cache_info().compiles
+    mod.add(*first)
+    assert mod.add.cache_info().compiles == before
