@@ -334,9 +334,13 @@ class Kernel:
         key, ptrs, keep = self._key(arrays, outs, sizes)
         cache = self._cache
         entry = cache.get(key)
-        try:
-            inst = entry.idle.pop()  # type: ignore[union-attr]
-        except (AttributeError, IndexError):
+        inst = None
+        if entry is not None:
+            try:
+                inst = entry.idle.pop()
+            except IndexError:  # every instance of it is running in another thread
+                pass
+        if inst is None:
             entry, inst = self._miss(key, entry, arrays, outs, sizes)
         else:
             self._hits += 1

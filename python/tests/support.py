@@ -81,16 +81,8 @@ def channels_last(a):
     return np.ascontiguousarray(a.transpose(order)).transpose(inverse)
 
 
-def broadcast_where_constant(a):
-    """Stride 0 on every axis the value does not vary along (a itself where there is none)."""
-    for ax in range(a.ndim):
-        if a.shape[ax] > 1 and np.array_equal(a, np.broadcast_to(a.take([0], axis=ax), a.shape)):
-            a = np.broadcast_to(a.take([0], axis=ax), a.shape)
-    return a
-
-
 LAYOUTS = {"contiguous": contiguous, "fortran": fortran, "reversed": reversed_axes, "padded": padded,
-           "channels_last": channels_last, "broadcast": broadcast_where_constant}
+           "channels_last": channels_last}
 
 
 def storage_for(layout, value):
