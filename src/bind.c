@@ -86,17 +86,16 @@ static void bind_tensor(Inst *in, const Tensor *t)
 		l->shape[d] = dim_val(in, t->dims[d]);
 		if (!given)
 			l->strides[d] = t->has_strides ? eval_layout(in, t->stride_ex[d]) : numel;
-		if (__builtin_mul_overflow(numel, l->shape[d], &numel))
+		if (!i64_mul(numel, l->shape[d], &numel))
 			error_at(&in->diag, t->sp, "'%s' has more elements than 64 bits can count", t->name);
 	}
 	if (!given)
 		l->offset = t->offset_ex ? eval_layout(in, t->offset_ex) : 0;
 	for (int d = 0; d < t->rank && numel > 0; d++) {
-		if (__builtin_mul_overflow(l->strides[d], l->shape[d] - 1, &ext) ||
-		    __builtin_add_overflow(ext < 0 ? lo : hi, ext, ext < 0 ? &lo : &hi))
+		if (!i64_mul(l->strides[d], l->shape[d] - 1, &ext) || !i64_add(ext < 0 ? lo : hi, ext, ext < 0 ? &lo : &hi))
 			error_at(&in->diag, t->sp, "the layout of '%s' spans more than 64 bits", t->name);
 	}
-	if (numel > 0 && (__builtin_add_overflow(l->offset, lo, &lo) || __builtin_add_overflow(l->offset, hi, &hi)))
+	if (numel > 0 && (!i64_add(l->offset, lo, &lo) || !i64_add(l->offset, hi, &hi)))
 		error_at(&in->diag, t->sp, "the layout of '%s' spans more than 64 bits", t->name);
 	if (numel > 0 && lo < 0)
 		error_at(&in->diag, t->sp,

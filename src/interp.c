@@ -276,7 +276,7 @@ static int64_t load_offset(Interp *in, Node *n)
 	int64_t off = l->offset, x;
 	if (n->kind == N_FLAT) {
 		int64_t e = eval_index(in, n->args[0]);
-		if (__builtin_add_overflow(off, e, &off) || off < 0 || off >= l->storage)
+		if (!i64_add(off, e, &off) || off < 0 || off >= l->storage)
 			run_error(in, n->args[0], "flat offset %lld (storage element %lld) is out of range for the storage of '%s' (%lld elements)",
 			          (long long)e, (long long)(l->offset + e), t->name, (long long)l->storage);
 	} else {
@@ -511,7 +511,7 @@ void interp_run(const Inst *inst, void *const *storage, Diag *d, Arena *scratch)
 	for (int i = 0; i < k->lets.n; i++) {
 		Tensor *t = k->lets.v[i];
 		int64_t bytes;
-		if (__builtin_mul_overflow(tensor_layout(inst, t)->storage, (int64_t)athene_dtype_size(t->dt), &bytes))
+		if (!i64_mul(tensor_layout(inst, t)->storage, (int64_t)athene_dtype_size(t->dt), &bytes))
 			error_at(d, t->def->sp, "the intermediate '%s' needs more than 2^63 bytes", t->name);
 		if (!(in.lets[i] = arena_try_alloc(scratch, (size_t)bytes)))
 			error_at(d, t->def->sp, "cannot allocate %lld bytes for the intermediate '%s'", (long long)bytes, t->name);

@@ -582,6 +582,11 @@ static bool check_run(athene_inst *in, void **storage, const athene_param *pi, i
 	int rc = athene_run(in, storage, 0, &st), rrc = athene_run(in, ref, ATHENE_REFERENCE, &rst);
 	if (rc && rrc && !strcmp(st.message, rst.message))
 		fail(st.message);
+	if (rc && rrc) {
+		fprintf(stderr, "athene: check: kernel %s: both failed, with different errors:\nnative executor: %sreference: %s",
+		        kname, st.message, rst.message);
+		exit(1);
+	}
 	if (rc || rrc) {
 		fprintf(stderr, "athene: check: kernel %s: the %s failed and the %s did not:\n%s", kname,
 		        rc ? "native executor" : "reference", rc ? "reference" : "native executor", rc ? st.message : rst.message);
