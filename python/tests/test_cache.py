@@ -122,3 +122,41 @@ def test_least_recently_used_binding_is_evicted():
     before = mod.add.cache_info().compiles
     mod.add(*first)
     assert mod.add.cache_info().compiles == before
+
+
+def test_the_gil_is_released_while_a_kernel_runs():
+    """While one thread is inside a kernel, the main thread runs Python code. The switch
+    interval is set far beyond the kernel's run, so that were the GIL held for the call, the
+    main thread (woken by the event) would get it only once the worker had finished, and count
+    nothing. Released, it counts all through the run."""
+    import sys
+
+    mod = athene.compile("""
+kernel heavy(x: f32[N]) -> (y: f32[M]) {
+    y[i] = sum(k: exp(x[k] * 0.001) * f32(i))
+}
+""", sizes={"M": 2000})
+    x = np.ones(2000, np.float32)
+    mod.heavy(x[:10])  # the compile out of the way
+    state = {"done": False}
+    started = threading.Event()
+
+    def work():
+        started.set()
+        state["y"] = mod.heavy(x)
+        state["done"] = True
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1.0)
+    try:
+        th = threading.Thread(target=work)
+        th.start()
+        started.wait()
+        ticks = 0
+        while not state["done"]:
+            ticks += 1
+        th.join()
+    finally:
+        sys.setswitchinterval(old)
+    assert ticks > 0
+    np.testing.assert_allclose(state["y"][:3], np.arange(3) * 2000 * np.exp(np.float32(0.001)), rtol=1e-4)
