@@ -312,3 +312,12 @@ def test_public_api_has_docstrings_and_hints():
             assert inspect.signature(obj).return_annotation is not inspect.Signature.empty, name
     for meth in ("__call__", "explain", "plan", "dump", "layouts", "cache_info", "storage_pointers"):
         assert getattr(athene.Kernel, meth).__doc__, meth
+
+
+def test_failing_reduction_leaves_out_untouched():
+    m = athene.compile("kernel rmax(x: f32[N, K]) -> (y: f32[N]) {\n    y[i] = max(k: x[i, k])\n}\n")
+    out = np.full(3, 5, np.float32)
+    with pytest.raises(athene.RunError, match="empty range"):
+        m.rmax(np.zeros((3, 0), np.float32), out=out)
+    np.testing.assert_array_equal(out, 5)
+    np.testing.assert_array_equal(m.rmax(np.ones((3, 2), np.float32), out=out), 1)
