@@ -397,7 +397,7 @@ static void check_call(Checker *ck, Node *n)
 }
 
 /* A reduction or 'let' bound: an integer literal or a size symbol. */
-static Dim bound_dim(Checker *ck, Node *b)
+static Dim bound_dim(Checker *ck, Node *b, const char *what)
 {
 	if (b->kind == N_INT && b->ival >= 0)
 		return (Dim){-1, b->ival, b->sp};
@@ -406,7 +406,7 @@ static Dim bound_dim(Checker *ck, Node *b)
 		if (s >= 0)
 			return (Dim){s, 0, b->sp};
 	}
-	error_at(&ck->c->diag, b->sp, "a reduction bound must be a non-negative integer or a size symbol");
+	error_at(&ck->c->diag, b->sp, "%s bound must be a non-negative integer or a size symbol", what);
 }
 
 static void check_reduce(Checker *ck, Node *n)
@@ -416,7 +416,7 @@ static void check_reduce(Checker *ck, Node *n)
 	for (int i = 0; i < n->nrvars; i++) {
 		Var *v = new_var(ck, n->rnames[i], n->rspans[i], V_RED);
 		if (n->rbounds[i]) {
-			v->ext = bound_dim(ck, n->rbounds[i]);
+			v->ext = bound_dim(ck, n->rbounds[i], "a reduction");
 			v->ext_known = true;
 		}
 		for (int j = 0; j < i; j++)
@@ -580,6 +580,9 @@ static void check_stmt(Checker *ck, Stmt *s, int i)
 		if (s->t->role == ROLE_OUT) {
 			v->ext = s->t->dims[d];
 			v->ext_known = true;
+		} else if (s->bound[d]) { /* let t[i < N]: given, not inferred */
+			v->ext = bound_dim(ck, s->bound[d], "a let's");
+			v->ext_known = true;
 		}
 		push_var(ck, v);
 	}
@@ -705,12 +708,29 @@ static void lin_print(Buf *b, const Kernel *k, const Lin *l)
 }
 
 /* A subscript out of bounds for every size of the symbols it involves. */
+/* Loads evaluated only under a condition (a branch of where(), the right
+ * side of && or ||), by load id: their bounds depend on the condition, and
+ * lowering proves them once the sizes are bound. */
+static void mark_guarded(const Node *n, bool guarded, bool *out)
+{
+	if (n->kind == N_LOAD || n->kind == N_FLAT)
+		out[n->load_id] = guarded;
+	bool branch = n->kind == N_OP && (n->op == OP_WHERE || n->op == OP_AND || n->op == OP_OR);
+	for (int i = 0; i < n->nargs; i++)
+		mark_guarded(n->args[i], guarded || (branch && i > 0), out);
+}
+
 static void check_symbolic_bounds(Checker *ck)
 {
 	Kernel *k = ck->k;
 	Lin one = {.c = 1};
+	bool *guarded = arena_alloc(&ck->c->arena, (size_t)k->loads.n + 1);
+	for (int i = 0; i < k->stmts.n; i++)
+		mark_guarded(((Stmt *)k->stmts.v[i])->rhs, false, guarded);
 	for (int i = 0; i < k->loads.n; i++) {
 		Node *n = k->loads.v[i];
+		if (guarded[i])
+			continue;
 		for (int d = 0; d < n->nargs && n->kind == N_LOAD; d++) {
 			Lin lo, hi, dim = lin_dim(n->t->dims[d]), over;
 			uint64_t seen = 0;

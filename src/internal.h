@@ -247,6 +247,7 @@ typedef struct Stmt {
 	Span sp;
 	Tensor *t;
 	Var *lhs[MAXRANK];
+	Node *bound[MAXRANK]; /* let t[i < N]: the range given, NULL where inferred */
 	int nlhs;
 	Node *rhs;
 } Stmt;

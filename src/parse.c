@@ -496,6 +496,7 @@ static Stmt *statement(Parser *p)
 			var->name = v->name;
 			var->sp = v->sp;
 			var->kind = V_LHS;
+			s->bound[s->nlhs] = is_let && accept(p, '<') ? expr(p) : NULL; /* let t[i < N] */
 			s->lhs[s->nlhs++] = var;
 			if (!accept(p, ','))
 				break;

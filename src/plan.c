@@ -532,11 +532,16 @@ static void store_tiles(const Plan *p, const PlanStmt *ps)
 static void add_note(PlanStmt *ps, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void add_note(PlanStmt *ps, const char *fmt, ...)
 {
-	size_t len = strlen(ps->notes);
+	char line[sizeof ps->notes];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(ps->notes + len, sizeof ps->notes - len, fmt, ap);
+	vsnprintf(line, sizeof line, fmt, ap);
 	va_end(ap);
+	for (const char *at = ps->notes; (at = strstr(at, line)); at++)
+		if (at == ps->notes || at[-1] == '\n')
+			return; /* one line for the copies of a load */
+	size_t len = strlen(ps->notes);
+	snprintf(ps->notes + len, sizeof ps->notes - len, "%s", line);
 }
 
 /* A target with no 64-bit vector types: index tensors are narrowed to i32

@@ -1051,6 +1051,158 @@ def f64_to_i32_transposed(rng):
     return {"x": x}, {"y": x.T.astype(i32)}
 
 
+# ---- inductor.ath and masked.ath: the index forms Inductor emits, masked loads
+
+IND = "inductor.ath"
+MSK = "masked.ath"
+
+
+def wrapped_idx(rng, n, size):
+    """Indices in [-n, n) with both ends and negatives."""
+    return np.concatenate([[-n, -1, 0, n - 1], idx(rng, -n, n, size - 4)]).astype(i64)
+
+
+@case(IND)
+def embed_wrap_flat(rng):
+    t, ind = randn(rng, 64, 32), wrapped_idx(rng, 64, 8)
+    return {"t": t, "idx": ind}, {"out": t[ind]}
+
+
+@case(IND)
+def embed_wrap_dim(rng):
+    t, ind = randn(rng, 64, 32), wrapped_idx(rng, 64, 8)
+    return {"t": t, "idx": ind}, {"out": t[ind]}
+
+
+@case(IND)
+def index_select_cols(rng):
+    t, ind = randn(rng, 16, 64), wrapped_idx(rng, 64, 5)
+    return {"t": t, "idx": ind}, {"out": t[:, ind]}
+
+
+@case(IND)
+def embed_flat_digit(rng):
+    t, ind = randn(rng, 64, 32), idx(rng, 0, 64, 10)
+    return {"t": t, "idx": ind}, {"y": t[ind].reshape(-1)}
+
+
+@case(IND)
+def embed_flat_digit_two(rng):
+    a, b = randn(rng, 64, 32), randn(rng, 20, 32)
+    ia, ib = wrapped_idx(rng, 64, 10), idx(rng, 0, 20, 10, i32)
+    return {"a": a, "b": b, "ia": ia, "ib": ib}, {"y": (a[ia] + b[ib]).reshape(-1)}
+
+
+@case(IND)
+def embed_flat_digit_2d(rng):
+    t, ind = randn(rng, 64, 32), wrapped_idx(rng, 64, 10).reshape(2, 5)
+    return {"t": t, "idx": ind}, {"y": t[ind].reshape(-1)}
+
+
+@case(IND)
+def embed_flat_digit_wrap(rng):
+    t, ind = randn(rng, 64, 32), wrapped_idx(rng, 64, 10)
+    return {"t": t, "idx": ind}, {"y": t[ind].reshape(-1)}
+
+
+@case(IND)
+def slice_step5_flat(rng):
+    x = randn(rng, 6, 17)
+    return {"x": x}, {"y": x[:, 2::5]}
+
+
+@case(IND)
+def slice_step5(rng):
+    x = randn(rng, 6, 17)
+    return {"x": x}, {"y": x[:, 2::5]}
+
+
+@case(IND)
+def slice_23_step24_flat(rng):
+    x = randn(rng, 4, 128)
+    return {"x": x}, {"y": x[:, 23::24]}
+
+
+@case(IND)
+def slice_rev_steps(rng):
+    x = randn(rng, 6, 17)
+    return {"x": x}, {"y": x[::-2, 16::-7].T}
+
+
+@case(IND)
+def slice_steps_strided_layout(rng):
+    x = randn(rng, 5, 9)  # its logical value; --in lays it out
+    return {"x": x}, {"y": x[1::3, ::4]}
+
+
+@case(IND)
+def clamp_shift(rng):
+    x = randn(rng, 64)
+    return {"x": x}, {"y": x[np.clip(np.arange(64) - 1, 0, 63)].reshape(4, 16)}
+
+
+@case(IND, tol=(1e-5, 1e-6))
+def softmax_flat(rng):
+    x = randn(rng, 64, 32)
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return {"x": x}, {"y": (e / e.sum(axis=1, keepdims=True)).astype(f32)}
+
+
+@case(MSK)
+def pad_cols_flat(rng):
+    x = randn(rng, 4, 16)
+    return {"x": x}, {"y": np.pad(x, ((0, 0), (1, 2)))}
+
+
+@case(MSK)
+def pad_cols(rng):
+    x = randn(rng, 4, 16)
+    return {"x": x}, {"y": np.pad(x, ((0, 0), (1, 2)), constant_values=-1.0)}
+
+
+@case(MSK)
+def pad_2d(rng):
+    x = randn(rng, 4, 16)
+    return {"x": x}, {"y": np.pad(x, ((2, 1), (1, 3)))}
+
+
+@case(MSK)
+def cat_cols(rng):
+    a, b = randn(rng, 4, 16), randn(rng, 4, 8)
+    return {"a": a, "b": b}, {"y": np.concatenate([a, b], 1)}
+
+
+@case(MSK)
+def cat_rows_flat(rng):
+    a, b = randn(rng, 4, 16), randn(rng, 3, 16)
+    return {"a": a, "b": b}, {"y": np.concatenate([a, b], 0)}
+
+
+@case(MSK)
+def cat_three(rng):
+    a, b, c = randn(rng, 5), randn(rng, 3), randn(rng, 4)
+    return {"a": a, "b": b, "c": c}, {"y": np.concatenate([a, b, c])}
+
+
+@case(MSK)
+def pad_all_masked(rng):
+    x = randn(rng, 4, 16)
+    return {"x": x}, {"y": np.full((4, 16), 1.5, dtype=f32)}
+
+
+@case(MSK)
+def diff_left(rng):
+    x = randn(rng, 8, 32)
+    return {"x": x}, {"y": x - np.pad(x, ((0, 0), (1, 0)))[:, :32]}
+
+
+@case(MSK)
+def window_sum_padded(rng):
+    x = randn(rng, 64)
+    p = np.pad(x, (1, 1))
+    return {"x": x}, {"y": (p[:-2] + p[1:-1] + p[2:]).astype(f32)}
+
+
 # ----------------------------------------------------------------------------- helpers
 
 
@@ -1394,3 +1546,114 @@ def test_bf16_rounding_helper():
                  dtype=f32)
     np.testing.assert_array_equal(
         bf16_round(x), np.array([1.0, 1.0, 1.0 + 4 * 2**-8, 1.0 + 2**-7, -2.5, 0.0], dtype=f32))
+
+
+# ---- inductor.ath and masked.ath: errors, other shapes, what explain says
+
+
+def test_inductor_wrap_out_of_range_is_a_clean_error(tmp_path):
+    """The recognised wrap accepts [-64, 64): -65 and 64 are clean, located errors."""
+    t = randn(rng_for("iw"), 64, 32)
+    for bad in (-65, 64, -1000):
+        for kernel in ("embed_wrap_flat", "embed_wrap_dim"):
+            ind = np.array([0, -1, bad, 3, 0, 0, 0, 0], dtype=i64)
+            r, _ = run_kernel(tmp_path, IND, kernel, {"t": t, "idx": ind}, ["out"])
+            assert r.returncode == 1, r.stdout + r.stderr
+            assert "error" in r.stderr and "'t'" in r.stderr and "inductor.ath:" in r.stderr, r.stderr
+            assert re.search(r"out\[\s*2\s*,\s*0\s*\]", r.stderr), r.stderr
+            assert not (tmp_path / "out_out.npy").exists()
+
+
+@pytest.mark.parametrize("kernel", ["embed_wrap_flat", "embed_wrap_dim", "index_select_cols",
+                                    "embed_flat_digit", "embed_flat_digit_wrap",
+                                    "embed_flat_digit_two", "embed_flat_digit_2d"])
+@pytest.mark.parametrize("target", ["cpu", "tpu"])
+def test_inductor_gathers_are_row_gathers(kernel, target):
+    r = athene("explain", EXAMPLES / IND, "--kernel", kernel, "--target", target)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "row gather" in r.stdout and "element gather" not in r.stdout, r.stdout
+    assert "scalar prefetch" in r.stdout, r.stdout
+
+
+@pytest.mark.parametrize("kernel", ["slice_step5_flat", "slice_step5", "slice_23_step24_flat",
+                                    "slice_rev_steps", "slice_steps_strided_layout"])
+def test_strided_slices_of_declared_dims_are_views(kernel):
+    r = athene("explain", EXAMPLES / IND, "--kernel", kernel)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "element gather" not in r.stdout and "strided" in r.stdout, r.stdout
+
+
+def test_clamp_reason_is_honest():
+    r = athene("explain", EXAMPLES / IND, "--kernel", "clamp_shift")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "reads no data" in r.stdout and "[0, 62]" in r.stdout, r.stdout
+    assert "data-dependent" not in r.stdout, r.stdout
+
+
+@pytest.mark.parametrize("kernel", ["pad_cols_flat", "pad_cols", "pad_2d", "cat_cols",
+                                    "cat_rows_flat", "cat_three", "diff_left"])
+def test_masked_loads_are_views_with_a_masked_region(kernel):
+    r = athene("explain", EXAMPLES / MSK, "--kernel", kernel)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "element gather" not in r.stdout, r.stdout
+    assert "pad (" in r.stdout and "masked: read only where" in r.stdout, r.stdout
+
+
+PAD_KERNEL = """
+kernel pad(x: f32[R, C]) -> (y: f32[{rows}, {cols}]) {{
+    y[i, j] = where(i >= {top} && i < {top} + R && j >= {left} && j - {left} < C, x[i - {top}, j - {left}], 2.5)
+}}
+"""
+
+
+@pytest.mark.parametrize("shape,pads", [((1, 1), (0, 0, 0, 0)), ((3, 5), (1, 0, 0, 2)),
+                                        ((2, 7), (3, 3, 1, 1)), ((6, 1), (0, 4, 5, 0)),
+                                        ((4, 4), (0, 0, 9, 0))])
+def test_pads_of_several_shapes(shape, pads, tmp_path):
+    top, bottom, left, right = pads
+    rows, cols = shape[0] + top + bottom, shape[1] + left + right
+    src = tmp_path / "pad.ath"
+    src.write_text(PAD_KERNEL.format(rows=rows, cols=cols, top=top, left=left))
+    x = randn(rng_for("pads"), *shape)
+    r, got = run_kernel(tmp_path, src, "pad", {"x": x}, ["y"])
+    exp = np.pad(x, ((top, bottom), (left, right)), constant_values=2.5)
+    check_outputs(r, got, {"y": exp}, None)
+    e = athene("explain", src, "--size", f"R={shape[0]}", "--size", f"C={shape[1]}")
+    assert e.returncode == 0 and "element gather" not in e.stdout, e.stdout + e.stderr
+
+
+def test_masked_load_out_of_bounds_inside_its_mask_is_an_error(tmp_path):
+    """The guard narrows the check, it does not switch it off: j - 1 < 17 lets j - 1 = 16 through."""
+    src = tmp_path / "badpad.ath"
+    src.write_text("kernel k(x: f32[4, 16]) -> (y: f32[4, 19]) {\n"
+                   "    y[i, j] = where(j >= 1 && j < 18, x[i, j - 1], 0.0)\n}\n")
+    r = athene("check", src)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "badpad.ath:2:" in r.stderr and "out of bounds" in r.stderr and "j=17" in r.stderr, r.stderr
+
+
+def test_load_in_the_branch_not_taken_is_not_checked(tmp_path):
+    """Without the where, the same load is a compile error."""
+    src = tmp_path / "p.ath"
+    src.write_text("kernel k(x: f32[16]) -> (y: f32[18]) {\n    y[i] = x[i - 1]\n}\n")
+    assert athene("check", src).returncode == 1
+
+
+@pytest.mark.parametrize("target", ["cpu", "tpu"])
+def test_huge_sizes_plan_without_internal_errors(target, tmp_path):
+    src = tmp_path / "huge.ath"
+    src.write_text("kernel k(x: f32[N]) -> (y: f32[N]) { y[i] = x[i] }\n"
+                   "kernel r(x: f32[N]) -> (y: f32[]) { y = max(i: x[i]) }\n")
+    for n in (9223372036854775807, 4611686018427387904):
+        r = athene("explain", src, "--size", f"N={n}", "--target", target, timeout=20)
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert "internal" not in r.stderr, r.stderr
+
+
+def test_tpu_unfold_on_large_dims_is_a_valid_plan(tmp_path):
+    src = tmp_path / "unfold.ath"
+    src.write_text("kernel k(x: f32[6, 1048576]) -> (y: f32[16, 9]) "
+                   "{ y[p, q] = x[p // 4 + q // 3, p % 4 + q % 3] }\n")
+    r = athene("explain", src, "--target", "tpu")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "over the tpu budget" in r.stdout, r.stdout
