@@ -4,6 +4,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -20,9 +21,19 @@ struct Chunk {
 	_Alignas(16) unsigned char mem[];
 };
 
+/* Arena memory is zeroed, so every page of a block is touched: a block
+ * larger than the machine's memory could only end in the OOM killer. */
+static bool beyond_memory(size_t n)
+{
+	if (n < ((size_t)1 << 30))
+		return false;
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+	return pages > 0 && size > 0 && n / (size_t)size >= (size_t)pages;
+}
+
 void *arena_try_alloc(Arena *a, size_t n)
 {
-	if (n > SIZE_MAX - 64 - sizeof(Chunk))
+	if (n > SIZE_MAX - 64 - sizeof(Chunk) || beyond_memory(n))
 		return NULL;
 	n = (n + 15) & ~(size_t)15;
 	Chunk *c = a->head;
