@@ -28,7 +28,9 @@ class BuildWithLibrary(build_py):
         out = (HERE / "build" / "libathene").resolve()
         lib = out / "libathene.so"
         make = os.environ.get("MAKE", "make")
-        subprocess.run([make, "-C", str(ROOT), f"B={out}", str(lib)], check=True)
+        # an outer make's command line (make test B=... CFLAGS=-fsanitize=...) is not this build's
+        env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+        subprocess.run([make, "-C", str(ROOT), f"B={out}", str(lib)], check=True, env=env)
         try:  # every symbol must resolve: a shared library links with undefined ones
             ctypes.CDLL(str(lib))
         except OSError as e:
