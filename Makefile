@@ -119,8 +119,12 @@ $(B)/compile_bench: bench/compile_bench.c tests/testlib.h $(B)/libathene.a
 $(B)/reliability_bench: bench/reliability_bench.c $(B)/libathene.a
 	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) $< $(B)/libathene.a -o $@ $(LDLIBS)
 
-bench: all $(B)/compile_bench $(B)/reliability_bench
+$(B)/exec_bench: bench/exec_bench.c tests/testlib.h $(B)/libathene.a
+	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) -Itests $< $(B)/libathene.a -o $@ $(LDLIBS)
+
+bench: all $(B)/compile_bench $(B)/reliability_bench $(B)/exec_bench
 	./$(B)/compile_bench $(SIZEARGS) $(EXAMPLES)
+	./$(B)/exec_bench bench/perf.ath
 	./$(B)/reliability_bench
 	@$(MAKE) --no-print-directory python-bench
 

@@ -113,6 +113,17 @@ static int access_of(Builder *b, const Node *n, const Env *env)
 	die("a load that is no access of its statement");
 }
 
+/* Does a subscript read data (a load inside it)? */
+static bool reads_data(const Node *n)
+{
+	if (n->kind == N_LOAD || n->kind == N_FLAT)
+		return true;
+	for (int i = 0; i < n->nargs; i++)
+		if (reads_data(n->args[i]))
+			return true;
+	return false;
+}
+
 static void collect_atoms(const Sym *s, const Sym **atoms, int *n, int max)
 {
 	if (s->kind == S_ATOM) {
@@ -164,6 +175,21 @@ static int load(Builder *b, const Node *n, const Env *env)
 			ins.atom[i] = atoms[i];
 			ins.atom_reg[i] = index_expr(b, atoms[i]->p, env);
 		}
+	}
+	/* a data-dependent subscript of a dim with stride 0 leaves no atom in
+	 * the offset, but is bounds-checked all the same */
+	for (int d = 0; n->kind == N_LOAD && d < n->nargs; d++) {
+		bool atom = false;
+		for (int i = 0; i < na; i++)
+			atom |= atoms[i]->p == n->args[d];
+		if (atom || !reads_data(n->args[d]))
+			continue;
+		if (!ins.check_reg) {
+			ins.check_reg = arena_alloc(&b->in->arena, (size_t)n->nargs * sizeof *ins.check_reg);
+			ins.check_dim = arena_alloc(&b->in->arena, (size_t)n->nargs * sizeof *ins.check_dim);
+		}
+		ins.check_reg[ins.nchecks] = index_expr(b, n->args[d], env);
+		ins.check_dim[ins.nchecks++] = d;
 	}
 	return emit(b, ins);
 }
@@ -290,6 +316,8 @@ void body_print(Buf *b, const Prog *p)
 			buf_printf(b, " %%%d", x->a[i]);
 		for (int i = 0; i < x->natoms; i++)
 			buf_printf(b, "%s%%%d", i ? ", " : "  atoms ", x->atom_reg[i]);
+		for (int i = 0; i < x->nchecks; i++)
+			buf_printf(b, "%s%%%d (dim %d)", i ? ", " : "  checks ", x->check_reg[i], x->check_dim[i]);
 		if (x->exact)
 			buf_printf(b, "  [exact]");
 		if (x->scope)

@@ -73,10 +73,11 @@ static void where_str(char *s, size_t n, const Stmt *st, const int64_t *val)
  * atom is the offending atom of load `ld`, value its value (raw: the value
  * before wrap, when the subscript is a wrap). */
 static void exec_index_error(RunErr *e, const Inst *in, const Stmt *st, const int64_t *val, int64_t pos,
-                      const Node *ld, const Sym *atom, int64_t value, int64_t raw, int64_t m)
+                             const Node *ld, const Node *sub, int64_t value, int64_t raw, int64_t m)
 {
 	char at[160], msg[900];
-	const Node *sub = atom ? atom->p : ld->args[0];
+	if (!sub)
+		sub = ld->args[0];
 	where_str(at, sizeof at, st, val);
 	const Layout *l = tensor_layout(in, ld->t);
 	int dim = -1;
@@ -185,7 +186,7 @@ static int point_leaf(void *env, const Sym *s, int64_t *out)
 			if (*out < s->lo || *out > s->hi) {
 				int64_t raw, m;
 				wrap_parts(pt->s->p, pt->reg, x->atom_reg[i], &raw, &m);
-				exec_index_error(pt->s->err, pt->s->in, pt->s->ps->stmt, pt->val, pt->pos, x->src, s, *out, raw, m);
+				exec_index_error(pt->s->err, pt->s->in, pt->s->ps->stmt, pt->val, pt->pos, x->src, s->p, *out, raw, m);
 				pt->bad = true;
 			}
 			return SYM_OK;
@@ -193,11 +194,26 @@ static int point_leaf(void *env, const Sym *s, int64_t *out)
 	return SYM_EOVF;
 }
 
+/* Is v inside the dim of load x that check c is about? */
+static bool in_dim(const Inst *in, const Ins *x, int c, int64_t v)
+{
+	return v >= 0 && v < tensor_layout(in, x->src->t)->shape[x->check_dim[c]];
+}
+
 static Val point_load(Point *pt, const Ins *x)
 {
 	const Scalar *s = pt->s;
 	const Access *ac = s->ps->acc.v[x->operand];
 	int64_t off;
+	for (int c = 0; c < x->nchecks; c++) {
+		int64_t v = pt->reg[x->check_reg[c]].i, raw, m;
+		if (in_dim(s->in, x, c, v))
+			continue;
+		wrap_parts(s->p, pt->reg, x->check_reg[c], &raw, &m);
+		exec_index_error(s->err, s->in, s->ps->stmt, pt->val, pt->pos, x->src, x->src->args[x->check_dim[c]], v, raw, m);
+		pt->bad = true;
+		return (Val){0};
+	}
 	pt->load = x;
 	bool was_bad = pt->bad;
 	if (sym_eval(ac->off, point_leaf, pt, &off) || pt->bad) {
@@ -393,6 +409,14 @@ typedef struct W {
 	int ustart[64];   /* per scope: index in nsd of its first varying dim */
 	int64_t *val;     /* per variable id */
 	bool bad;
+	/* the scope-0 box being run: operands not contiguous in its dense
+	 * order are staged whole (transposed by the box copy), and so is the
+	 * result when the output's view is not */
+	const XBox *box0;
+	int64_t dense0[XMAXD]; /* element strides of the dense box, per dim */
+	unsigned char **stage; /* per access: its staged box, NULL if read in place */
+	unsigned char **keep;  /* per access: the buffer, kept between boxes */
+	size_t *cap;
 } W;
 
 /* The scope of a reduction variable in the program, -1 for none. */
@@ -491,11 +515,13 @@ static bool sym_uses_var(const Sym *s, const Var *v)
  * guard or inside a reduction, gathers whose index varies in a block. */
 static bool needs_points(const X *x, const PlanOperand *op, int reg)
 {
-	if (op->cls == VIEW_ELEM)
+	if (op->cls == VIEW_ELEM || x->p->ins[reg].nchecks)
 		return true;
 	if (!op->view->ngat)
 		return false;
 	const Ins *ld = &x->p->ins[reg];
+	if (ld->nchecks)
+		return true; /* subscripts the offset does not show: checked point by point */
 	if (ld->guard >= 0 || ld->scope != 0)
 		return true;
 	for (int g = 0; g < op->view->ngat; g++) {
@@ -571,39 +597,100 @@ static bool setup(X *x, const Inst *in, int si, void *const *storage, void **let
 
 /* ---- boxes of a block ---- */
 
-/* Splits the range [lo, hi) of variable i into boxes over its digits: whole
- * lower digits and a range of the top one, then the partial rest. */
-static int var_boxes(const X *x, int i, int64_t lo, int64_t hi, XBox *out, int max)
+/* Splits the range [lo, hi) of a variable into boxes over its digits
+ * (dims[0] the top one, places decreasing to 1): at each level a partial
+ * head, a run of whole digits, a partial tail. r is relative to the prefix
+ * fixed by the levels above (within one unit of the level above). */
+static int split_range(const X *x, const int *dims, int nd, int lv, int64_t lo, int64_t hi, XBox *cur, XBox *out,
+                       int nb, int max)
 {
-	int dims[16], nd = 0, nb = 0;
-	for (int k = 0; k < x->nd; k++)
-		if (x->d[k].var == i)
-			dims[nd++] = k; /* top digit first */
-	int64_t base = lo;
-	for (int lv = 0; lv < nd && hi > base && nb < max; lv++) {
-		const XDim *d = &x->d[dims[lv]];
-		int64_t q0 = (base - lo) / d->place, q1 = (hi - lo) / d->place;
-		XBox *b = &out[nb];
-		/* digits above this level are fixed by the previous levels */
-		for (int u = 0; u < lv; u++) {
-			const XDim *du = &x->d[dims[u]];
-			int64_t c = (base / du->place) % (u == 0 ? INT64_MAX : du->n);
-			b->lo[dims[u]] = c;
-			b->hi[dims[u]] = c + 1;
+	if (lo >= hi || nb >= max)
+		return nb;
+	const XDim *d = &x->d[dims[lv]];
+	int64_t P = d->place, qlo = lo / P, qhi = hi / P;
+	if (lv == nd - 1) { /* place 1: the digit is r itself */
+		cur->lo[dims[lv]] = lo;
+		cur->hi[dims[lv]] = hi;
+		out[nb] = *cur;
+		return nb + 1;
+	}
+	if (qlo == qhi) { /* within one unit of this level */
+		cur->lo[dims[lv]] = qlo;
+		cur->hi[dims[lv]] = qlo + 1;
+		return split_range(x, dims, nd, lv + 1, lo - qlo * P, hi - qlo * P, cur, out, nb, max);
+	}
+	if (lo % P) { /* the head: one value of this digit, part of the lower ones */
+		cur->lo[dims[lv]] = qlo;
+		cur->hi[dims[lv]] = qlo + 1;
+		nb = split_range(x, dims, nd, lv + 1, lo - qlo * P, P, cur, out, nb, max);
+		qlo++;
+	}
+	if (qhi > qlo && nb < max) { /* whole lower digits */
+		cur->lo[dims[lv]] = qlo;
+		cur->hi[dims[lv]] = qhi;
+		for (int u = lv + 1; u < nd; u++) {
+			cur->lo[dims[u]] = 0;
+			cur->hi[dims[u]] = x->d[dims[u]].n;
 		}
-		int64_t top0 = lv == 0 ? lo / d->place : (base / d->place) % d->n;
-		if (q1 > q0) {
-			b->lo[dims[lv]] = top0;
-			b->hi[dims[lv]] = top0 + (q1 - q0);
-			for (int u = lv + 1; u < nd; u++) {
-				b->lo[dims[u]] = 0;
-				b->hi[dims[u]] = x->d[dims[u]].n;
-			}
-			nb++;
-		}
-		base = lo + q1 * d->place;
+		out[nb++] = *cur;
+	}
+	if (hi % P) { /* the tail */
+		cur->lo[dims[lv]] = qhi;
+		cur->hi[dims[lv]] = qhi + 1;
+		nb = split_range(x, dims, nd, lv + 1, 0, hi - qhi * P, cur, out, nb, max);
 	}
 	return nb;
+}
+
+/* The boxes of the range [lo, hi) of PlanVar i, in increasing order of its
+ * values; only its dims are set in them. */
+static int var_boxes(const X *x, int i, int64_t lo, int64_t hi, XBox *out, int max)
+{
+	int dims[16], nd = 0;
+	XBox cur;
+	for (int k = 0; k < x->nd && nd < 16; k++)
+		if (x->d[k].var == i)
+			dims[nd++] = k; /* top digit first */
+	if (nd == 0)
+		return 1; /* a variable no access iterates over: nothing to set */
+	return split_range(x, dims, nd, 0, lo, hi, &cur, out, 0, max);
+}
+
+/* Copies the ranges of PlanVar i's dims from box `from` into box `to`. */
+static void copy_var(const X *x, int i, const XBox *from, XBox *to)
+{
+	for (int k = 0; k < x->nd; k++)
+		if (x->d[k].var == i) {
+			to->lo[k] = from->lo[k];
+			to->hi[k] = from->hi[k];
+		}
+}
+
+/* copy_box (or copy_box_par, par) over a box of any rank: dims of extent 1
+ * dropped, and dims beyond the box copy's rank looped over here. */
+static void box_copy(char *dst, const int64_t *ds, const char *src, const int64_t *ss, const int64_t *shape, int n,
+                     size_t es, int flags, bool par)
+{
+	int64_t sh[XMAXD], d2[XMAXD], s2[XMAXD];
+	int m = 0;
+	for (int k = 0; k < n; k++) {
+		if (shape[k] == 0)
+			return;
+		if (shape[k] > 1) {
+			sh[m] = shape[k];
+			d2[m] = ds[k];
+			s2[m++] = ss[k];
+		}
+	}
+	if (m > BOX_MAX_RANK) {
+		for (int64_t i = 0; i < sh[0]; i++)
+			box_copy(dst + i * d2[0], d2 + 1, src + i * s2[0], s2 + 1, sh + 1, m - 1, es, flags, par);
+		return;
+	}
+	if (par)
+		copy_box_par(dst, d2, src, s2, sh, m, es, flags, 0);
+	else
+		copy_box(dst, d2, src, s2, sh, m, es, flags);
 }
 
 /* ---- registers ---- */
@@ -737,11 +824,11 @@ static void dense(const int64_t *shape, int n, size_t es, int64_t *stride)
 	}
 }
 
-/* Reports atom k of load ins out of its range at lane l of scope s. */
-static void atom_error(W *w, int s, const Ins *ins, int k, int l)
+/* Reports the subscript `sub` of load ins, held in register r, out of
+ * range at lane l of scope s (with the raw value and modulus of a wrap). */
+static void subscript_error(W *w, int s, const Ins *ins, const Node *sub, int r, int l)
 {
 	const X *x = w->x;
-	int r = ins->atom_reg[k];
 	int64_t value = arg(w, s, r)[l].i, raw = value, m = 0;
 	while (x->p->ins[r].kind == I_CAST)
 		r = x->p->ins[r].a[0];
@@ -751,8 +838,13 @@ static void atom_error(W *w, int s, const Ins *ins, int k, int l)
 	}
 	lane_coords(w, s, l);
 	var_values(w);
-	exec_index_error(x->err, x->in, x->pd->stmt, w->val, position(w), ins->src, ins->atom[k], value, raw, m);
+	exec_index_error(x->err, x->in, x->pd->stmt, w->val, position(w), ins->src, sub, value, raw, m);
 	w->bad = true;
+}
+
+static void atom_error(W *w, int s, const Ins *ins, int k, int l)
+{
+	subscript_error(w, s, ins, ins->atom[k]->p, ins->atom_reg[k], l);
 }
 
 typedef struct {
@@ -783,6 +875,18 @@ static void store_unit(W *w);
 
 static void point_lanes(W *w, int s, const Ins *ins, Val *r);
 
+/* Element offset of the current coordinates in the dense scope-0 box. */
+static int64_t dense_offset(const W *w)
+{
+	const X *x = w->x;
+	int64_t off = 0;
+	for (int k = 0; k < x->nsd[0]; k++) {
+		int d = x->sd[0][k];
+		off += (w->coord[d] - w->box0->lo[d]) * w->dense0[d];
+	}
+	return off;
+}
+
 /* Stages operand j of load `ins` for the unit of scope s into r. */
 static void load_lanes(W *w, int s, const Ins *ins, Val *r)
 {
@@ -793,6 +897,10 @@ static void load_lanes(W *w, int s, const Ins *ins, Val *r)
 		return;
 	}
 	lane_coords(w, s, 0);
+	if (s == 0 && w->stage[ins->operand]) {
+		to_lanes(r, w->stage[ins->operand] + dense_offset(w) * (int64_t)o->es, o->dt, w->lanes[s]);
+		return;
+	}
 	int64_t off = unit_offset(w, o), shape[XMAXD], ss[XMAXD], ds[XMAXD];
 	const View *v = o->op->view;
 	for (int g = 0; g < v->ngat; g++) {
@@ -822,7 +930,7 @@ static void load_lanes(W *w, int s, const Ins *ins, Val *r)
 		to_lanes(r, src, o->dt, w->lanes[s]); /* read in place */
 		return;
 	}
-	copy_box(w->tmp, ds, src, ss, shape, n, o->es, 0);
+	box_copy((char *)w->tmp, ds, (const char *)src, ss, shape, n, o->es, 0, false);
 	to_lanes(r, w->tmp, o->dt, w->lanes[s]);
 }
 
@@ -844,6 +952,9 @@ static void point_lanes(W *w, int s, const Ins *ins, Val *r)
 		for (int k = 0; k < ins->natoms && !w->bad; k++)
 			if (atoms[k][l].i < ins->atom[k]->lo || atoms[k][l].i > ins->atom[k]->hi)
 				atom_error(w, s, ins, k, l);
+		for (int c = 0; c < ins->nchecks && !w->bad; c++)
+			if (!in_dim(x->in, ins, c, arg(w, s, ins->check_reg[c])[l].i))
+				subscript_error(w, s, ins, ins->src->args[ins->check_dim[c]], ins->check_reg[c], l);
 		if (w->bad)
 			break;
 		lane_coords(w, s, l);
@@ -961,18 +1072,64 @@ static void cast_lanes(W *w, int s, const Ins *x, Val *r)
 
 static void run_unit(W *w, int s);
 
-/* The whole domain of scope c (every variable's full range) in units of at
- * most VM_LANES points, in row-major order, for the current outer point. */
+/* Sets the dims of PlanVar i in box b to the single value v. */
+static void fix_value(const X *x, int i, int64_t v, XBox *b)
+{
+	for (int k = 0; k < x->nd; k++)
+		if (x->d[k].var == i) {
+			bool top = k == 0 || x->d[k - 1].var != i;
+			int64_t q = v / x->d[k].place;
+			b->lo[k] = top ? q : q % x->d[k].n;
+			b->hi[k] = b->lo[k] + 1;
+		}
+}
+
+/* The whole domain of reduction scope c, in row-major order of its
+ * variables: a variable whose digits do not tile its range (a partial top
+ * digit) takes several boxes, and then the variables before it are stepped
+ * one value at a time, so that no value is visited out of order or twice. */
+static void reduce_domain(W *w, int c, int acc, Red *red)
+{
+	const X *x = w->x;
+	const Scope *sc = &x->p->scopes[c];
+	int vars[MAXSCOPE], nv = 0, last = -1;
+	int64_t n[MAXSCOPE];
+	XBox box, vb[XMAXBOX];
+	for (int j = 0; j < sc->nvars; j++)
+		for (int i = 0; i < x->ps->nvars; i++)
+			if (x->ps->vars[i].var == sc->vars[j] && nv < MAXSCOPE) {
+				n[nv] = x->ps->vars[i].n;
+				vars[nv++] = i;
+			}
+	for (int j = 0; j < nv; j++) {
+		if (n[j] == 0)
+			return; /* an empty range */
+		if (var_boxes(x, vars[j], 0, n[j], vb, XMAXBOX) > 1)
+			last = j;
+	}
+	for (int j = last + 1; j < nv; j++)
+		var_boxes(x, vars[j], 0, n[j], &box, 1); /* its one box, straight into the box */
+	int64_t val[MAXSCOPE] = {0};
+	for (;;) {
+		for (int j = 0; j < last; j++)
+			fix_value(x, vars[j], val[j], &box);
+		int nb = last >= 0 ? var_boxes(x, vars[last], 0, n[last], vb, XMAXBOX) : 1;
+		for (int b = 0; b < nb && !w->bad; b++) {
+			if (last >= 0)
+				copy_var(x, vars[last], &vb[b], &box);
+			eval_box(w, c, &box, acc, red);
+		}
+		int j = last - 1;
+		while (j >= 0 && ++val[j] == n[j])
+			val[j--] = 0;
+		if (j < 0 || w->bad)
+			return;
+	}
+}
 static void reduce_lanes(W *w, int s, const Ins *x, Val *r)
 {
 	const X *xs = w->x;
 	int c = x->inner;
-	XBox full;
-	for (int k = 0; k < xs->nsd[c]; k++) {
-		int d = xs->sd[c][k];
-		full.lo[d] = 0;
-		full.hi[d] = xs->d[d].n;
-	}
 	const Val *guard = x->guard >= 0 ? arg(w, s, x->guard) : NULL;
 	for (int l = 0; l < w->lanes[s] && !w->bad; l++) {
 		Red red;
@@ -982,7 +1139,7 @@ static void reduce_lanes(W *w, int s, const Ins *x, Val *r)
 			continue;
 		w->lane[s] = l;
 		lane_coords(w, s, l);
-		eval_box(w, c, &full, x->a[0], &red);
+		reduce_domain(w, c, x->a[0], &red);
 		if (!w->bad && !red_result(&red, x->dt, &r[l])) {
 			char at[160], msg[400];
 			var_values(w);
@@ -1133,6 +1290,11 @@ static void store_unit(W *w)
 	const XOp *o = &x->op[0];
 	int64_t shape[XMAXD], ds[XMAXD], ss[XMAXD];
 	lane_coords(w, 0, 0);
+	if (w->stage[0]) {
+		from_lanes(w->stage[0] + dense_offset(w) * (int64_t)o->es, x->p->out,
+		           &w->reg[(size_t)x->p->result * VM_LANES], w->lanes[0]);
+		return;
+	}
 	int64_t off = unit_offset(w, o);
 	int n = unit_shape(w, 0, o, shape, ds);
 	dense(shape, n, o->es, ss);
@@ -1143,25 +1305,70 @@ static void store_unit(W *w)
 		return;
 	}
 	from_lanes(w->tmp, x->p->out, res, w->lanes[0]);
-	copy_box(dst, ds, w->tmp, ss, shape, n, o->es, 0);
+	box_copy((char *)dst, ds, (const char *)w->tmp, ss, shape, n, o->es, 0, false);
 }
 
-/* Pure data movement: the box from the input's view to the output's. */
-static void copy_block(W *w, const XBox *b)
+#define STAGE_MAX (64 << 20) /* bytes: larger boxes are read unit by unit */
+
+/* Copies operand j's part of the scope-0 box b between its view and the
+ * dense staging buffer (out: from the buffer to the view). */
+static void stage_copy(W *w, const XBox *b, int j, bool out)
 {
 	const X *x = w->x;
-	const XOp *dst = &x->op[0], *src = &x->op[x->p->ins[x->p->result].operand];
-	int64_t shape[XMAXD], ds[XMAXD], ss[XMAXD];
+	const XOp *o = &x->op[j];
+	int64_t shape[XMAXD], vs[XMAXD], dst[XMAXD];
 	int n = 0;
 	for (int k = 0; k < x->nsd[0]; k++) {
 		int d = x->sd[0][k];
 		w->coord[d] = b->lo[d];
 		shape[n] = b->hi[d] - b->lo[d];
-		ds[n] = dst->stride[d] * (int64_t)dst->es;
-		ss[n++] = src->stride[d] * (int64_t)src->es;
+		vs[n] = o->stride[d] * (int64_t)o->es;
+		dst[n++] = w->dense0[d] * (int64_t)o->es;
 	}
-	copy_box(dst->base + unit_offset(w, dst) * (int64_t)dst->es, ds, src->base + unit_offset(w, src) * (int64_t)src->es,
-	         ss, shape, n, dst->es, x->stream ? COPY_STREAM : 0);
+	char *view = o->base + unit_offset(w, o) * (int64_t)o->es;
+	if (out)
+		box_copy(view, vs, (const char *)w->stage[j], dst, shape, n, o->es, x->stream ? COPY_STREAM : 0, false);
+	else
+		box_copy((char *)w->stage[j], dst, view, vs, shape, n, o->es, 0, false);
+}
+
+/* Decides which operands of the scope-0 box b are staged whole: the store
+ * and the scope-0 view loads whose order is not the box's dense order. */
+static void stage_box(W *w, const XBox *b)
+{
+	const X *x = w->x;
+	int64_t points = 1;
+	w->box0 = b;
+	for (int k = x->nsd[0] - 1; k >= 0; k--) {
+		int d = x->sd[0][k];
+		w->dense0[d] = points;
+		points *= b->hi[d] - b->lo[d];
+	}
+	for (int j = 0; j < x->pd->acc.n; j++) {
+		const XOp *o = &x->op[j];
+		bool want = j == 0 || (x->opreg[j] >= 0 && x->p->ins[x->opreg[j]].scope == 0 && !o->point &&
+		                       !o->op->view->ngat);
+		bool dense = true;
+		for (int k = 0; k < x->nsd[0]; k++) {
+			int d = x->sd[0][k];
+			dense &= b->hi[d] - b->lo[d] <= 1 || o->stride[d] == w->dense0[d];
+		}
+		want &= !dense;
+		size_t bytes = (size_t)points * o->es;
+		w->stage[j] = NULL;
+		if (!want || bytes > STAGE_MAX)
+			continue;
+		if (w->cap[j] < bytes) {
+			unsigned char *p = realloc(w->keep[j], bytes);
+			if (!p)
+				continue;
+			w->cap[j] = bytes;
+			w->keep[j] = p;
+		}
+		w->stage[j] = w->keep[j];
+		if (j > 0)
+			stage_copy(w, b, j, false);
+	}
 }
 
 /* The boxes of one block: the product of every output variable's boxes. */
@@ -1186,14 +1393,22 @@ static void block_boxes(W *w, const int64_t *lo, const int64_t *hi)
 					b.lo[k] = vb[i * XMAXBOX + at[i]].lo[k];
 					b.hi[k] = vb[i * XMAXBOX + at[i]].hi[k];
 				}
-		if (x->copy)
-			copy_block(w, &b);
-		else
+		/* every box, even after an error in another: the boxes are not in
+		 * position order, and the first error is the one reported */
+		w->bad = false;
+		for (int k = 0; k < x->nsd[0]; k++)
+			w->coord[x->sd[0][k]] = b.lo[x->sd[0][k]];
+		var_values(w);
+		if (position(w) <= atomic_load(&x->err->first)) {
+			stage_box(w, &b);
 			eval_box(w, 0, &b, -1, NULL);
+			if (!w->bad && w->stage[0])
+				stage_copy(w, &b, 0, true);
+		}
 		int i = nl - 1;
 		while (i >= 0 && ++at[i] == nb[i])
 			at[i--] = 0;
-		if (i < 0 || w->bad)
+		if (i < 0)
 			break;
 	}
 done:
@@ -1232,12 +1447,56 @@ static void block_task(void *arg, int64_t t, int worker)
 		w->splat = malloc(nreg * VM_LANES * sizeof *w->splat);
 		w->tmp = malloc(VM_LANES * 8);
 		w->val = calloc((size_t)x->in->k->vars.n + 1, sizeof *w->val);
+		w->stage = calloc((size_t)x->pd->acc.n, sizeof *w->stage);
+		w->keep = calloc((size_t)x->pd->acc.n, sizeof *w->keep);
+		w->cap = calloc((size_t)x->pd->acc.n, sizeof *w->cap);
 	}
 	w->bad = false;
-	if (!w->reg || !w->splat || !w->tmp || !w->val)
+	if (!w->reg || !w->splat || !w->tmp || !w->val || !w->stage || !w->keep || !w->cap)
 		run_error(x->err, first, x->pd->stmt->sp, "cannot allocate the executor's registers");
 	else
 		block_boxes(w, lo, hi);
+}
+
+/* Pure data movement: the whole statement, box by box, as one strided copy
+ * each, which the staging engine tiles for the caches and spreads over the
+ * threads itself (a plan's blocks, sized for a body's registers, would only
+ * cut its tiles short). */
+static void copy_stmt(const X *x)
+{
+	const PlanStmt *ps = x->ps;
+	const XOp *dst = &x->op[0], *src = &x->op[x->p->ins[x->p->result].operand];
+	int nl = ps->nlhs, nb[MAXSCOPE], at[MAXSCOPE] = {0};
+	XBox *vb = malloc((size_t)(nl ? nl : 1) * XMAXBOX * sizeof *vb);
+	if (!vb) {
+		run_error(x->err, 0, x->pd->stmt->sp, "cannot allocate the executor's boxes");
+		return;
+	}
+	for (int i = 0; i < nl; i++)
+		if ((nb[i] = var_boxes(x, i, 0, ps->vars[i].n, &vb[i * XMAXBOX], XMAXBOX)) == 0)
+			goto done;
+	for (;;) {
+		int64_t shape[XMAXD], ds[XMAXD], ss[XMAXD], doff = dst->start, soff = src->start;
+		int n = 0;
+		for (int k = 0; k < x->nsd[0]; k++) {
+			int d = x->sd[0][k];
+			const XBox *b = &vb[x->d[d].var * XMAXBOX + at[x->d[d].var]];
+			shape[n] = b->hi[d] - b->lo[d];
+			ds[n] = dst->stride[d] * (int64_t)dst->es;
+			ss[n++] = src->stride[d] * (int64_t)src->es;
+			doff += b->lo[d] * dst->stride[d];
+			soff += b->lo[d] * src->stride[d];
+		}
+		box_copy(dst->base + doff * (int64_t)dst->es, ds, src->base + soff * (int64_t)src->es, ss, shape, n, dst->es,
+		         x->stream ? COPY_STREAM : 0, true);
+		int i = nl - 1;
+		while (i >= 0 && ++at[i] == nb[i])
+			at[i--] = 0;
+		if (i < 0)
+			break;
+	}
+done:
+	free(vb);
 }
 
 /* Runs planned statement si through its plan; false when it is no box
@@ -1249,13 +1508,20 @@ static bool exec_stmt(const Inst *in, int si, void *const *storage, void **lets,
 	int nw = pool_threads();
 	if (ok && !(x->w = calloc((size_t)nw, sizeof *x->w)))
 		ok = false;
-	if (ok)
+	if (ok && x->copy)
+		copy_stmt(x);
+	else if (ok)
 		pool_run(x->ntasks, block_task, x, nw);
 	for (int i = 0; x && x->w && i < nw; i++) {
 		free(x->w[i].reg);
 		free(x->w[i].splat);
 		free(x->w[i].tmp);
 		free(x->w[i].val);
+		for (int j = 0; x->w[i].keep && j < x->pd->acc.n; j++)
+			free(x->w[i].keep[j]);
+		free(x->w[i].stage);
+		free(x->w[i].keep);
+		free(x->w[i].cap);
 	}
 	if (x) {
 		free(x->op);

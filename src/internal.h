@@ -623,6 +623,9 @@ typedef struct {
 	int natoms;     /* I_LOAD: registers holding the data-dependent atoms of its offset */
 	const Sym **atom;
 	int *atom_reg;
+	int nchecks;    /* I_LOAD: data-dependent subscripts the offset does not show */
+	int *check_reg; /* (of dims with stride 0), checked against their dim */
+	int *check_dim;
 	const Var *var; /* I_IVAR */
 	Val c;          /* I_CONST */
 	const Node *src;/* where it comes from, for messages */

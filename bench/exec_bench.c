@@ -1,0 +1,270 @@
+/* Executor benchmark: in one process and one run, "copy" (the faster of
+ * athene's own copy kernel y[i] = x[i] over 256 MiB and a memcpy split over
+ * the same threads), then every kernel of the given files run natively,
+ * best of N after a warm-up, each printed as GB/s, the fraction of copy and
+ * the time; then the median and minimum fraction over the kernels whose
+ * name starts with "perm" (the HPTT permutations). Copy is measured again
+ * between kernels and the best of all its measurements is the reference, so
+ * a noisy neighbour lowers fractions rather than raising them.
+ *
+ * Bytes are the bytes a kernel logically moves: each output element once,
+ * and each input element it reads once (from its views: the digits that
+ * move, times the rows a gather selects, at most the storage). For a strided
+ * read that skips inside cache lines the physical limit is printed too:
+ * copy × logical bytes ÷ bytes of the cache lines touched.
+ *   exec_bench [--repeat N] [--threads N] [--only NAME] FILE... */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+#include "testlib.h"
+
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static int repeat = 5;
+static double best_copy;
+
+typedef struct {
+	char *dst;
+	const char *src;
+	size_t bytes;
+	int64_t parts;
+} Memcpy;
+
+static void memcpy_task(void *arg, int64_t t, int worker)
+{
+	(void)worker;
+	const Memcpy *m = arg;
+	size_t per = m->bytes / (size_t)m->parts, at = (size_t)t * per;
+	memcpy(m->dst + at, m->src + at, t == m->parts - 1 ? m->bytes - at : per);
+}
+
+/* Distinct input elements an access reads: the view's moving digits, at
+ * most the storage (a gather: see traffic). */
+static double read_elems(const Inst *in, const Access *ac)
+{
+	const View *v = &ac->view;
+	double n = 1;
+	int64_t storage = tensor_layout(in, ac->t)->storage;
+	if (v->cls == VIEW_ELEM)
+		return (double)storage;
+	for (int d = 0; d < v->ndig; d++)
+		if (v->dig[d].axis >= 0)
+			n *= (double)v->dig[d].n;
+	return n < (double)storage ? n : (double)storage;
+}
+
+/* Logical bytes and the bytes of the cache lines the reads touch. */
+static void traffic(const Inst *in, double *logical, double *lines)
+{
+	const Kernel *k = in->k;
+	*logical = *lines = 0;
+	for (int p = 0; p < in->nplanned; p++) {
+		const Planned *ps = &in->planned[p];
+		int64_t points = 1;
+		for (int d = 0; d < ps->stmt->nlhs; d++)
+			points *= in->n[ps->stmt->lhs[d]->id];
+		for (int j = 0; j < ps->acc.n; j++) {
+			const Access *ac = ps->acc.v[j];
+			double es = (double)athene_dtype_size(ac->t->dt), n;
+			if (ac->t->role == ROLE_LET)
+				continue;
+			if (!ac->load) {
+				n = (double)points;
+				*logical += n * es;
+				*lines += n * es;
+				continue;
+			}
+			n = read_elems(in, ac);
+			if (ac->view.ngat) /* a gather: as many rows as output rows at most */
+				n = fmin((double)tensor_layout(in, ac->t)->storage, (double)points);
+			*logical += n * es;
+			/* the innermost moving axis's stride says how much of each line is used */
+			int64_t inner = 0;
+			for (int a = 0; a < ac->view.naxes && ac->view.cls != VIEW_ELEM; a++)
+				if (ac->view.ax[a].kind == VA_ITER)
+					inner = ac->view.ax[a].stride;
+			double used = inner > 1 && inner * es < 64 ? 1.0 / (double)inner : 1.0;
+			*lines += n * es / used;
+		}
+	}
+	(void)k;
+}
+
+static void fill(Inst *in, int p, void *buf, int64_t n, DType dt)
+{
+	int64_t lo = -8, hi = 7;
+	uint64_t s = 88172645463325252ull + (uint64_t)p;
+	bool index = athene_index_range(in, p, &lo, &hi) == 0;
+	for (int64_t i = 0; i < n; i++) {
+		s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+		if (dt_is_float(dt) && !index)
+			dt_store_f(buf, dt, i, (double)(s >> 11) * 0x1p-53 * 4.0 - 2.0);
+		else
+			dt_store_i(buf, dt, i, hi >= lo ? lo + (int64_t)(s % ((uint64_t)hi - (uint64_t)lo + 1)) : 0);
+	}
+}
+
+/* Best time of `repeat` runs after a warm-up; -1 on failure. */
+static double time_runs(Inst *in, void **st)
+{
+	athene_status s;
+	double best = 1e30;
+	for (int r = 0; r <= repeat; r++) {
+		double t0 = now();
+		if (athene_run(in, st, 0, &s)) {
+			fprintf(stderr, "%s", s.message);
+			return -1;
+		}
+		double t = now() - t0;
+		if (r && t < best)
+			best = t;
+	}
+	return best;
+}
+
+static void measure_copy(void)
+{
+	static const char *src = "kernel copy(x: f32[67108864]) -> (y: f32[67108864]) { y[i] = x[i] }\n";
+	size_t bytes = (size_t)67108864 * 4;
+	athene_ctx *c = athene_create();
+	athene_load(c, "copy", src);
+	Inst *in = kf_instance(athene_kernel_at(c, 0));
+	void *st[2] = {big_alloc(bytes), big_alloc(bytes)};
+	memset(st[0], 1, bytes);
+	memset(st[1], 0, bytes);
+	double t = time_runs(in, st);
+	Memcpy m = {st[1], st[0], bytes, 64};
+	double tm = 1e30;
+	for (int r = 0; r <= repeat; r++) {
+		double t0 = now();
+		pool_run(m.parts, memcpy_task, &m, 0);
+		double d = now() - t0;
+		if (r && d < tm)
+			tm = d;
+	}
+	double own = 2.0 * (double)bytes / t / 1e9, mc = 2.0 * (double)bytes / tm / 1e9;
+	if (own > best_copy || mc > best_copy)
+		best_copy = own > mc ? own : mc;
+	printf("%-34s %8.2f GB/s (athene copy)  %8.2f GB/s (threaded memcpy)\n", "copy 256 MiB", own, mc);
+	big_free(st[0], bytes);
+	big_free(st[1], bytes);
+	athene_instance_free(in);
+	athene_destroy(c);
+}
+
+typedef struct {
+	char name[64];
+	double gbps, limit, time;
+} Row;
+
+static int by_frac(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static bool run_kernel(athene_kernel *k, Row *row)
+{
+	Inst *in = kf_instance(k);
+	if (!in)
+		return false;
+	int np = athene_kernel_nparams(k);
+	void *st[64] = {0};
+	size_t sz[64] = {0};
+	for (int p = 0; p < np && p < 64; p++) {
+		athene_param pi;
+		athene_param_info(in, p, &pi);
+		sz[p] = (size_t)pi.storage_elems * athene_dtype_size(pi.dtype) + 64;
+		st[p] = big_alloc(sz[p]);
+		if (!st[p]) {
+			fprintf(stderr, "%s: cannot allocate %zu bytes\n", pi.name, sz[p]);
+			return false;
+		}
+		if (p < athene_kernel_ninputs(k))
+			fill(in, p, st[p], pi.storage_elems, pi.dtype);
+		else
+			memset(st[p], 0, sz[p]);
+	}
+	double logical, lines, t = time_runs(in, st);
+	traffic(in, &logical, &lines);
+	snprintf(row->name, sizeof row->name, "%s", athene_kernel_name(k));
+	row->time = t;
+	row->gbps = logical / t / 1e9;
+	row->limit = logical / lines;
+	for (int p = 0; p < np && p < 64; p++)
+		big_free(st[p], sz[p]);
+	athene_instance_free(in);
+	return t > 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *only = NULL;
+	Row *rows = calloc(4096, sizeof *rows);
+	int nrows = 0;
+	for (int a = 1; a < argc; a++) {
+		if (!strcmp(argv[a], "--repeat") && a + 1 < argc)
+			repeat = atoi(argv[++a]);
+		else if (!strcmp(argv[a], "--threads") && a + 1 < argc)
+			athene_set_threads(atoi(argv[++a]));
+		else if (!strcmp(argv[a], "--only") && a + 1 < argc)
+			only = argv[++a];
+	}
+	printf("exec_bench: %d threads, best of %d after a warm-up; fractions of the best copy of the run\n",
+	       athene_threads(), repeat);
+	measure_copy();
+	for (int a = 1; a < argc; a++) {
+		if (argv[a][0] == '-') {
+			a += strcmp(argv[a], "--repeat") == 0 || strcmp(argv[a], "--threads") == 0 || !strcmp(argv[a], "--only");
+			continue;
+		}
+		char *src = kf_read(argv[a]);
+		athene_ctx *c = athene_create();
+		if (!src || athene_load(c, argv[a], src)) {
+			fprintf(stderr, "cannot load %s\n%s", argv[a], athene_errors(c));
+			return 1;
+		}
+		for (int i = 0; i < athene_kernel_count(c) && nrows < 4096; i++) {
+			athene_kernel *k = athene_kernel_at(c, i);
+			if (only && strcmp(only, athene_kernel_name(k)))
+				continue;
+			if (!run_kernel(k, &rows[nrows]))
+				continue;
+			if (i % 8 == 7)
+				measure_copy(); /* again, between kernels */
+			nrows++;
+		}
+		athene_destroy(c);
+		free(src);
+	}
+	printf("%-34s %8s %8s %8s %10s\n", "kernel", "GB/s", "of copy", "of limit", "ms");
+	double frac[4096];
+	int np = 0;
+	for (int i = 0; i < nrows; i++) {
+		const Row *r = &rows[i];
+		double f = r->gbps / best_copy;
+		if (r->limit < 0.999)
+			printf("%-34s %8.2f %8.2f %8.2f %10.2f   (limit %.2f of copy)\n", r->name, r->gbps, f, f / r->limit,
+			       r->time * 1e3, r->limit);
+		else
+			printf("%-34s %8.2f %8.2f %8s %10.2f\n", r->name, r->gbps, f, "", r->time * 1e3);
+		if (!strncmp(r->name, "perm", 4))
+			frac[np++] = f;
+	}
+	printf("copy (best of the run): %.2f GB/s\n", best_copy);
+	if (np) {
+		qsort(frac, (size_t)np, sizeof *frac, by_frac);
+		printf("permutations: %d, median %.2f of copy, minimum %.2f\n", np,
+		       np % 2 ? frac[np / 2] : (frac[np / 2 - 1] + frac[np / 2]) / 2, frac[0]);
+	}
+	free(rows);
+	return 0;
+}
