@@ -297,12 +297,13 @@ class Kernel:
     # ---- description
 
     def signature(self) -> str:
-        """The kernel's parameters, as in the source: ``name(x: f32[N, D]) -> (y: f32[N])``."""
-        def one(p: Param) -> str:
-            dims = ", ".join(d if d is not None else "?" for d in p.dims) if p.dims else ""
-            return f"{p.name}: {p.dtype}[{dims}]" + (" (layout declared)" if p.declares_layout else "")
-        # literal dims are not kept by the API beyond their symbol; show them from a binding if any
-        return f"{self.name}({', '.join(map(one, self.inputs))}) -> ({', '.join(map(one, self.outputs))})"
+        """The kernel's parameters as the source declares them:
+        ``embed(table: f32[V, D], idx: i64[S]) -> (out: f32[S, D])``."""
+        text = _lib.text(lib.athene_kernel_dump(self._ptr, b"parse"))
+        first = text.split("\n", 1)[0].strip()
+        if first.startswith("kernel ") and first.endswith("{"):
+            return first[len("kernel "):-1].strip()
+        return self.name
 
     def __repr__(self) -> str:
         return f"<athene.Kernel {self.signature()}>"

@@ -60,6 +60,7 @@ _SIGNATURES = {
     "athene_param_dim_sym": (c_int, [c_void_p, c_int, c_int]),
     "athene_param_declares_layout": (c_int, [c_void_p, c_int]),
     "athene_size_count": (c_int, [c_void_p]),
+    "athene_kernel_dump": (c_char_p, [c_void_p, c_char_p]),
     "athene_size_name": (c_char_p, [c_void_p, c_int]),
     "athene_instance": (c_void_p, [c_void_p]),
     "athene_instance_free": (None, [c_void_p]),
