@@ -2,6 +2,7 @@
  * to the end of the line; whitespace and newlines separate tokens only. */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -134,7 +135,7 @@ static bool lex_one(Lexer *l, Token *t)
 		t->sp = span_here(l, start);
 		return true;
 	}
-	for (size_t i = 0; i < sizeof puncts / sizeof puncts[0]; i++)
+	for (size_t i = 0; ch && strchr("-=!<>&|/", ch) && i < sizeof puncts / sizeof puncts[0]; i++)
 		if (!strncmp(s + start, puncts[i].s, 2) && start + 1 < l->src->len) {
 			l->pos += 2;
 			t->kind = puncts[i].kind;
@@ -166,10 +167,28 @@ static bool lex_one(Lexer *l, Token *t)
 	return false;
 }
 
+/* Appends t to the growing array *v (malloc'd, doubling). */
+static void push_token(Ctx *c, Token **v, int *n, int *cap, const Token *t)
+{
+	if (*n == *cap) {
+		int ncap = !*cap ? 1024 : *cap <= INT_MAX / 2 ? 2 * *cap : INT_MAX;
+		Token *nv = ncap > *cap ? realloc(*v, (size_t)ncap * sizeof *nv) : NULL;
+		if (!nv) {
+			free(*v);
+			error_plain(&c->diag, "cannot allocate %zu bytes for the tokens of %s", (size_t)ncap * sizeof *nv,
+			            c->diag.src->name);
+		}
+		*v = nv;
+		*cap = ncap;
+	}
+	(*v)[(*n)++] = *t;
+}
+
 Token *lex(Ctx *c, const Src *src, int *ntok)
 {
 	Lexer l = {c, src, 0, 1, 0, false};
-	Vec toks = {0};
+	Token *toks = NULL;
+	int n = 0, cap = 0;
 	for (;;) {
 		const char *s = src->text;
 		while (l.pos < src->len) {
@@ -185,23 +204,26 @@ Token *lex(Ctx *c, const Src *src, int *ntok)
 				break;
 			}
 		}
-		Token *t = arena_alloc(&c->arena, sizeof *t);
+		Token t = {0};
 		if (l.pos >= src->len) {
-			t->kind = T_EOF;
-			t->sp = span_here(&l, l.pos);
-			t->sp.len = 1;
-			vec_push(&c->arena, &toks, t);
+			t.kind = T_EOF;
+			t.sp = span_here(&l, l.pos);
+			t.sp.len = 1;
+			push_token(c, &toks, &n, &cap, &t);
 			break;
 		}
 		/* A bad character becomes a T_BAD token: the parser skips the rest of
 		 * its kernel without another message, and goes on with the next. */
-		if (!lex_one(&l, t))
-			t->kind = T_BAD;
-		vec_push(&c->arena, &toks, t);
+		if (!lex_one(&l, &t))
+			t.kind = T_BAD;
+		push_token(c, &toks, &n, &cap, &t);
 	}
-	Token *arr = arena_alloc(&c->arena, (size_t)toks.n * sizeof *arr);
-	for (int i = 0; i < toks.n; i++)
-		arr[i] = *(Token *)toks.v[i];
-	*ntok = toks.n;
+	Token *arr = arena_try_alloc(&c->arena, (size_t)n * sizeof *arr);
+	if (arr)
+		memcpy(arr, toks, (size_t)n * sizeof *arr);
+	free(toks);
+	if (!arr)
+		error_plain(&c->diag, "cannot allocate %zu bytes for the tokens of %s", (size_t)n * sizeof *arr, src->name);
+	*ntok = n;
 	return arr;
 }
