@@ -17,6 +17,11 @@ names of bench/perf.ath.
     python3 bench/peers.py [--quick] [--only NAME[,NAME...]] [--athene FILE]
                            [--peers numpy,torch,compile,jax] [--repeat N]
 
+For example, with the peers in .venv-peers (see bench/requirements-peers.txt):
+
+    build/athene run bench/perf.ath --bench > athene.txt
+    .venv-peers/bin/python bench/peers.py --athene athene.txt
+
 --quick runs a subset at smaller shapes (a smoke test of the script; its
 numbers are not comparable with athene's full-size ones, so --athene is
 ignored there). --only takes names or shell patterns ('perm_*'). Each
@@ -362,7 +367,11 @@ def main():
         athene = read_athene(args.athene)
     versions = ["numpy %s" % np.__version__]
     if "torch" in peers or "compile" in peers:
+        import logging
+
         import torch
+
+        logging.getLogger("torch.utils.cpp_extension").setLevel(logging.ERROR)  # "No CUDA runtime is found"
 
         torch.set_num_threads(args.threads)
         versions.append("torch %s (%d threads)" % (torch.__version__, torch.get_num_threads()))
