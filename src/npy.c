@@ -403,7 +403,7 @@ static int read_header(FILE *f, uint32_t hlen, Npy *out, Header *h, bool *swap, 
 {
 	char *s = malloc(hlen ? hlen : 1);
 	if (!s)
-		return fail(r, "out of memory");
+		return fail(r, "cannot allocate %" PRIu32 " bytes for the .npy header", hlen);
 	int rc = -1;
 	if (fread(s, 1, hlen, f) != hlen)
 		fail(r, "cannot read the .npy header");
@@ -447,7 +447,7 @@ static int read_data(FILE *f, uint64_t avail, Npy *out, bool swap, bool fortran,
 	size_t esz = (size_t)DTYPES[out->dt].size;
 	char *raw = malloc(out->nbytes ? out->nbytes : 1);
 	if (!raw)
-		return fail(r, "out of memory for %zu bytes", out->nbytes);
+		return fail(r, "cannot allocate %zu bytes for the data", out->nbytes);
 	if (fread(raw, 1, out->nbytes, f) != out->nbytes) {
 		free(raw);
 		return fail(r, "cannot read the data");
@@ -458,7 +458,7 @@ static int read_data(FILE *f, uint64_t avail, Npy *out, bool swap, bool fortran,
 		char *c = malloc(out->nbytes);
 		if (!c) {
 			free(raw);
-			return fail(r, "out of memory for %zu bytes", out->nbytes);
+			return fail(r, "cannot allocate %zu bytes for the data", out->nbytes);
 		}
 		fortran_to_c(c, raw, out->rank, out->shape, esz);
 		free(raw);
