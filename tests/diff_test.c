@@ -828,10 +828,17 @@ static Ex gen(Env *e, int depth)
 	}
 	if (r < 52)
 		return unop(gen(e, depth - 1));
-	if (r < 60)
-		return cast(gen(e, depth - 1), rand_dtype());
+	/* one draw per statement: the order of a call's arguments is unspecified */
+	if (r < 60) {
+		Ex a = gen(e, depth - 1);
+		return cast(a, rand_dtype());
+	}
 	if (r < 68) {
-		Ex c = pct(50) ? binop(gen(e, depth - 1), gen(e, depth - 1)) : gen(e, depth - 1);
+		Ex c = gen(e, depth - 1);
+		if (pct(50)) {
+			Ex c2 = gen(e, depth - 1);
+			c = binop(c, c2);
+		}
 		Ex a = gen(e, depth - 1), b = pct(30) ? lit(a.ty) : gen(e, depth - 1);
 		see("op where");
 		return (Ex){fmt("where(%s, %s, %s)", c.s, a.s, b.s), promote(a.ty, b.ty), 0};
