@@ -708,7 +708,7 @@ static void box_copy(char *dst, const int64_t *ds, const char *src, const int64_
 HOT static void to_lanes(Val *r, const unsigned char *t, DType dt, int n)
 {
 	switch (dt) {
-	case ATHENE_F32: for (int i = 0; i < n; i++) r[i].f = ((const float *)t)[i]; break;
+	case ATHENE_F32: memcpy(r, t, (size_t)n * sizeof(float)); break; /* a float register */
 	case ATHENE_F64: for (int i = 0; i < n; i++) r[i].f = ((const double *)t)[i]; break;
 	case ATHENE_F16: for (int i = 0; i < n; i++) r[i].f = f16_to_double(((const uint16_t *)t)[i]); break;
 	case ATHENE_BF16: for (int i = 0; i < n; i++) r[i].f = bf16_to_double(((const uint16_t *)t)[i]); break;
@@ -724,7 +724,7 @@ HOT static void to_lanes(Val *r, const unsigned char *t, DType dt, int n)
 HOT static void from_lanes(unsigned char *t, DType dt, const Val *r, int n)
 {
 	switch (dt) {
-	case ATHENE_F32: for (int i = 0; i < n; i++) ((float *)t)[i] = (float)r[i].f; break;
+	case ATHENE_F32: memcpy(t, r, (size_t)n * sizeof(float)); break; /* a float register */
 	case ATHENE_F64: for (int i = 0; i < n; i++) ((double *)t)[i] = r[i].f; break;
 	case ATHENE_F16: for (int i = 0; i < n; i++) ((uint16_t *)t)[i] = f16_from_double(r[i].f); break;
 	case ATHENE_BF16: for (int i = 0; i < n; i++) ((uint16_t *)t)[i] = bf16_from_double(r[i].f); break;
@@ -739,16 +739,63 @@ HOT static void from_lanes(unsigned char *t, DType dt, const Val *r, int n)
 
 /* The lanes of register r as seen from scope s: its own, or an outer
  * register's value at the current point, spread. */
+/* An f32 register holds floats (its lanes' first half): f32 arithmetic is
+ * exact in float, so it runs twice as wide and a load or store of an f32
+ * tensor is a plain copy. Every other register holds Vals. */
+static bool is32(const X *x, int r)
+{
+	return x->p->ins[r].dt == ATHENE_F32;
+}
+
+static Val *regv(W *w, int r)
+{
+	return &w->reg[(size_t)r * VM_LANES];
+}
+
+static float *regf(W *w, int r)
+{
+	return (float *)&w->reg[(size_t)r * VM_LANES];
+}
+
 static const Val *arg(W *w, int s, int r)
 {
 	int rs = w->x->p->ins[r].scope;
 	if (rs == s)
-		return &w->reg[(size_t)r * VM_LANES];
-	Val v = w->reg[(size_t)r * VM_LANES + w->lane[rs]];
+		return regv(w, r);
 	Val *sp = &w->splat[(size_t)r * VM_LANES];
+	if (is32(w->x, r)) {
+		float v = regf(w, r)[w->lane[rs]], *f = (float *)sp;
+		for (int i = 0; i < w->lanes[s]; i++)
+			f[i] = v;
+		return sp;
+	}
+	Val v = regv(w, r)[w->lane[rs]];
 	for (int i = 0; i < w->lanes[s]; i++)
 		sp[i] = v;
 	return sp;
+}
+
+static const float *argf(W *w, int s, int r)
+{
+	return (const float *)arg(w, s, r);
+}
+
+/* Lane l of register r seen from scope s, as a Val (f32 as a double). */
+static Val get(W *w, int s, int r, int l)
+{
+	int rs = w->x->p->ins[r].scope;
+	int ll = rs == s ? l : w->lane[rs];
+	if (is32(w->x, r))
+		return (Val){.f = regf(w, r)[ll]};
+	return regv(w, r)[ll];
+}
+
+static void put(W *w, int r, int l, Val v)
+{
+	if (is32(w->x, r))
+		regf(w, r)[l] = (float)v.f;
+	else
+		regv(w, r)[l] = v;
 }
 
 /* Sets the coordinates of scope s's varying dims to lane l of its unit. */
@@ -946,7 +993,7 @@ static void point_lanes(W *w, int s, const Ins *ins, Val *r)
 	for (int k = 0; k < ins->natoms && k < VIEW_MAXDIG; k++)
 		atoms[k] = arg(w, s, ins->atom_reg[k]);
 	for (int l = 0; l < w->lanes[s] && !w->bad; l++) {
-		r[l] = (Val){0};
+		put(w, (int)(ins - x->p->ins), l, (Val){0});
 		if (guard && !guard[l].i)
 			continue;
 		for (int k = 0; k < ins->natoms && !w->bad; k++)
@@ -967,7 +1014,7 @@ static void point_lanes(W *w, int s, const Ins *ins, Val *r)
 			exec_index_error(x->err, x->in, x->pd->stmt, w->val, position(w), ins->src, NULL, off, off, 0);
 			w->bad = true;
 		} else if (dt_is_float(o->dt)) {
-			r[l].f = dt_load_f(o->base, o->dt, off);
+			put(w, (int)(ins - x->p->ins), l, (Val){.f = dt_load_f(o->base, o->dt, off)});
 		} else {
 			r[l].i = dt_load_i(o->base, o->dt, off);
 		}
@@ -991,14 +1038,21 @@ HOT static void round_lanes(Val *r, DType t, int n)
 HOT static bool fast_op(const Ins *x, Val *r, const Val *a, const Val *b, int n)
 {
 	DType t = x->opdt;
-	if (t == ATHENE_F32) { /* exact in float: IEEE rounds each of + - * / once */
-		const Val *c = b;
+	if (t == ATHENE_F32) { /* float registers; exact: IEEE rounds each of + - * / once */
+		float *rf = (float *)r;
+		const float *af = (const float *)a, *bf = (const float *)b;
 		switch (x->op) {
-		case OP_ADD: for (int i = 0; i < n; i++) r[i].f = (float)a[i].f + (float)c[i].f; return true;
-		case OP_SUB: for (int i = 0; i < n; i++) r[i].f = (float)a[i].f - (float)c[i].f; return true;
-		case OP_MUL: for (int i = 0; i < n; i++) r[i].f = (float)a[i].f * (float)c[i].f; return true;
-		case OP_DIV: for (int i = 0; i < n; i++) r[i].f = (float)a[i].f / (float)c[i].f; return true;
-		default: break;
+		case OP_ADD: for (int i = 0; i < n; i++) rf[i] = af[i] + bf[i]; return true;
+		case OP_SUB: for (int i = 0; i < n; i++) rf[i] = af[i] - bf[i]; return true;
+		case OP_MUL: for (int i = 0; i < n; i++) rf[i] = af[i] * bf[i]; return true;
+		case OP_DIV: for (int i = 0; i < n; i++) rf[i] = af[i] / bf[i]; return true;
+		case OP_NEG: for (int i = 0; i < n; i++) rf[i] = -af[i]; return true;
+		case OP_RELU: for (int i = 0; i < n; i++) rf[i] = af[i] > 0 || af[i] != af[i] ? af[i] : 0.0f; return true;
+		case OP_MAX: for (int i = 0; i < n; i++) rf[i] = af[i] != af[i] || bf[i] != bf[i] ? NAN : af[i] > bf[i] ? af[i] : bf[i]; return true;
+		case OP_MIN: for (int i = 0; i < n; i++) rf[i] = af[i] != af[i] || bf[i] != bf[i] ? NAN : af[i] < bf[i] ? af[i] : bf[i]; return true;
+		case OP_LT: for (int i = 0; i < n; i++) r[i].i = af[i] < bf[i]; return true;
+		case OP_GT: for (int i = 0; i < n; i++) r[i].i = af[i] > bf[i]; return true;
+		default: return false;
 		}
 	}
 	if (dt_is_float(t) && t != ATHENE_F16 && t != ATHENE_BF16) {
@@ -1038,14 +1092,17 @@ static void op_lanes(W *w, int s, const Ins *x, Val *r)
 	DType t = op_info[x->op].kind == K_PRED ? w->x->p->ins[x->a[0]].dt : x->opdt;
 	const Val *guard = x->guard >= 0 ? arg(w, s, x->guard) : NULL;
 	bool checked = x->exact || x->op == OP_WRAP;
-	Val v[3];
+	int dst = (int)(x - w->x->p->ins);
+	Val v[3], res;
 	for (int i = 0; i < n; i++) {
 		const char *why;
 		Span sp;
 		for (int k = 0; k < x->nargs; k++)
-			v[k] = a[k][i];
-		r[i] = val_op(x->op, t, v);
-		if (checked && (!guard || guard[i].i) && !checked_op(x, v, &r[i], &why, &sp)) {
+			v[k] = get(w, s, x->a[k], i);
+		res = val_op(x->op, t, v);
+		bool failed = checked && (!guard || guard[i].i) && !checked_op(x, v, &res, &why, &sp);
+		put(w, dst, i, res);
+		if (failed) {
 			lane_coords(w, s, i);
 			var_values(w);
 			op_failed(w->x->err, w->x->in, w->x->pd->stmt, w->val, position(w), why, sp);
@@ -1057,17 +1114,20 @@ static void op_lanes(W *w, int s, const Ins *x, Val *r)
 
 static void cast_lanes(W *w, int s, const Ins *x, Val *r)
 {
-	const Val *a = arg(w, s, x->a[0]);
 	DType from = w->x->p->ins[x->a[0]].dt;
-	int n = w->lanes[s];
-	if (from == ATHENE_F32 && x->dt == ATHENE_F64)
-		memcpy(r, a, (size_t)n * sizeof *r);
-	else if (from == ATHENE_F64 && x->dt == ATHENE_F32)
+	int n = w->lanes[s], dst = (int)(x - w->x->p->ins);
+	if (from == ATHENE_F32 && x->dt == ATHENE_F64) {
+		const float *a = argf(w, s, x->a[0]);
 		for (int i = 0; i < n; i++)
-			r[i].f = (float)a[i].f;
-	else
+			r[i].f = a[i];
+	} else if (from == ATHENE_F64 && x->dt == ATHENE_F32) {
+		const Val *a = arg(w, s, x->a[0]);
 		for (int i = 0; i < n; i++)
-			r[i] = val_convert(a[i], from, x->dt);
+			((float *)r)[i] = (float)a[i].f;
+	} else {
+		for (int i = 0; i < n; i++)
+			put(w, dst, i, val_convert(get(w, s, x->a[0], i), from, x->dt));
+	}
 }
 
 static void run_unit(W *w, int s);
@@ -1129,18 +1189,22 @@ static void reduce_domain(W *w, int c, int acc, Red *red)
 static void reduce_lanes(W *w, int s, const Ins *x, Val *r)
 {
 	const X *xs = w->x;
-	int c = x->inner;
+	int c = x->inner, dst = (int)(x - xs->p->ins);
 	const Val *guard = x->guard >= 0 ? arg(w, s, x->guard) : NULL;
+	(void)r;
 	for (int l = 0; l < w->lanes[s] && !w->bad; l++) {
 		Red red;
+		Val v = {0};
 		red_init(&red, x->op, x->opdt);
-		r[l] = (Val){0};
+		put(w, dst, l, v);
 		if (guard && !guard[l].i)
 			continue;
 		w->lane[s] = l;
 		lane_coords(w, s, l);
 		reduce_domain(w, c, x->a[0], &red);
-		if (!w->bad && !red_result(&red, x->dt, &r[l])) {
+		bool ok = w->bad || red_result(&red, x->dt, &v);
+		put(w, dst, l, v);
+		if (!ok) {
 			char at[160], msg[400];
 			var_values(w);
 			where_str(at, sizeof at, xs->pd->stmt, w->val);
@@ -1163,8 +1227,12 @@ static void run_unit(W *w, int s)
 			continue;
 		switch (x->kind) {
 		case I_CONST:
-			for (int l = 0; l < w->lanes[s]; l++)
-				r[l] = x->c;
+			if (is32(w->x, i))
+				for (int l = 0; l < w->lanes[s]; l++)
+					((float *)r)[l] = (float)x->c.f;
+			else
+				for (int l = 0; l < w->lanes[s]; l++)
+					r[l] = x->c;
 			break;
 		case I_IVAR:
 			for (int l = 0; l < w->lanes[s]; l++) {
@@ -1260,7 +1328,7 @@ static void eval_box(W *w, int s, const XBox *b, int acc, Red *red)
 		}
 		if (red)
 			for (int l = 0; l < w->lanes[s]; l++)
-				red_step(red, w->reg[(size_t)acc * VM_LANES + l]);
+				red_step(red, get(w, s, acc, l));
 		else
 			store_unit(w);
 		/* next unit: advance the chunked dim, then the stepped ones */
