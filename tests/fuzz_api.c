@@ -3,12 +3,15 @@
  * the sizes (from a table of small and huge values, up to INT64_MAX), the
  * layouts given at run time and the input values. For every kernel that
  * loads: bind, compile, explain and dump the body for both targets, and run
- * both backends on small storage. A crash, a sanitizer report, a hang or an
- * internal error ("error: internal:") in any diagnostic is a finding: internal errors are for
- * broken invariants only, and no input may reach one. */
+ * both backends on small storage. A crash, a sanitizer report, a hang or
+ * an internal error ("error: internal:") in any diagnostic is a finding:
+ * internal errors are for broken invariants only, and no input may reach
+ * one. An input that starts with the .npy magic is a .npy file instead:
+ * read, written and read back. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "athene.h"
 #include "internal.h"
@@ -140,8 +143,35 @@ static void fuzz_kernel(athene_kernel *k, Sel *s)
 	athene_instance_free(in);
 }
 
+/* An input that starts like a .npy file is one: read it, write what was
+ * read, and read that back unchanged. */
+static void fuzz_npy(const uint8_t *data, size_t n)
+{
+	char path[64], err[512];
+	snprintf(path, sizeof path, "/tmp/athene-fuzz-%ld.npy", (long)getpid());
+	FILE *f = fopen(path, "wb");
+	if (!f || fwrite(data, 1, n, f) != n || fclose(f))
+		abort();
+	athene_array a, b;
+	if (!athene_npy_read(path, &a, err, sizeof err)) {
+		if (athene_npy_write(path, a.dtype, a.rank, a.shape, a.data, err, sizeof err) ||
+		    athene_npy_read(path, &b, err, sizeof err) || b.dtype != a.dtype || b.rank != a.rank ||
+		    memcmp(b.shape, a.shape, sizeof a.shape) || b.nbytes != a.nbytes || memcmp(a.data, b.data, a.nbytes)) {
+			fprintf(stderr, "fuzz_api: a .npy array did not survive writing and reading: %s\n", err);
+			abort();
+		}
+		athene_array_free(&b);
+		athene_array_free(&a);
+	}
+	unlink(path);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 {
+	if (n >= 6 && !memcmp(data, "\x93NUMPY", 6)) {
+		fuzz_npy(data, n);
+		return 0;
+	}
 	char *src = malloc(n + 1);
 	memcpy(src, data, n);
 	src[n] = 0;
