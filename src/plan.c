@@ -560,21 +560,34 @@ static void narrow_notes(PlanStmt *ps, const char *target)
 }
 
 /* A masked operand: which values it reads, the rest of its blocks being
- * padding (a backend fills them, or bounds the slice). */
-static void mask_note(PlanStmt *ps, const PlanOperand *op)
+ * padding (a backend fills them, or bounds the slice). No backend fills
+ * padded blocks yet (the executor stages a block from the view's positions,
+ * the Pallas emitter maps it whole), so the plan reads a masked view element
+ * by element, where its guard holds; the view itself, with its masked
+ * region, stays in the access for them. */
+static void mask_operand(Arena *ar, PlanStmt *ps, PlanOperand *op)
 {
 	const View *v = op->view;
 	if (op->acc->never)
 		add_note(ps, "%s: never read: its where() guard holds nowhere\n", op->t->name);
 	if (op->cls == VIEW_ELEM || !(v->flags & VF_MASKED))
 		return;
+
 	char where[200] = "";
 	for (int d = 0, len = 0; d < v->ndig && len < (int)sizeof where; d++)
 		if (v->dig[d].masked)
 			len += snprintf(where + len, sizeof where - (size_t)len, "%s%s in [%lld, %lld]", len ? ", " : "",
 			                v->dig[d].var->name, (long long)v->dig[d].mlo, (long long)v->dig[d].mhi);
-	add_note(ps, "%s: masked: read only where %s%s; the rest of its blocks is padding\n", op->t->name, where,
+	add_note(ps, "%s: masked: read only where %s%s\n", op->t->name, where,
 	         op->acc->exact ? "" : " (and where the rest of its guard holds)");
+	Buf b = {0};
+	view_print(&b, v);
+	char *r = arena_alloc(ar, 320);
+	snprintf(r, 320, "the masked view %s: no backend fills padded blocks yet, so it is read element by element "
+	         "where its guard holds", buf_str(&b));
+	buf_free(&b);
+	op->cls = VIEW_ELEM;
+	op->reason = r;
 }
 
 /* Blocks that cannot fit (an element gather loads its whole storage, a
@@ -659,7 +672,7 @@ static void plan_stmt(Plan *p, PlanStmt *ps, const Planned *src)
 	}
 	for (int i = 0; i < ps->ops.n; i++) {
 		check_gather_vars(ar, ps, ps->ops.v[i]);
-		mask_note(ps, ps->ops.v[i]);
+		mask_operand(ar, ps, ps->ops.v[i]);
 	}
 	/* index loads of row gathers become scalar-prefetch operands */
 	for (int i = 1; i < ps->ops.n; i++) {
