@@ -142,8 +142,11 @@ static int64_t highest(const PlanAxis *x)
 static void slice_of(Buf *b, const PlanAxis *x, int64_t start)
 {
 	int64_t stop = start + x->step * x->len;
-	if (x->step > 0)
-		buf_printf(b, "%lld:%lld", (long long)start, (long long)(start + x->step * (x->len - 1) + 1));
+	if (x->step == 1)
+		buf_printf(b, "%lld:%lld", (long long)start, (long long)(start + x->len));
+	else if (x->step > 0)
+		buf_printf(b, "%lld:%lld:%lld", (long long)start, (long long)(start + x->step * (x->len - 1) + 1),
+		           (long long)x->step);
 	else if (stop < 0)
 		buf_printf(b, "%lld::%lld", (long long)start, (long long)x->step);
 	else
@@ -194,12 +197,16 @@ static void map_var(Buf *b, const PlanStmt *ps, const Var *v, bool pid)
 {
 	for (int i = 0; i < ps->nvars; i++)
 		if (ps->vars[i].var == v) {
-			if (ps->vars[i].grid >= 0 && pid)
-				buf_printf(b, "pl.program_id(%d)", ps->vars[i].grid);
-			else if (ps->vars[i].grid >= 0)
+			const PlanVar *pv = &ps->vars[i];
+			/* the block's first value: an index read once per step is the same for all */
+			if (pv->grid >= 0 && pid)
+				buf_printf(b, "pl.program_id(%d)", pv->grid);
+			else if (pv->grid >= 0)
 				buf_printf(b, "%s", pyname(v->name));
 			else
 				buf_printf(b, "0");
+			if (pv->grid >= 0 && pv->block != 1)
+				buf_printf(b, " * %lld", (long long)pv->block);
 			return;
 		}
 	buf_printf(b, "0");
@@ -224,6 +231,7 @@ typedef struct {
 static void node_expr(Buf *b, SymCtx *c, const Node *n);
 static int reg_of(SymCtx *c, const Node *n);
 static void use_iota(Em *e, int vi);
+static void reg(Buf *b, Em *e, int r);
 
 static int pvar_index(const PlanStmt *ps, const Var *v)
 {
@@ -330,7 +338,7 @@ static void node_expr(Buf *b, SymCtx *c, const Node *n)
 		int r = reg_of(c, n);
 		if (r >= 0) {
 			c->e->used[r] = true;
-			buf_printf(b, "v%d", r);
+			reg(b, c->e, r);
 			return;
 		}
 	}
@@ -548,6 +556,21 @@ static void analyse_regs(Em *e, const bool *check_root)
 	memset(value_use, 0, sizeof value_use);
 	e->used[p->result] = true;
 	value_use[p->result] = true;
+	/* i64 values computed from index variables, int32 constants and
+	 * prefetched indices fit int32 (extents do): the TPU has no i64, so they
+	 * are int32 unless an i64 tensor is stored */
+	bool index[p->n + 1];
+	for (int r = 0; r < p->n; r++) {
+		const Ins *x = &p->ins[r];
+		index[r] = x->kind == I_IVAR || (x->kind == I_CONST && !dt_is_float(x->dt) && x->c.i == (int32_t)x->c.i) ||
+		           (x->kind == I_LOAD && operand(e->ps, x->operand)->prefetch);
+		if ((x->kind == I_OP || x->kind == I_CAST) && !dt_is_float(x->dt)) {
+			index[r] = true;
+			for (int i = 0; i < x->nargs; i++)
+				index[r] &= index[x->a[i]] || p->ins[x->a[i]].dt == ATHENE_BOOL;
+		}
+		e->narrow[r] |= x->dt == ATHENE_I64 && index[r] && p->out != ATHENE_I64;
+	}
 	/* backwards: every use of r is seen before r */
 	for (int r = p->n - 1; r >= 0; r--) {
 		const Ins *x = &p->ins[r];
@@ -613,9 +636,9 @@ static bool present_in(const PlanOperand *op, const ViewDigit *g)
 {
 	if (g->axis < 0 || g->n <= 1)
 		return false;
-	for (int a = 0; a < op->naxes; a++)
-		if (op->ax[a].vaxis == g->axis)
-			return op->ax[a].block != 0;
+	for (int a = 0; a < op->naxes; a++) /* a cut axis: its squeezed top part is the grid's */
+		if (op->ax[a].vaxis == g->axis && op->ax[a].block)
+			return true;
 	return false;
 }
 
@@ -968,7 +991,9 @@ static void block_base(Buf *b, Em *e)
 	buf_putc(b, '(');
 	for (int v = 0; v < e->ps->nlhs; v++) {
 		const PlanVar *pv = &e->ps->vars[v];
-		if (pv->grid >= 0)
+		if (pv->grid >= 0 && pv->block == 1)
+			buf_printf(b, "%spl.program_id(%d)", v ? ", " : "", pv->grid);
+		else if (pv->grid >= 0)
 			buf_printf(b, "%spl.program_id(%d) * %lld", v ? ", " : "", pv->grid, (long long)pv->block);
 		else
 			buf_printf(b, "%s0", v ? ", " : "");
@@ -1055,7 +1080,7 @@ static void check_load(Em *e, int r)
 		sym_expr(&o, &c, op->acc->off);
 		buf_printf(&cond, "(%s < 0) | (%s >= %lld)", buf_str(&o), buf_str(&o), (long long)l->storage);
 		buf_printf(&val, "%s - %lld", buf_str(&o), (long long)l->offset);
-		buf_printf(&e->msgs, "        \"kernel %s: flat offset {2} is out of range for the storage of '%s' (%lld elements)",
+		buf_printf(&e->msgs, "    \"kernel %s: flat offset {2} is out of range for the storage of '%s' (%lld elements)",
 		           e->kname, n->t->name, (long long)l->storage);
 		message_at(e);
 		record(e, x, buf_str(&cond), buf_str(&val), e->dep[r]);
@@ -1073,7 +1098,7 @@ static void check_load(Em *e, int r)
 		Buf v = {0}, raw = {0}, cond = {0};
 		reg(&v, e, x->atom_reg[a]);
 		buf_printf(&cond, "(%s < 0) | (%s >= %lld)", buf_str(&v), buf_str(&v), (long long)l->shape[d]);
-		buf_printf(&e->msgs, "        \"kernel %s: index {2} out of range for dim %d of '%s' (size %lld", e->kname, d,
+		buf_printf(&e->msgs, "    \"kernel %s: index {2} out of range for dim %d of '%s' (size %lld", e->kname, d,
 		           n->t->name, (long long)l->shape[d]);
 		const Node *wn = n->args[d];
 		if (w->kind == I_OP && w->op == OP_WRAP && (wn->args[1]->kind == N_INT || wn->args[1]->kind == N_SIZE)) {
@@ -1163,7 +1188,7 @@ static void store(Em *e)
 			unsupported(e, "a store whose digits do not cover its variable");
 		pad |= merged[v] > out[v];
 	}
-	int64_t cur[PLAN_MAXVARS];
+	int64_t cur[VIEW_MAXAX + PLAN_MAXVARS];
 	int ncur = ps->nvars;
 	for (int v = 0; v < ps->nvars; v++)
 		cur[v] = v < ps->nlhs ? e->vb[v] : 1;
@@ -1184,9 +1209,13 @@ static void store(Em *e)
 	}
 	s.len = 0;
 	tuple(&s, dig, nd);
-	if (!same_shape(dig, nd, cur, ncur))
+	bool transposed = !identity_perm(perm, n);
+	if (transposed && !same_shape(dig, nd, cur, ncur)) {
 		line(e, "out = out.reshape(%s)", buf_str(&s));
-	if (!identity_perm(perm, n)) {
+		memcpy(cur, dig, (size_t)nd * sizeof *dig);
+		ncur = nd;
+	}
+	if (transposed) {
 		int inv[VIEW_MAXAX + 4];
 		for (int i = 0; i < n; i++)
 			inv[perm[i]] = i;
@@ -1194,6 +1223,7 @@ static void store(Em *e)
 		for (int i = 0; i < n; i++)
 			buf_printf(&s, "%s%d", i ? ", " : "", inv[i]);
 		line(e, "out = jnp.transpose(out, (%s))", buf_str(&s));
+		ncur = nd;
 	}
 	/* unit axes back in, reversed axes flipped, whole axes sliced */
 	int64_t blk[VIEW_MAXAX + 4];
@@ -1226,10 +1256,10 @@ static void store(Em *e)
 			buf_printf(&idx, ":");
 		blk[nb++] = axis_extent(ps, x);
 	}
-	int64_t tdig[VIEW_MAXAX + 4];
-	for (int i = 0; i < n; i++)
-		tdig[perm[i]] = dig[i];
-	if (!same_shape(blk, nb, tdig, nd)) {
+	if (transposed)
+		for (int i = 0; i < n; i++)
+			cur[perm[i]] = dig[i];
+	if (!same_shape(blk, nb, cur, ncur)) {
 		s.len = 0;
 		tuple(&s, blk, nb);
 		line(e, "out = out.reshape(%s)", buf_str(&s));
@@ -1338,7 +1368,10 @@ static void emit_kernel_fn(Em *e, Buf *out)
 	if (e->stmt_checks) {
 		Buf first = {0};
 		for (int g = 0; g < e->ps->ngrid; g++)
-			buf_printf(&first, "%s(pl.program_id(%d) == 0)", g ? " & " : "", g);
+			if (e->ps->ngrid == 1)
+				buf_printf(&first, "pl.program_id(0) == 0");
+			else
+				buf_printf(&first, "%s(pl.program_id(%d) == 0)", g ? " & " : "", g);
 		if (e->ps->ngrid) {
 			buf_printf(out, "    @pl.when(%s)\n    def _init():\n        _record_init(err_ref)\n", buf_str(&first));
 		} else
@@ -1376,6 +1409,45 @@ static void operand_array(Buf *b, Em *e, const PlanOperand *op)
 	}
 }
 
+/* The statement's grid spec, at module level: tools and tests can call its
+ * index maps directly. */
+static void emit_grid_spec(Em *e, Buf *out)
+{
+	const PlanStmt *ps = e->ps;
+	const PlanOperand *st = operand(ps, 0);
+	Buf name = {0};
+	int npre = 0;
+	for (int i = 0; i < ps->ops.n; i++)
+		npre += operand(ps, i)->prefetch;
+	buf_printf(out, "\n\n%s_grid = ", fn_name(e, &name));
+	if (npre)
+		buf_printf(out, "pltpu.PrefetchScalarGridSpec(\n    num_scalar_prefetch=%d,\n", npre);
+	else
+		buf_printf(out, "pl.GridSpec(\n");
+	int64_t grid[PLAN_MAXVARS];
+	for (int g = 0; g < ps->ngrid; g++) {
+		const PlanVar *v = &ps->vars[ps->grid_var[g]];
+		grid[g] = (v->n + v->block - 1) / v->block;
+	}
+	buf_printf(out, "    grid=");
+	tuple(out, grid, ps->ngrid);
+	buf_printf(out, ",\n    in_specs=[");
+	int k = 0;
+	for (int i = 1; i < ps->ops.n; i++) {
+		const PlanOperand *op = operand(ps, i);
+		if (op->prefetch || !op->naxes)
+			continue;
+		buf_printf(out, "%s\n        ", k++ ? "," : "");
+		block_spec(out, e, op);
+	}
+	buf_printf(out, "],\n    out_specs=%s", e->stmt_checks ? "[" : "");
+	block_spec(out, e, st);
+	if (e->stmt_checks)
+		buf_printf(out, ", pl.BlockSpec((11,), lambda *_: (np.int32(0),), memory_space=pltpu.SMEM)]");
+	buf_printf(out, ")\n");
+	buf_free(&name);
+}
+
 static void emit_call(Em *e, Buf *w, int si, Buf *records)
 {
 	const PlanStmt *ps = e->ps;
@@ -1383,11 +1455,10 @@ static void emit_call(Em *e, Buf *w, int si, Buf *records)
 	const char *y = pyname(ps->stmt->t->name);
 	int64_t storage = tensor_layout(e->in, st->t)->storage;
 	Buf name = {0};
-	int npre = 0;
-	for (int i = 0; i < ps->ops.n; i++)
-		npre += operand(ps, i)->prefetch;
-	const char *in = npre ? "            " : "        ";
-	buf_printf(w, "    %s%s = pl.pallas_call(\n", y, e->stmt_checks ? ", bad" : "");
+	if (e->stmt_checks)
+		buf_printf(w, "    %s, bad%d = pl.pallas_call(\n", y, si);
+	else
+		buf_printf(w, "    %s = pl.pallas_call(\n", y);
 	buf_printf(w, "        %s,\n", fn_name(e, &name));
 	int64_t shape[VIEW_MAXAX + 4];
 	for (int a = 0; a < st->naxes; a++)
@@ -1395,29 +1466,7 @@ static void emit_call(Em *e, Buf *w, int si, Buf *records)
 	buf_printf(w, "        out_shape=%sjax.ShapeDtypeStruct(", e->stmt_checks ? "(" : "");
 	tuple(w, shape, st->naxes);
 	buf_printf(w, ", %s)%s,\n", jdt(st->t->dt), e->stmt_checks ? ", jax.ShapeDtypeStruct((11,), jnp.int32))" : "");
-	if (npre)
-		buf_printf(w, "        grid_spec=pltpu.PrefetchScalarGridSpec(\n            num_scalar_prefetch=%d,\n", npre);
-	int64_t grid[PLAN_MAXVARS];
-	for (int g = 0; g < ps->ngrid; g++) {
-		const PlanVar *v = &ps->vars[ps->grid_var[g]];
-		grid[g] = (v->n + v->block - 1) / v->block;
-	}
-	buf_printf(w, "%sgrid=", in);
-	tuple(w, grid, ps->ngrid);
-	buf_printf(w, ",\n%sin_specs=[", in);
-	int k = 0;
-	for (int i = 1; i < ps->ops.n; i++) {
-		const PlanOperand *op = operand(ps, i);
-		if (op->prefetch || !op->naxes)
-			continue;
-		buf_printf(w, "%s\n%s    ", k++ ? "," : "", in);
-		block_spec(w, e, op);
-	}
-	buf_printf(w, "],\n%sout_specs=%s", in, e->stmt_checks ? "[" : "");
-	block_spec(w, e, st);
-	if (e->stmt_checks)
-		buf_printf(w, ", pl.BlockSpec(memory_space=pltpu.SMEM)]");
-	buf_printf(w, npre ? "),\n" : ",\n");
+	buf_printf(w, "        grid_spec=%s_grid,\n", fn_name(e, &name));
 	if (ps->ngrid) {
 		buf_printf(w, "        compiler_params=pltpu.CompilerParams(dimension_semantics=(");
 		for (int g = 0; g < ps->ngrid; g++) {
@@ -1428,7 +1477,7 @@ static void emit_call(Em *e, Buf *w, int si, Buf *records)
 		buf_printf(w, ps->ngrid == 1 ? ",)),\n" : ")),\n");
 	}
 	buf_printf(w, "        interpret=interpret,\n    )(");
-	k = 0;
+	int k = 0;
 	for (int pass = 0; pass < 2; pass++)
 		for (int i = 1; i < ps->ops.n; i++) {
 			const PlanOperand *op = operand(ps, i);
@@ -1442,10 +1491,8 @@ static void emit_call(Em *e, Buf *w, int si, Buf *records)
 		buf_printf(w, "    %s = %s.reshape(-1)[:%lld]\n", y, y, (long long)storage);
 	else if (st->naxes != 1)
 		buf_printf(w, "    %s = %s.reshape(-1)\n", y, y);
-	if (e->stmt_checks) {
-		buf_printf(w, "    bad%d = bad\n", si);
+	if (e->stmt_checks)
 		buf_printf(records, "%sbad%d", records->len ? ", " : "", si);
-	}
 	buf_free(&name);
 }
 
@@ -1502,6 +1549,7 @@ void emit_pallas_kernel(Buf *out, unsigned *needs, Inst *in, const Plan *p, bool
 		for (int v = 0; v < ps->nvars; v++)
 			e.vb[v] = ps->vars[v].grid >= 0 ? ps->vars[v].block : ps->vars[v].n;
 		emit_kernel_fn(&e, &fns);
+		emit_grid_spec(&e, &fns);
 		emit_call(&e, &w, si, &records);
 	}
 	buf_printf(out, "\n\n# ---- kernel %s\n", k->name);

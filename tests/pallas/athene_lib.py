@@ -35,6 +35,9 @@ def _lib():
             ("athene_kernel_nparams", ctypes.c_int, [P]), ("athene_kernel_ninputs", ctypes.c_int, [P]),
             ("athene_size_count", ctypes.c_int, [P]), ("athene_size_name", ctypes.c_char_p, [P, ctypes.c_int]),
             ("athene_instance", P, [P]), ("athene_bind_size", ctypes.c_int, [P, ctypes.c_char_p, ctypes.c_int64]),
+            ("athene_bind_shape", ctypes.c_int, [P, ctypes.c_int, ctypes.c_int, ctypes.POINTER(ctypes.c_int64)]),
+            ("athene_find_kernel", P, [P, ctypes.c_char_p]), ("athene_param_index", ctypes.c_int, [P, ctypes.c_char_p]),
+            ("athene_param_dim_sym", ctypes.c_int, [P, ctypes.c_int, ctypes.c_int]),
             ("athene_compile", ctypes.c_int, [P]), ("athene_inst_errors", ctypes.c_char_p, [P]),
             ("athene_param_info", ctypes.c_int, [P, ctypes.c_int, ctypes.POINTER(Param)]),
             ("athene_index_range", ctypes.c_int, [P, ctypes.c_int, ctypes.POINTER(ctypes.c_int64),
@@ -52,12 +55,19 @@ LIB = _lib()
 class Kernel:
     """One kernel instance: its params' layouts, inputs, the reference run."""
 
-    def __init__(self, ctx, k):
+    def __init__(self, ctx, k, sizes=None, shapes=None):
+        """sizes: {symbol: value} (default SIZES); shapes: {param index: shape} bound first."""
         self.name = LIB.athene_kernel_name(k).decode()
         self.inst = LIB.athene_instance(k)
+        for i, shape in (shapes or {}).items():
+            arr = (ctypes.c_int64 * max(len(shape), 1))(*shape)
+            if LIB.athene_bind_shape(self.inst, i, len(shape), arr):
+                raise RuntimeError(LIB.athene_inst_errors(self.inst).decode())
         for s in range(LIB.athene_size_count(k)):
-            sym = LIB.athene_size_name(k, s)
-            LIB.athene_bind_size(self.inst, sym, SIZES[sym.decode()])
+            sym = LIB.athene_size_name(k, s).decode()
+            value = (sizes if sizes is not None else SIZES).get(sym)
+            if value is not None and LIB.athene_bind_size(self.inst, sym.encode(), value):
+                raise RuntimeError(LIB.athene_inst_errors(self.inst).decode())
         if LIB.athene_compile(self.inst):
             raise RuntimeError(LIB.athene_inst_errors(self.inst).decode())
         self.nin = LIB.athene_kernel_ninputs(k)
@@ -68,9 +78,9 @@ class Kernel:
             self.params.append(p)
 
     def dtype(self, p):
-        import jax.numpy as jnp
+        import ml_dtypes
         d = DTYPES[p.dtype]
-        return jnp.bfloat16 if d == "bfloat16" else np.dtype(d)
+        return np.dtype(ml_dtypes.bfloat16) if d == "bfloat16" else np.dtype(d)
 
     def declares_layout(self, i):
         p = self.params[i]
@@ -88,18 +98,24 @@ class Kernel:
             return np.zeros(shape, storage.dtype)
         if not self.declares_layout(i):
             return storage.reshape(shape)
-        item = storage.dtype.itemsize
-        base = storage[p.offset:] if p.storage_elems else storage
-        strides = tuple(p.strides[d] * item for d in range(p.rank))
-        if any(s < 0 for s in strides) or p.storage_elems == 0:
-            idx = np.full(shape, p.offset, np.int64)
-            for d in range(p.rank):
-                r = np.arange(shape[d]).reshape((-1,) + (1,) * (p.rank - d - 1)) * p.strides[d]
-                idx = idx + r
-            return storage[idx] if idx.size else np.zeros(shape, storage.dtype)
-        return np.lib.stride_tricks.as_strided(base, shape, strides)
+        return storage[self.offsets(i)]
 
-    def inputs(self, seed=0, bad=None):
+    def offsets(self, i):
+        """Storage offset of every logical element of parameter i (C order)."""
+        p = self.params[i]
+        idx = np.full(tuple(p.shape[d] for d in range(p.rank)), p.offset, np.int64)
+        for d in range(p.rank):
+            idx = idx + np.arange(p.shape[d]).reshape((-1,) + (1,) * (p.rank - d - 1)) * p.strides[d]
+        return idx
+
+    def storage(self, i, logical):
+        """The storage of parameter i holding a logical array (gaps zero)."""
+        p = self.params[i]
+        st = np.zeros(max(p.storage_elems, 1), logical.dtype)
+        st[self.offsets(i)] = logical
+        return st[:p.storage_elems]
+
+    def inputs(self, seed=0):
         """Storage arrays of the inputs: floats in [-2, 2), indices in range."""
         rng = np.random.RandomState(seed)
         out = []
@@ -108,7 +124,7 @@ class Kernel:
             dt = self.dtype(p)
             n = p.storage_elems
             lo, hi = ctypes.c_int64(), ctypes.c_int64()
-            if np.dtype(dt).kind == "f" or dt == "bfloat16":
+            if np.dtype(dt).kind in "fV" or dt.name == "bfloat16":
                 a = rng.uniform(-2, 2, n).astype(dt)
             elif np.dtype(dt) == np.bool_:
                 a = rng.randint(0, 2, n).astype(bool)
@@ -131,11 +147,16 @@ class Kernel:
         return bufs[self.nin:]
 
 
-def load_file(path):
+def load(path):
     ctx = LIB.athene_create()
     src = open(path).read()
     if LIB.athene_load(ctx, path.encode(), src.encode()):
         raise RuntimeError(LIB.athene_errors(ctx).decode())
+    return ctx
+
+
+def load_file(path):
+    ctx = load(path)
     return ctx, [Kernel(ctx, LIB.athene_kernel_at(ctx, i)) for i in range(LIB.athene_kernel_count(ctx))]
 
 

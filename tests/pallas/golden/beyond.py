@@ -76,6 +76,13 @@ def _unfold_1d_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_unfold_1d_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((17,), lambda: (np.int32(0),))],
+    out_specs=pl.BlockSpec((7, 5), lambda: (np.int32(0), np.int32(0))))
+
+
 def unfold_1d_pure(x, *, interpret=False):
     """Traceable unfold_1d(x f32[17]) -> y f32[7, 5]."""
     x = jnp.asarray(x).reshape(-1)
@@ -83,10 +90,7 @@ def unfold_1d_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _unfold_1d_y,
         out_shape=jax.ShapeDtypeStruct((7, 5), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((17,), lambda: (np.int32(0),))],
-        out_specs=pl.BlockSpec((7, 5), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_unfold_1d_y_grid,
         interpret=interpret,
     )(x)
     y = y.reshape(-1)
@@ -113,6 +117,13 @@ def _im2col_3x3_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_im2col_3x3_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((36,), lambda: (np.int32(0),))],
+    out_specs=pl.BlockSpec((16, 9), lambda: (np.int32(0), np.int32(0))))
+
+
 def im2col_3x3_pure(x, *, interpret=False):
     """Traceable im2col_3x3(x f32[6, 6]) -> y f32[16, 9]."""
     x = jnp.asarray(x).reshape(-1)
@@ -120,10 +131,7 @@ def im2col_3x3_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _im2col_3x3_y,
         out_shape=jax.ShapeDtypeStruct((16, 9), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((36,), lambda: (np.int32(0),))],
-        out_specs=pl.BlockSpec((16, 9), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_im2col_3x3_y_grid,
         interpret=interpret,
     )(x)
     y = y.reshape(-1)
@@ -152,6 +160,13 @@ def _unfold_2d_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_unfold_2d_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((36,), lambda: (np.int32(0),))],
+    out_specs=pl.BlockSpec((4, 4, 3, 3), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+
+
 def unfold_2d_pure(x, *, interpret=False):
     """Traceable unfold_2d(x f32[6, 6]) -> y f32[4, 4, 3, 3]."""
     x = jnp.asarray(x).reshape(-1)
@@ -159,10 +174,7 @@ def unfold_2d_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _unfold_2d_y,
         out_shape=jax.ShapeDtypeStruct((4, 4, 3, 3), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((36,), lambda: (np.int32(0),))],
-        out_specs=pl.BlockSpec((4, 4, 3, 3), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_unfold_2d_y_grid,
         interpret=interpret,
     )(x)
     y = y.reshape(-1)
@@ -189,6 +201,13 @@ def _unfold_sym_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_unfold_sym_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((64,), lambda: (np.int32(0),))],
+    out_specs=pl.BlockSpec((16, 4), lambda: (np.int32(0), np.int32(0))))
+
+
 def unfold_sym_pure(x, *, interpret=False):
     """Traceable unfold_sym(x f32[64]) -> y f32[16, 4]."""
     x = jnp.asarray(x).reshape(-1)
@@ -196,10 +215,7 @@ def unfold_sym_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _unfold_sym_y,
         out_shape=jax.ShapeDtypeStruct((16, 4), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((64,), lambda: (np.int32(0),))],
-        out_specs=pl.BlockSpec((16, 4), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_unfold_sym_y_grid,
         interpret=interpret,
     )(x)
     y = y.reshape(-1)
@@ -219,27 +235,38 @@ def unfold_sym(x, *, interpret=None):
 def _iota_two_outputs_y(x_ref, y_ref):
     # y[i, j] = (f32(((i * 8) + j)) * x[i, j])
     i = jax.lax.broadcasted_iota(jnp.int32, (8, 1), 0)
-    v0 = i.astype(jnp.int64)
-    v2 = v0 * jnp.int64(8)
+    v2 = i * jnp.int32(8)
     j = jax.lax.broadcasted_iota(jnp.int32, (1, 8), 1)
-    v3 = j.astype(jnp.int64)
-    v4 = v2 + v3
+    v4 = v2 + j
     v5 = v4.astype(jnp.float32)
     v6 = x_ref[...]
     v7 = v5 * v6
     out = v7
     y_ref[...] = out
 
+
+_iota_two_outputs_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((8, 8), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8, 8), lambda: (np.int32(0), np.int32(0))))
+
 def _iota_two_outputs_z(x_ref, z_ref):
     # z[i, j] = (x[i, j] + f32((j + 10)))
     v0 = x_ref[...]
     j = jax.lax.broadcasted_iota(jnp.int32, (1, 8), 1)
-    v1 = j.astype(jnp.int64)
-    v3 = v1 + jnp.int64(10)
+    v3 = j + jnp.int32(10)
     v4 = v3.astype(jnp.float32)
     v5 = v0 + v4
     out = v5
     z_ref[...] = out
+
+
+_iota_two_outputs_z_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((8, 8), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8, 8), lambda: (np.int32(0), np.int32(0))))
 
 
 def iota_two_outputs_pure(x, *, interpret=False):
@@ -249,10 +276,7 @@ def iota_two_outputs_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _iota_two_outputs_y,
         out_shape=jax.ShapeDtypeStruct((8, 8), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((8, 8), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((8, 8), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_iota_two_outputs_y_grid,
         interpret=interpret,
     )(x.reshape(8, 8))
     y = y.reshape(-1)
@@ -260,10 +284,7 @@ def iota_two_outputs_pure(x, *, interpret=False):
     z = pl.pallas_call(
         _iota_two_outputs_z,
         out_shape=jax.ShapeDtypeStruct((8, 8), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((8, 8), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((8, 8), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_iota_two_outputs_z_grid,
         interpret=interpret,
     )(x.reshape(8, 8))
     z = z.reshape(-1)
@@ -283,10 +304,15 @@ def iota_two_outputs(x, *, interpret=None):
 def _arange_sym_y(y_ref):
     # y[i] = f32(i)
     i = jax.lax.broadcasted_iota(jnp.int32, (64,), 0)
-    v0 = i.astype(jnp.int64)
-    v1 = v0.astype(jnp.float32)
+    v1 = i.astype(jnp.float32)
     out = v1
     y_ref[...] = out
+
+
+_arange_sym_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[],
+    out_specs=pl.BlockSpec((64,), lambda: (np.int32(0),)))
 
 
 def arange_sym_pure(*, interpret=False):
@@ -295,9 +321,7 @@ def arange_sym_pure(*, interpret=False):
     y = pl.pallas_call(
         _arange_sym_y,
         out_shape=jax.ShapeDtypeStruct((64,), jnp.float32),
-        grid=(),
-        in_specs=[],
-        out_specs=pl.BlockSpec((64,), lambda: (np.int32(0),)),
+        grid_spec=_arange_sym_y_grid,
         interpret=interpret,
     )()
     return y.reshape(64)
@@ -326,15 +350,19 @@ def _iota_i64_y(y_ref):
     y_ref[...] = out
 
 
+_iota_i64_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[],
+    out_specs=pl.BlockSpec((4, 5), lambda: (np.int32(0), np.int32(0))))
+
+
 def iota_i64_pure(*, interpret=False):
     """Traceable iota_i64() -> y i64[4, 5]."""
     # y
     y = pl.pallas_call(
         _iota_i64_y,
         out_shape=jax.ShapeDtypeStruct((4, 5), jnp.int64),
-        grid=(),
-        in_specs=[],
-        out_specs=pl.BlockSpec((4, 5), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_iota_i64_y_grid,
         interpret=interpret,
     )()
     y = y.reshape(-1)
@@ -364,6 +392,14 @@ def _size1_bcast_y(x_ref, b_ref, y_ref):
     y_ref[...] = out
 
 
+_size1_bcast_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((8,), lambda: (np.int32(0),)),
+        pl.BlockSpec((1,), lambda: (np.int32(0),))],
+    out_specs=pl.BlockSpec((8,), lambda: (np.int32(0),)))
+
+
 def size1_bcast_pure(x, b, *, interpret=False):
     """Traceable size1_bcast(x f32[1, 8, 1], b f32[1]) -> y f32[1, 8, 1]."""
     x = jnp.asarray(x).reshape(-1)
@@ -372,11 +408,7 @@ def size1_bcast_pure(x, b, *, interpret=False):
     y = pl.pallas_call(
         _size1_bcast_y,
         out_shape=jax.ShapeDtypeStruct((8,), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((8,), lambda: (np.int32(0),)),
-            pl.BlockSpec((1,), lambda: (np.int32(0),))],
-        out_specs=pl.BlockSpec((8,), lambda: (np.int32(0),)),
+        grid_spec=_size1_bcast_y_grid,
         interpret=interpret,
     )(x, b)
     return y.reshape(1, 8, 1)
@@ -394,7 +426,7 @@ def size1_bcast(x, b, *, interpret=None):
 
 def _size1_gather_y(idx_ref, table_ref, y_ref, err_ref):
     # y[s, d] = table[wrap(idx[s], 1), d]
-    @pl.when((pl.program_id(0) == 0))
+    @pl.when(pl.program_id(0) == 0)
     def _init():
         _record_init(err_ref)
     v0 = idx_ref[pl.program_id(0)]
@@ -402,15 +434,21 @@ def _size1_gather_y(idx_ref, table_ref, y_ref, err_ref):
     v3 = table_ref[...][0, :]
     v3 = v3.reshape((1, 4))
     bad = (v2 < 0) | (v2 >= 1)
-    _record(err_ref, bad, 0, v0, (pl.program_id(0) * 1, 0))
+    _record(err_ref, bad, 0, v0, (pl.program_id(0), 0))
     out = jnp.broadcast_to(v3, (1, 4))
-    out = out.reshape((4,))
-    out = out.reshape((1, 4))
     y_ref[...] = out
 
 
+_size1_gather_y_grid = pltpu.PrefetchScalarGridSpec(
+    num_scalar_prefetch=1,
+    grid=(3,),
+    in_specs=[
+        pl.BlockSpec((None, 1, 4), lambda s, idx_ref: (jnp.clip(jnp.where(idx_ref[s] < 0, idx_ref[s] + 1, idx_ref[s]), 0, 0), np.int32(0), np.int32(0)))],
+    out_specs=[pl.BlockSpec((None, 1, 4), lambda s, idx_ref: (s, np.int32(0), np.int32(0))), pl.BlockSpec((11,), lambda *_: (np.int32(0),), memory_space=pltpu.SMEM)])
+
+
 _size1_gather_MESSAGES = (
-        "kernel size1_gather: index {2} out of range for dim 0 of 'table' (size 1; wrap() accepts [-1, 1)) at y[{3}, {4}]",
+    "kernel size1_gather: index {2} out of range for dim 0 of 'table' (size 1; wrap() accepts [-1, 1)) at y[{3}, {4}]",
 )
 
 
@@ -419,20 +457,14 @@ def size1_gather_pure(table, idx, *, interpret=False):
     table = jnp.asarray(table).reshape(-1)
     idx = jnp.asarray(idx).reshape(-1)
     # y
-    y, bad = pl.pallas_call(
+    y, bad0 = pl.pallas_call(
         _size1_gather_y,
         out_shape=(jax.ShapeDtypeStruct((3, 1, 4), jnp.float32), jax.ShapeDtypeStruct((11,), jnp.int32)),
-        grid_spec=pltpu.PrefetchScalarGridSpec(
-            num_scalar_prefetch=1,
-            grid=(3,),
-            in_specs=[
-                pl.BlockSpec((None, 1, 4), lambda s, idx_ref: (jnp.clip(jnp.where(idx_ref[s] < 0, idx_ref[s] + 1, idx_ref[s]), 0, 0), np.int32(0), np.int32(0)))],
-            out_specs=[pl.BlockSpec((None, 1, 4), lambda s, idx_ref: (s, np.int32(0), np.int32(0))), pl.BlockSpec(memory_space=pltpu.SMEM)]),
+        grid_spec=_size1_gather_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("arbitrary",)),
         interpret=interpret,
     )(_i32(idx), table.reshape(1, 1, 4))
     y = y.reshape(-1)
-    bad0 = bad
     return y.reshape(3, 4), bad0
 
 
@@ -457,6 +489,13 @@ def _zero_rows_sym_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_zero_rows_sym_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((64, 3), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((64, 3), lambda: (np.int32(0), np.int32(0))))
+
+
 def zero_rows_sym_pure(x, *, interpret=False):
     """Traceable zero_rows_sym(x f32[64, 3]) -> y f32[64, 3]."""
     x = jnp.asarray(x).reshape(-1)
@@ -464,10 +503,7 @@ def zero_rows_sym_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _zero_rows_sym_y,
         out_shape=jax.ShapeDtypeStruct((64, 3), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((64, 3), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((64, 3), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_zero_rows_sym_y_grid,
         interpret=interpret,
     )(x.reshape(64, 3))
     y = y.reshape(-1)
@@ -512,6 +548,14 @@ def _scalar_0d_y(x_ref, s_ref, y_ref):
     out = v2
     y_ref[...] = out
 
+
+_scalar_0d_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((4,), lambda: (np.int32(0),)),
+        pl.BlockSpec((1,), lambda: (np.int32(0),))],
+    out_specs=pl.BlockSpec((4,), lambda: (np.int32(0),)))
+
 def _scalar_0d_t(s_ref, t_ref):
     # t[] = (s + 1)
     v0 = s_ref[...][0]
@@ -519,6 +563,13 @@ def _scalar_0d_t(s_ref, t_ref):
     out = v3
     out = out.reshape((1, 1))
     t_ref[...] = out
+
+
+_scalar_0d_t_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((1,), lambda: (np.int32(0),))],
+    out_specs=pl.BlockSpec((None, 1, 1), lambda: (np.int32(0), np.int32(0), np.int32(0))))
 
 
 def scalar_0d_pure(s, x, *, interpret=False):
@@ -529,21 +580,14 @@ def scalar_0d_pure(s, x, *, interpret=False):
     y = pl.pallas_call(
         _scalar_0d_y,
         out_shape=jax.ShapeDtypeStruct((4,), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((4,), lambda: (np.int32(0),)),
-            pl.BlockSpec((1,), lambda: (np.int32(0),))],
-        out_specs=pl.BlockSpec((4,), lambda: (np.int32(0),)),
+        grid_spec=_scalar_0d_y_grid,
         interpret=interpret,
     )(x, s)
     # t
     t = pl.pallas_call(
         _scalar_0d_t,
         out_shape=jax.ShapeDtypeStruct((1, 1, 1), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((1,), lambda: (np.int32(0),))],
-        out_specs=pl.BlockSpec((None, 1, 1), lambda: (np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_scalar_0d_t_grid,
         interpret=interpret,
     )(s)
     t = t.reshape(-1)

@@ -46,6 +46,13 @@ def _not_bool_strided_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_not_bool_strided_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((16, 2), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((16,), lambda: (np.int32(0),)))
+
+
 def not_bool_strided_pure(x, *, interpret=False):
     """Traceable not_bool_strided(x bool[16] (storage of 31)) -> y bool[16]."""
     x = jnp.asarray(x).reshape(-1)
@@ -53,10 +60,7 @@ def not_bool_strided_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _not_bool_strided_y,
         out_shape=jax.ShapeDtypeStruct((16,), jnp.bool_),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((16, 2), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((16,), lambda: (np.int32(0),)),
+        grid_spec=_not_bool_strided_y_grid,
         interpret=interpret,
     )(_pad(x, 32).reshape(16, 2))
     return y.reshape(16)
@@ -81,6 +85,14 @@ def _where_mask_y(m_ref, x_ref, y_ref):
     y_ref[...] = out
 
 
+_where_mask_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((4, 8), lambda: (np.int32(0), np.int32(0))),
+        pl.BlockSpec((4, 8), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4, 8), lambda: (np.int32(0), np.int32(0))))
+
+
 def where_mask_pure(m, x, *, interpret=False):
     """Traceable where_mask(m bool[4, 8], x f32[4, 8]) -> y f32[4, 8]."""
     m = jnp.asarray(m).reshape(-1)
@@ -89,11 +101,7 @@ def where_mask_pure(m, x, *, interpret=False):
     y = pl.pallas_call(
         _where_mask_y,
         out_shape=jax.ShapeDtypeStruct((4, 8), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((4, 8), lambda: (np.int32(0), np.int32(0))),
-            pl.BlockSpec((4, 8), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((4, 8), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_where_mask_y_grid,
         interpret=interpret,
     )(m.reshape(4, 8), x.reshape(4, 8))
     y = y.reshape(-1)
@@ -121,6 +129,14 @@ def _greater_bool_out_y(x_ref, t_ref, y_ref):
     y_ref[...] = out
 
 
+_greater_bool_out_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((8, 4), lambda: (np.int32(0), np.int32(0))),
+        pl.BlockSpec((1,), lambda: (np.int32(0),))],
+    out_specs=pl.BlockSpec((4, 8), lambda: (np.int32(0), np.int32(0))))
+
+
 def greater_bool_out_pure(x, t, *, interpret=False):
     """Traceable greater_bool_out(x f32[4, 8] (storage of 32), t f32[]) -> y bool[4, 8]."""
     x = jnp.asarray(x).reshape(-1)
@@ -129,11 +145,7 @@ def greater_bool_out_pure(x, t, *, interpret=False):
     y = pl.pallas_call(
         _greater_bool_out_y,
         out_shape=jax.ShapeDtypeStruct((4, 8), jnp.bool_),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((8, 4), lambda: (np.int32(0), np.int32(0))),
-            pl.BlockSpec((1,), lambda: (np.int32(0),))],
-        out_specs=pl.BlockSpec((4, 8), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_greater_bool_out_y_grid,
         interpret=interpret,
     )(x.reshape(8, 4), t)
     y = y.reshape(-1)
@@ -158,6 +170,13 @@ def _flip_i8_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_flip_i8_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((16,), lambda: (np.int32(0),))],
+    out_specs=pl.BlockSpec((16,), lambda: (np.int32(0),)))
+
+
 def flip_i8_pure(x, *, interpret=False):
     """Traceable flip_i8(x i8[16]) -> y i8[16]."""
     x = jnp.asarray(x).reshape(-1)
@@ -165,10 +184,7 @@ def flip_i8_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _flip_i8_y,
         out_shape=jax.ShapeDtypeStruct((16,), jnp.int8),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((16,), lambda: (np.int32(0),))],
-        out_specs=pl.BlockSpec((16,), lambda: (np.int32(0),)),
+        grid_spec=_flip_i8_y_grid,
         interpret=interpret,
     )(x)
     return y.reshape(16)
@@ -193,6 +209,13 @@ def _transpose_i16_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_transpose_i16_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((6, 10), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((10, 6), lambda: (np.int32(0), np.int32(0))))
+
+
 def transpose_i16_pure(x, *, interpret=False):
     """Traceable transpose_i16(x i16[6, 10]) -> y i16[10, 6]."""
     x = jnp.asarray(x).reshape(-1)
@@ -200,10 +223,7 @@ def transpose_i16_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _transpose_i16_y,
         out_shape=jax.ShapeDtypeStruct((10, 6), jnp.int16),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((6, 10), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((10, 6), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_transpose_i16_y_grid,
         interpret=interpret,
     )(x.reshape(6, 10))
     y = y.reshape(-1)
@@ -228,6 +248,13 @@ def _strided_i32_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_strided_i32_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((16, 2), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((16,), lambda: (np.int32(0),)))
+
+
 def strided_i32_pure(x, *, interpret=False):
     """Traceable strided_i32(x i32[16] (storage of 31)) -> y i32[16]."""
     x = jnp.asarray(x).reshape(-1)
@@ -235,10 +262,7 @@ def strided_i32_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _strided_i32_y,
         out_shape=jax.ShapeDtypeStruct((16,), jnp.int32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((16, 2), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((16,), lambda: (np.int32(0),)),
+        grid_spec=_strided_i32_y_grid,
         interpret=interpret,
     )(_pad(x, 32).reshape(16, 2))
     return y.reshape(16)
@@ -264,6 +288,13 @@ def _transposed_i64_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_transposed_i64_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((4, 4), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4, 4), lambda: (np.int32(0), np.int32(0))))
+
+
 def transposed_i64_pure(x, *, interpret=False):
     """Traceable transposed_i64(x i64[4, 4] (storage of 16)) -> y i64[4, 4]."""
     x = jnp.asarray(x).reshape(-1)
@@ -271,10 +302,7 @@ def transposed_i64_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _transposed_i64_y,
         out_shape=jax.ShapeDtypeStruct((4, 4), jnp.int64),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((4, 4), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((4, 4), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_transposed_i64_y_grid,
         interpret=interpret,
     )(x.reshape(4, 4))
     y = y.reshape(-1)
@@ -296,9 +324,15 @@ def _lut_u8_y(img_ref, table_ref, y_ref):
     v2 = table_ref[...][0, 0]
     v2 = v2.reshape((1, 1))
     out = jnp.broadcast_to(v2, (1, 1))
-    out = out.reshape(())
-    out = out.reshape((1, 1))
     y_ref[...] = out
+
+
+_lut_u8_y_grid = pltpu.PrefetchScalarGridSpec(
+    num_scalar_prefetch=1,
+    grid=(4, 6),
+    in_specs=[
+        pl.BlockSpec((None, 1, 1), lambda i, j, img_ref: (jnp.clip(img_ref[(6*i + j)], 0, 255), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((None, None, 1, 1), lambda i, j, img_ref: (i, j, np.int32(0), np.int32(0))))
 
 
 def lut_u8_pure(table, img, *, interpret=False):
@@ -309,12 +343,7 @@ def lut_u8_pure(table, img, *, interpret=False):
     y = pl.pallas_call(
         _lut_u8_y,
         out_shape=jax.ShapeDtypeStruct((4, 6, 1, 1), jnp.uint8),
-        grid_spec=pltpu.PrefetchScalarGridSpec(
-            num_scalar_prefetch=1,
-            grid=(4, 6),
-            in_specs=[
-                pl.BlockSpec((None, 1, 1), lambda i, j, img_ref: (jnp.clip(img_ref[(6*i + j)], 0, 255), np.int32(0), np.int32(0)))],
-            out_specs=pl.BlockSpec((None, None, 1, 1), lambda i, j, img_ref: (i, j, np.int32(0), np.int32(0)))),
+        grid_spec=_lut_u8_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel")),
         interpret=interpret,
     )(_i32(img), table.reshape(256, 1, 1))
@@ -341,6 +370,13 @@ def _u8_to_f32_strided_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_u8_to_f32_strided_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((8, 16), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8, 8), lambda: (np.int32(0), np.int32(0))))
+
+
 def u8_to_f32_strided_pure(x, *, interpret=False):
     """Traceable u8_to_f32_strided(x u8[8, 8] (storage of 120)) -> y f32[8, 8]."""
     x = jnp.asarray(x).reshape(-1)
@@ -348,10 +384,7 @@ def u8_to_f32_strided_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _u8_to_f32_strided_y,
         out_shape=jax.ShapeDtypeStruct((8, 8), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((8, 16), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((8, 8), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_u8_to_f32_strided_y_grid,
         interpret=interpret,
     )(_pad(x, 128).reshape(8, 16))
     y = y.reshape(-1)
@@ -378,6 +411,13 @@ def _permute_f16_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_permute_f16_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((4, 6, 8), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8, 4, 6), lambda: (np.int32(0), np.int32(0), np.int32(0))))
+
+
 def permute_f16_pure(x, *, interpret=False):
     """Traceable permute_f16(x f16[4, 6, 8]) -> y f16[8, 4, 6]."""
     x = jnp.asarray(x).reshape(-1)
@@ -385,10 +425,7 @@ def permute_f16_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _permute_f16_y,
         out_shape=jax.ShapeDtypeStruct((8, 4, 6), jnp.float16),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((4, 6, 8), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((8, 4, 6), lambda: (np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_permute_f16_y_grid,
         interpret=interpret,
     )(x.reshape(4, 6, 8))
     y = y.reshape(-1)
@@ -413,6 +450,13 @@ def _f16_to_f32_flipped_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_f16_to_f32_flipped_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((8,), lambda: (np.int32(0),))],
+    out_specs=pl.BlockSpec((8,), lambda: (np.int32(0),)))
+
+
 def f16_to_f32_flipped_pure(x, *, interpret=False):
     """Traceable f16_to_f32_flipped(x f16[8] (storage of 8)) -> y f32[8]."""
     x = jnp.asarray(x).reshape(-1)
@@ -420,10 +464,7 @@ def f16_to_f32_flipped_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _f16_to_f32_flipped_y,
         out_shape=jax.ShapeDtypeStruct((8,), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((8,), lambda: (np.int32(0),))],
-        out_specs=pl.BlockSpec((8,), lambda: (np.int32(0),)),
+        grid_spec=_f16_to_f32_flipped_y_grid,
         interpret=interpret,
     )(x)
     return y.reshape(8)
@@ -449,6 +490,13 @@ def _channels_last_bf16_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_channels_last_bf16_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((2, 4, 5, 3), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((2, 3, 4, 5), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+
+
 def channels_last_bf16_pure(x, *, interpret=False):
     """Traceable channels_last_bf16(x bf16[2, 3, 4, 5] (storage of 120)) -> y bf16[2, 3, 4, 5]."""
     x = jnp.asarray(x).reshape(-1)
@@ -456,10 +504,7 @@ def channels_last_bf16_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _channels_last_bf16_y,
         out_shape=jax.ShapeDtypeStruct((2, 3, 4, 5), jnp.bfloat16),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((2, 4, 5, 3), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((2, 3, 4, 5), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_channels_last_bf16_y_grid,
         interpret=interpret,
     )(x.reshape(2, 4, 5, 3))
     y = y.reshape(-1)
@@ -485,6 +530,13 @@ def _f32_to_bf16_transposed_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_f32_to_bf16_transposed_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((6, 8), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8, 6), lambda: (np.int32(0), np.int32(0))))
+
+
 def f32_to_bf16_transposed_pure(x, *, interpret=False):
     """Traceable f32_to_bf16_transposed(x f32[8, 6] (storage of 48)) -> y bf16[8, 6]."""
     x = jnp.asarray(x).reshape(-1)
@@ -492,10 +544,7 @@ def f32_to_bf16_transposed_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _f32_to_bf16_transposed_y,
         out_shape=jax.ShapeDtypeStruct((8, 6), jnp.bfloat16),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((6, 8), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((8, 6), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_f32_to_bf16_transposed_y_grid,
         interpret=interpret,
     )(x.reshape(6, 8))
     y = y.reshape(-1)
@@ -517,9 +566,15 @@ def _gather_bf16_y(idx_ref, table_ref, y_ref):
     v1 = table_ref[...][0, :]
     v1 = v1.reshape((1, 4))
     out = jnp.broadcast_to(v1, (1, 4))
-    out = out.reshape((4,))
-    out = out.reshape((1, 4))
     y_ref[...] = out
+
+
+_gather_bf16_y_grid = pltpu.PrefetchScalarGridSpec(
+    num_scalar_prefetch=1,
+    grid=(5,),
+    in_specs=[
+        pl.BlockSpec((None, 1, 4), lambda s, idx_ref: (jnp.clip(idx_ref[s], 0, 9), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((None, 1, 4), lambda s, idx_ref: (s, np.int32(0), np.int32(0))))
 
 
 def gather_bf16_pure(table, idx, *, interpret=False):
@@ -530,12 +585,7 @@ def gather_bf16_pure(table, idx, *, interpret=False):
     y = pl.pallas_call(
         _gather_bf16_y,
         out_shape=jax.ShapeDtypeStruct((5, 1, 4), jnp.bfloat16),
-        grid_spec=pltpu.PrefetchScalarGridSpec(
-            num_scalar_prefetch=1,
-            grid=(5,),
-            in_specs=[
-                pl.BlockSpec((None, 1, 4), lambda s, idx_ref: (jnp.clip(idx_ref[s], 0, 9), np.int32(0), np.int32(0)))],
-            out_specs=pl.BlockSpec((None, 1, 4), lambda s, idx_ref: (s, np.int32(0), np.int32(0)))),
+        grid_spec=_gather_bf16_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
         interpret=interpret,
     )(_i32(idx), table.reshape(10, 1, 4))
@@ -564,6 +614,13 @@ def _sum_f64_transposed_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_sum_f64_transposed_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((5, 6), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((6,), lambda: (np.int32(0),)))
+
+
 def sum_f64_transposed_pure(x, *, interpret=False):
     """Traceable sum_f64_transposed(x f64[6, 5] (storage of 30)) -> y f64[6]."""
     x = jnp.asarray(x).reshape(-1)
@@ -571,10 +628,7 @@ def sum_f64_transposed_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _sum_f64_transposed_y,
         out_shape=jax.ShapeDtypeStruct((6,), jnp.float64),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((5, 6), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((6,), lambda: (np.int32(0),)),
+        grid_spec=_sum_f64_transposed_y_grid,
         interpret=interpret,
     )(x.reshape(5, 6))
     return y.reshape(6)
@@ -599,6 +653,13 @@ def _f64_to_i32_transposed_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_f64_to_i32_transposed_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((3, 4), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4, 3), lambda: (np.int32(0), np.int32(0))))
+
+
 def f64_to_i32_transposed_pure(x, *, interpret=False):
     """Traceable f64_to_i32_transposed(x f64[3, 4]) -> y i32[4, 3]."""
     x = jnp.asarray(x).reshape(-1)
@@ -606,10 +667,7 @@ def f64_to_i32_transposed_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _f64_to_i32_transposed_y,
         out_shape=jax.ShapeDtypeStruct((4, 3), jnp.int32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((3, 4), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((4, 3), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_f64_to_i32_transposed_y_grid,
         interpret=interpret,
     )(x.reshape(3, 4))
     y = y.reshape(-1)

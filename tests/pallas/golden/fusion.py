@@ -45,6 +45,14 @@ def _fused_transpose_scale_y(x_ref, s_ref, y_ref):
     y_ref[...] = out
 
 
+_fused_transpose_scale_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((64, 48), lambda: (np.int32(0), np.int32(0))),
+        pl.BlockSpec((64,), lambda: (np.int32(0),))],
+    out_specs=pl.BlockSpec((48, 64), lambda: (np.int32(0), np.int32(0))))
+
+
 def fused_transpose_scale_pure(x, s, *, interpret=False):
     """Traceable fused_transpose_scale(x f32[64, 48], s f32[64]) -> y f32[48, 64]."""
     x = jnp.asarray(x).reshape(-1)
@@ -53,11 +61,7 @@ def fused_transpose_scale_pure(x, s, *, interpret=False):
     y = pl.pallas_call(
         _fused_transpose_scale_y,
         out_shape=jax.ShapeDtypeStruct((48, 64), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((64, 48), lambda: (np.int32(0), np.int32(0))),
-            pl.BlockSpec((64,), lambda: (np.int32(0),))],
-        out_specs=pl.BlockSpec((48, 64), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_fused_transpose_scale_y_grid,
         interpret=interpret,
     )(x.reshape(64, 48), s)
     y = y.reshape(-1)
@@ -81,6 +85,13 @@ def _softmax_rows_e(x_ref, e_ref):
     out = v1
     e_ref[...] = out
 
+
+_softmax_rows_e_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((32, 40), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((32, 40), lambda: (np.int32(0), np.int32(0))))
+
 def _softmax_rows_y(e_ref, e2_ref, y_ref):
     # y[i, j] = (e[i, j] / sum(k: e[i, k]))
     v0 = e_ref[...]
@@ -95,6 +106,14 @@ def _softmax_rows_y(e_ref, e2_ref, y_ref):
     y_ref[...] = out
 
 
+_softmax_rows_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((32, 40), lambda: (np.int32(0), np.int32(0))),
+        pl.BlockSpec((32, 40), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((32, 40), lambda: (np.int32(0), np.int32(0))))
+
+
 def softmax_rows_pure(x, *, interpret=False):
     """Traceable softmax_rows(x f32[32, 40]) -> y f32[32, 40]."""
     x = jnp.asarray(x).reshape(-1)
@@ -102,10 +121,7 @@ def softmax_rows_pure(x, *, interpret=False):
     e = pl.pallas_call(
         _softmax_rows_e,
         out_shape=jax.ShapeDtypeStruct((32, 40), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((32, 40), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((32, 40), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_softmax_rows_e_grid,
         interpret=interpret,
     )(x.reshape(32, 40))
     e = e.reshape(-1)
@@ -113,11 +129,7 @@ def softmax_rows_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _softmax_rows_y,
         out_shape=jax.ShapeDtypeStruct((32, 40), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((32, 40), lambda: (np.int32(0), np.int32(0))),
-            pl.BlockSpec((32, 40), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((32, 40), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_softmax_rows_y_grid,
         interpret=interpret,
     )(e.reshape(32, 40), e.reshape(32, 40))
     y = y.reshape(-1)
@@ -144,6 +156,14 @@ def _fused_view_twice_y(x_ref, x2_ref, y_ref):
     y_ref[...] = out
 
 
+_fused_view_twice_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((16, 16), lambda: (np.int32(0), np.int32(0))),
+        pl.BlockSpec((16, 16), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((16, 16), lambda: (np.int32(0), np.int32(0))))
+
+
 def fused_view_twice_pure(x, *, interpret=False):
     """Traceable fused_view_twice(x f32[16, 16]) -> y f32[16, 16]."""
     x = jnp.asarray(x).reshape(-1)
@@ -151,11 +171,7 @@ def fused_view_twice_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _fused_view_twice_y,
         out_shape=jax.ShapeDtypeStruct((16, 16), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((16, 16), lambda: (np.int32(0), np.int32(0))),
-            pl.BlockSpec((16, 16), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((16, 16), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_fused_view_twice_y_grid,
         interpret=interpret,
     )(x.reshape(16, 16), x.reshape(16, 16))
     y = y.reshape(-1)
@@ -177,13 +193,19 @@ def _fused_chain_y(x_ref, y_ref):
     v0 = x_ref[...]
     v0 = jnp.transpose(v0, (1, 0))
     j = jax.lax.broadcasted_iota(jnp.int32, (12, 1), 0)
-    v1 = j.astype(jnp.int64)
-    v2 = v1.astype(jnp.float64)
+    v2 = j.astype(jnp.float64)
     v3 = v0 + v2
     v5 = v3 * jnp.float64(0.5)
     v6 = v5.astype(jnp.float32)
     out = v6
     y_ref[...] = out
+
+
+_fused_chain_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((8, 12), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((12, 8), lambda: (np.int32(0), np.int32(0))))
 
 
 def fused_chain_pure(x, *, interpret=False):
@@ -193,10 +215,7 @@ def fused_chain_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _fused_chain_y,
         out_shape=jax.ShapeDtypeStruct((12, 8), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((8, 12), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((12, 8), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_fused_chain_y_grid,
         interpret=interpret,
     )(x.reshape(8, 12))
     y = y.reshape(-1)
@@ -220,14 +239,27 @@ def _let_gathered_u(t_ref, u_ref):
     out = v3
     u_ref[...] = out
 
+
+_let_gathered_u_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((10, 4), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((10, 4), lambda: (np.int32(0), np.int32(0))))
+
 def _let_gathered_y(idx_ref, u_ref, y_ref):
     # y[s, c] = u[idx[s], c]
     v1 = u_ref[...][0, :]
     v1 = v1.reshape((1, 4))
     out = jnp.broadcast_to(v1, (1, 4))
-    out = out.reshape((4,))
-    out = out.reshape((1, 4))
     y_ref[...] = out
+
+
+_let_gathered_y_grid = pltpu.PrefetchScalarGridSpec(
+    num_scalar_prefetch=1,
+    grid=(6,),
+    in_specs=[
+        pl.BlockSpec((None, 1, 4), lambda s, idx_ref: (jnp.clip(idx_ref[s], 0, 9), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((None, 1, 4), lambda s, idx_ref: (s, np.int32(0), np.int32(0))))
 
 
 def let_gathered_pure(t, idx, *, interpret=False):
@@ -238,10 +270,7 @@ def let_gathered_pure(t, idx, *, interpret=False):
     u = pl.pallas_call(
         _let_gathered_u,
         out_shape=jax.ShapeDtypeStruct((10, 4), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((10, 4), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((10, 4), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_let_gathered_u_grid,
         interpret=interpret,
     )(t.reshape(10, 4))
     u = u.reshape(-1)
@@ -249,12 +278,7 @@ def let_gathered_pure(t, idx, *, interpret=False):
     y = pl.pallas_call(
         _let_gathered_y,
         out_shape=jax.ShapeDtypeStruct((6, 1, 4), jnp.float32),
-        grid_spec=pltpu.PrefetchScalarGridSpec(
-            num_scalar_prefetch=1,
-            grid=(6,),
-            in_specs=[
-                pl.BlockSpec((None, 1, 4), lambda s, idx_ref: (jnp.clip(idx_ref[s], 0, 9), np.int32(0), np.int32(0)))],
-            out_specs=pl.BlockSpec((None, 1, 4), lambda s, idx_ref: (s, np.int32(0), np.int32(0)))),
+        grid_spec=_let_gathered_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
         interpret=interpret,
     )(_i32(idx), u.reshape(10, 1, 4))
@@ -285,6 +309,13 @@ def _fused_weak_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_fused_weak_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((24,), lambda: (np.int32(0),))],
+    out_specs=pl.BlockSpec((24,), lambda: (np.int32(0),)))
+
+
 def fused_weak_pure(x, *, interpret=False):
     """Traceable fused_weak(x f32[24]) -> y f64[24]."""
     x = jnp.asarray(x).reshape(-1)
@@ -292,10 +323,7 @@ def fused_weak_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _fused_weak_y,
         out_shape=jax.ShapeDtypeStruct((24,), jnp.float64),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((24,), lambda: (np.int32(0),))],
-        out_specs=pl.BlockSpec((24,), lambda: (np.int32(0),)),
+        grid_spec=_fused_weak_y_grid,
         interpret=interpret,
     )(x)
     return y.reshape(24)

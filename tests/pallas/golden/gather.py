@@ -71,9 +71,16 @@ def _gather_1d_y(indices_ref, x_ref, y_ref):
     v1 = x_ref[...][0, 0]
     v1 = v1.reshape((1,))
     out = jnp.broadcast_to(v1, (1,))
-    out = out.reshape(())
     out = out.reshape((1, 1))
     y_ref[...] = out
+
+
+_gather_1d_y_grid = pltpu.PrefetchScalarGridSpec(
+    num_scalar_prefetch=1,
+    grid=(8,),
+    in_specs=[
+        pl.BlockSpec((None, 1, 1), lambda s, indices_ref: (jnp.clip(indices_ref[s], 0, 15), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((None, 1, 1), lambda s, indices_ref: (s, np.int32(0), np.int32(0))))
 
 
 def gather_1d_pure(x, indices, *, interpret=False):
@@ -84,12 +91,7 @@ def gather_1d_pure(x, indices, *, interpret=False):
     y = pl.pallas_call(
         _gather_1d_y,
         out_shape=jax.ShapeDtypeStruct((8, 1, 1), jnp.float32),
-        grid_spec=pltpu.PrefetchScalarGridSpec(
-            num_scalar_prefetch=1,
-            grid=(8,),
-            in_specs=[
-                pl.BlockSpec((None, 1, 1), lambda s, indices_ref: (jnp.clip(indices_ref[s], 0, 15), np.int32(0), np.int32(0)))],
-            out_specs=pl.BlockSpec((None, 1, 1), lambda s, indices_ref: (s, np.int32(0), np.int32(0)))),
+        grid_spec=_gather_1d_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
         interpret=interpret,
     )(_i32(indices), x.reshape(16, 1, 1))
@@ -112,9 +114,15 @@ def _gather_rows_y(rows_ref, x_ref, y_ref):
     v1 = x_ref[...][0, :]
     v1 = v1.reshape((1, 8))
     out = jnp.broadcast_to(v1, (1, 8))
-    out = out.reshape((8,))
-    out = out.reshape((1, 8))
     y_ref[...] = out
+
+
+_gather_rows_y_grid = pltpu.PrefetchScalarGridSpec(
+    num_scalar_prefetch=1,
+    grid=(4,),
+    in_specs=[
+        pl.BlockSpec((None, 1, 8), lambda s, rows_ref: (jnp.clip(rows_ref[s], 0, 15), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((None, 1, 8), lambda s, rows_ref: (s, np.int32(0), np.int32(0))))
 
 
 def gather_rows_pure(x, rows, *, interpret=False):
@@ -125,12 +133,7 @@ def gather_rows_pure(x, rows, *, interpret=False):
     y = pl.pallas_call(
         _gather_rows_y,
         out_shape=jax.ShapeDtypeStruct((4, 1, 8), jnp.float32),
-        grid_spec=pltpu.PrefetchScalarGridSpec(
-            num_scalar_prefetch=1,
-            grid=(4,),
-            in_specs=[
-                pl.BlockSpec((None, 1, 8), lambda s, rows_ref: (jnp.clip(rows_ref[s], 0, 15), np.int32(0), np.int32(0)))],
-            out_specs=pl.BlockSpec((None, 1, 8), lambda s, rows_ref: (s, np.int32(0), np.int32(0)))),
+        grid_spec=_gather_rows_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
         interpret=interpret,
     )(_i32(rows), x.reshape(16, 1, 8))
@@ -153,9 +156,15 @@ def _embed_256x64_32_y(indices_ref, table_ref, y_ref):
     v1 = table_ref[...][0, :]
     v1 = v1.reshape((1, 64))
     out = jnp.broadcast_to(v1, (1, 64))
-    out = out.reshape((64,))
-    out = out.reshape((1, 64))
     y_ref[...] = out
+
+
+_embed_256x64_32_y_grid = pltpu.PrefetchScalarGridSpec(
+    num_scalar_prefetch=1,
+    grid=(32,),
+    in_specs=[
+        pl.BlockSpec((None, 1, 64), lambda s, indices_ref: (jnp.clip(indices_ref[s], 0, 255), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((None, 1, 64), lambda s, indices_ref: (s, np.int32(0), np.int32(0))))
 
 
 def embed_256x64_32_pure(table, indices, *, interpret=False):
@@ -166,12 +175,7 @@ def embed_256x64_32_pure(table, indices, *, interpret=False):
     y = pl.pallas_call(
         _embed_256x64_32_y,
         out_shape=jax.ShapeDtypeStruct((32, 1, 64), jnp.float32),
-        grid_spec=pltpu.PrefetchScalarGridSpec(
-            num_scalar_prefetch=1,
-            grid=(32,),
-            in_specs=[
-                pl.BlockSpec((None, 1, 64), lambda s, indices_ref: (jnp.clip(indices_ref[s], 0, 255), np.int32(0), np.int32(0)))],
-            out_specs=pl.BlockSpec((None, 1, 64), lambda s, indices_ref: (s, np.int32(0), np.int32(0)))),
+        grid_spec=_embed_256x64_32_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
         interpret=interpret,
     )(_i32(indices), table.reshape(256, 1, 64))
@@ -194,9 +198,15 @@ def _embed_256x64_64_y(indices_ref, table_ref, y_ref):
     v1 = table_ref[...][0, :]
     v1 = v1.reshape((1, 64))
     out = jnp.broadcast_to(v1, (1, 64))
-    out = out.reshape((64,))
-    out = out.reshape((1, 64))
     y_ref[...] = out
+
+
+_embed_256x64_64_y_grid = pltpu.PrefetchScalarGridSpec(
+    num_scalar_prefetch=1,
+    grid=(64,),
+    in_specs=[
+        pl.BlockSpec((None, 1, 64), lambda s, indices_ref: (jnp.clip(indices_ref[s], 0, 255), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((None, 1, 64), lambda s, indices_ref: (s, np.int32(0), np.int32(0))))
 
 
 def embed_256x64_64_pure(table, indices, *, interpret=False):
@@ -207,12 +217,7 @@ def embed_256x64_64_pure(table, indices, *, interpret=False):
     y = pl.pallas_call(
         _embed_256x64_64_y,
         out_shape=jax.ShapeDtypeStruct((64, 1, 64), jnp.float32),
-        grid_spec=pltpu.PrefetchScalarGridSpec(
-            num_scalar_prefetch=1,
-            grid=(64,),
-            in_specs=[
-                pl.BlockSpec((None, 1, 64), lambda s, indices_ref: (jnp.clip(indices_ref[s], 0, 255), np.int32(0), np.int32(0)))],
-            out_specs=pl.BlockSpec((None, 1, 64), lambda s, indices_ref: (s, np.int32(0), np.int32(0)))),
+        grid_spec=_embed_256x64_64_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
         interpret=interpret,
     )(_i32(indices), table.reshape(256, 1, 64))
@@ -235,9 +240,15 @@ def _embed_256x100_32_y(indices_ref, table_ref, y_ref):
     v1 = table_ref[...][0, :]
     v1 = v1.reshape((1, 100))
     out = jnp.broadcast_to(v1, (1, 100))
-    out = out.reshape((100,))
-    out = out.reshape((1, 100))
     y_ref[...] = out
+
+
+_embed_256x100_32_y_grid = pltpu.PrefetchScalarGridSpec(
+    num_scalar_prefetch=1,
+    grid=(32,),
+    in_specs=[
+        pl.BlockSpec((None, 1, 100), lambda s, indices_ref: (jnp.clip(indices_ref[s], 0, 255), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((None, 1, 100), lambda s, indices_ref: (s, np.int32(0), np.int32(0))))
 
 
 def embed_256x100_32_pure(table, indices, *, interpret=False):
@@ -248,12 +259,7 @@ def embed_256x100_32_pure(table, indices, *, interpret=False):
     y = pl.pallas_call(
         _embed_256x100_32_y,
         out_shape=jax.ShapeDtypeStruct((32, 1, 100), jnp.float32),
-        grid_spec=pltpu.PrefetchScalarGridSpec(
-            num_scalar_prefetch=1,
-            grid=(32,),
-            in_specs=[
-                pl.BlockSpec((None, 1, 100), lambda s, indices_ref: (jnp.clip(indices_ref[s], 0, 255), np.int32(0), np.int32(0)))],
-            out_specs=pl.BlockSpec((None, 1, 100), lambda s, indices_ref: (s, np.int32(0), np.int32(0)))),
+        grid_spec=_embed_256x100_32_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
         interpret=interpret,
     )(_i32(indices), table.reshape(256, 1, 100))
@@ -276,9 +282,15 @@ def _embed_2048x128_64_y(indices_ref, table_ref, y_ref):
     v1 = table_ref[...][0, :]
     v1 = v1.reshape((1, 128))
     out = jnp.broadcast_to(v1, (1, 128))
-    out = out.reshape((128,))
-    out = out.reshape((1, 128))
     y_ref[...] = out
+
+
+_embed_2048x128_64_y_grid = pltpu.PrefetchScalarGridSpec(
+    num_scalar_prefetch=1,
+    grid=(64,),
+    in_specs=[
+        pl.BlockSpec((None, 1, 128), lambda s, indices_ref: (jnp.clip(indices_ref[s], 0, 2047), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((None, 1, 128), lambda s, indices_ref: (s, np.int32(0), np.int32(0))))
 
 
 def embed_2048x128_64_pure(table, indices, *, interpret=False):
@@ -289,12 +301,7 @@ def embed_2048x128_64_pure(table, indices, *, interpret=False):
     y = pl.pallas_call(
         _embed_2048x128_64_y,
         out_shape=jax.ShapeDtypeStruct((64, 1, 128), jnp.float32),
-        grid_spec=pltpu.PrefetchScalarGridSpec(
-            num_scalar_prefetch=1,
-            grid=(64,),
-            in_specs=[
-                pl.BlockSpec((None, 1, 128), lambda s, indices_ref: (jnp.clip(indices_ref[s], 0, 2047), np.int32(0), np.int32(0)))],
-            out_specs=pl.BlockSpec((None, 1, 128), lambda s, indices_ref: (s, np.int32(0), np.int32(0)))),
+        grid_spec=_embed_2048x128_64_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
         interpret=interpret,
     )(_i32(indices), table.reshape(2048, 1, 128))
@@ -321,6 +328,14 @@ def _embed_256x64_1_y(indices_ref, table_ref, y_ref):
     y_ref[...] = out
 
 
+_embed_256x64_1_y_grid = pltpu.PrefetchScalarGridSpec(
+    num_scalar_prefetch=1,
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((None, 1, 64), lambda indices_ref: (jnp.clip(indices_ref[0], 0, 255), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((64,), lambda indices_ref: (np.int32(0),)))
+
+
 def embed_256x64_1_pure(table, indices, *, interpret=False):
     """Traceable embed_256x64_1(table f32[256, 64], indices i64[1]) -> y f32[1, 64]."""
     table = jnp.asarray(table).reshape(-1)
@@ -329,12 +344,7 @@ def embed_256x64_1_pure(table, indices, *, interpret=False):
     y = pl.pallas_call(
         _embed_256x64_1_y,
         out_shape=jax.ShapeDtypeStruct((64,), jnp.float32),
-        grid_spec=pltpu.PrefetchScalarGridSpec(
-            num_scalar_prefetch=1,
-            grid=(),
-            in_specs=[
-                pl.BlockSpec((None, 1, 64), lambda indices_ref: (jnp.clip(indices_ref[0], 0, 255), np.int32(0), np.int32(0)))],
-            out_specs=pl.BlockSpec((64,), lambda indices_ref: (np.int32(0),))),
+        grid_spec=_embed_256x64_1_y_grid,
         interpret=interpret,
     )(_i32(indices), table.reshape(256, 1, 64))
     return y.reshape(1, 64)
@@ -355,9 +365,15 @@ def _embed_dup_y(indices_ref, table_ref, y_ref):
     v1 = table_ref[...][0, :]
     v1 = v1.reshape((1, 64))
     out = jnp.broadcast_to(v1, (1, 64))
-    out = out.reshape((64,))
-    out = out.reshape((1, 64))
     y_ref[...] = out
+
+
+_embed_dup_y_grid = pltpu.PrefetchScalarGridSpec(
+    num_scalar_prefetch=1,
+    grid=(8,),
+    in_specs=[
+        pl.BlockSpec((None, 1, 64), lambda s, indices_ref: (jnp.clip(indices_ref[s], 0, 255), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((None, 1, 64), lambda s, indices_ref: (s, np.int32(0), np.int32(0))))
 
 
 def embed_dup_pure(table, indices, *, interpret=False):
@@ -368,12 +384,7 @@ def embed_dup_pure(table, indices, *, interpret=False):
     y = pl.pallas_call(
         _embed_dup_y,
         out_shape=jax.ShapeDtypeStruct((8, 1, 64), jnp.float32),
-        grid_spec=pltpu.PrefetchScalarGridSpec(
-            num_scalar_prefetch=1,
-            grid=(8,),
-            in_specs=[
-                pl.BlockSpec((None, 1, 64), lambda s, indices_ref: (jnp.clip(indices_ref[s], 0, 255), np.int32(0), np.int32(0)))],
-            out_specs=pl.BlockSpec((None, 1, 64), lambda s, indices_ref: (s, np.int32(0), np.int32(0)))),
+        grid_spec=_embed_dup_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
         interpret=interpret,
     )(_i32(indices), table.reshape(256, 1, 64))
@@ -399,9 +410,16 @@ def _embed_bias_y(indices_ref, table_ref, bias_ref, y_ref):
     v2 = v2.reshape((1, 64))
     v3 = v1 + v2
     out = jnp.broadcast_to(v3, (1, 64))
-    out = out.reshape((64,))
-    out = out.reshape((1, 64))
     y_ref[...] = out
+
+
+_embed_bias_y_grid = pltpu.PrefetchScalarGridSpec(
+    num_scalar_prefetch=1,
+    grid=(32,),
+    in_specs=[
+        pl.BlockSpec((None, 1, 64), lambda s, indices_ref: (jnp.clip(indices_ref[s], 0, 255), np.int32(0), np.int32(0))),
+        pl.BlockSpec((None, 1, 64), lambda s, indices_ref: (s, np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((None, 1, 64), lambda s, indices_ref: (s, np.int32(0), np.int32(0))))
 
 
 def embed_bias_pure(table, indices, bias, *, interpret=False):
@@ -413,13 +431,7 @@ def embed_bias_pure(table, indices, bias, *, interpret=False):
     y = pl.pallas_call(
         _embed_bias_y,
         out_shape=jax.ShapeDtypeStruct((32, 1, 64), jnp.float32),
-        grid_spec=pltpu.PrefetchScalarGridSpec(
-            num_scalar_prefetch=1,
-            grid=(32,),
-            in_specs=[
-                pl.BlockSpec((None, 1, 64), lambda s, indices_ref: (jnp.clip(indices_ref[s], 0, 255), np.int32(0), np.int32(0))),
-                pl.BlockSpec((None, 1, 64), lambda s, indices_ref: (s, np.int32(0), np.int32(0)))],
-            out_specs=pl.BlockSpec((None, 1, 64), lambda s, indices_ref: (s, np.int32(0), np.int32(0)))),
+        grid_spec=_embed_bias_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
         interpret=interpret,
     )(_i32(indices), table.reshape(256, 1, 64), bias.reshape(32, 1, 64))
@@ -445,9 +457,16 @@ def _embed_scale_y(indices_ref, table_ref, scale_ref, y_ref):
     v2 = v2.reshape((1, 64))
     v3 = v1 * v2
     out = jnp.broadcast_to(v3, (1, 64))
-    out = out.reshape((64,))
-    out = out.reshape((1, 64))
     y_ref[...] = out
+
+
+_embed_scale_y_grid = pltpu.PrefetchScalarGridSpec(
+    num_scalar_prefetch=1,
+    grid=(32,),
+    in_specs=[
+        pl.BlockSpec((None, 1, 64), lambda s, indices_ref: (jnp.clip(indices_ref[s], 0, 255), np.int32(0), np.int32(0))),
+        pl.BlockSpec((64,), lambda s, indices_ref: (np.int32(0),))],
+    out_specs=pl.BlockSpec((None, 1, 64), lambda s, indices_ref: (s, np.int32(0), np.int32(0))))
 
 
 def embed_scale_pure(table, indices, scale, *, interpret=False):
@@ -459,13 +478,7 @@ def embed_scale_pure(table, indices, scale, *, interpret=False):
     y = pl.pallas_call(
         _embed_scale_y,
         out_shape=jax.ShapeDtypeStruct((32, 1, 64), jnp.float32),
-        grid_spec=pltpu.PrefetchScalarGridSpec(
-            num_scalar_prefetch=1,
-            grid=(32,),
-            in_specs=[
-                pl.BlockSpec((None, 1, 64), lambda s, indices_ref: (jnp.clip(indices_ref[s], 0, 255), np.int32(0), np.int32(0))),
-                pl.BlockSpec((64,), lambda s, indices_ref: (np.int32(0),))],
-            out_specs=pl.BlockSpec((None, 1, 64), lambda s, indices_ref: (s, np.int32(0), np.int32(0)))),
+        grid_spec=_embed_scale_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
         interpret=interpret,
     )(_i32(indices), table.reshape(256, 1, 64), scale)
@@ -494,9 +507,17 @@ def _embed_bias_scale_y(indices_ref, table_ref, bias_ref, scale_ref, y_ref):
     v4 = v4.reshape((1, 64))
     v5 = v3 * v4
     out = jnp.broadcast_to(v5, (1, 64))
-    out = out.reshape((64,))
-    out = out.reshape((1, 64))
     y_ref[...] = out
+
+
+_embed_bias_scale_y_grid = pltpu.PrefetchScalarGridSpec(
+    num_scalar_prefetch=1,
+    grid=(32,),
+    in_specs=[
+        pl.BlockSpec((None, 1, 64), lambda s, indices_ref: (jnp.clip(indices_ref[s], 0, 255), np.int32(0), np.int32(0))),
+        pl.BlockSpec((None, 1, 64), lambda s, indices_ref: (s, np.int32(0), np.int32(0))),
+        pl.BlockSpec((64,), lambda s, indices_ref: (np.int32(0),))],
+    out_specs=pl.BlockSpec((None, 1, 64), lambda s, indices_ref: (s, np.int32(0), np.int32(0))))
 
 
 def embed_bias_scale_pure(table, indices, bias, scale, *, interpret=False):
@@ -509,14 +530,7 @@ def embed_bias_scale_pure(table, indices, bias, scale, *, interpret=False):
     y = pl.pallas_call(
         _embed_bias_scale_y,
         out_shape=jax.ShapeDtypeStruct((32, 1, 64), jnp.float32),
-        grid_spec=pltpu.PrefetchScalarGridSpec(
-            num_scalar_prefetch=1,
-            grid=(32,),
-            in_specs=[
-                pl.BlockSpec((None, 1, 64), lambda s, indices_ref: (jnp.clip(indices_ref[s], 0, 255), np.int32(0), np.int32(0))),
-                pl.BlockSpec((None, 1, 64), lambda s, indices_ref: (s, np.int32(0), np.int32(0))),
-                pl.BlockSpec((64,), lambda s, indices_ref: (np.int32(0),))],
-            out_specs=pl.BlockSpec((None, 1, 64), lambda s, indices_ref: (s, np.int32(0), np.int32(0)))),
+        grid_spec=_embed_bias_scale_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
         interpret=interpret,
     )(_i32(indices), table.reshape(256, 1, 64), bias.reshape(32, 1, 64), scale)
@@ -539,9 +553,15 @@ def _embedding_y(indices_ref, weight_ref, y_ref):
     v1 = weight_ref[...][0, :]
     v1 = v1.reshape((1, 32))
     out = jnp.broadcast_to(v1, (1, 32))
-    out = out.reshape((32,))
-    out = out.reshape((1, 32))
     y_ref[...] = out
+
+
+_embedding_y_grid = pltpu.PrefetchScalarGridSpec(
+    num_scalar_prefetch=1,
+    grid=(16,),
+    in_specs=[
+        pl.BlockSpec((None, 1, 32), lambda s, indices_ref: (jnp.clip(indices_ref[s], 0, 99), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((None, 1, 32), lambda s, indices_ref: (s, np.int32(0), np.int32(0))))
 
 
 def embedding_pure(weight, indices, *, interpret=False):
@@ -552,12 +572,7 @@ def embedding_pure(weight, indices, *, interpret=False):
     y = pl.pallas_call(
         _embedding_y,
         out_shape=jax.ShapeDtypeStruct((16, 1, 32), jnp.float32),
-        grid_spec=pltpu.PrefetchScalarGridSpec(
-            num_scalar_prefetch=1,
-            grid=(16,),
-            in_specs=[
-                pl.BlockSpec((None, 1, 32), lambda s, indices_ref: (jnp.clip(indices_ref[s], 0, 99), np.int32(0), np.int32(0)))],
-            out_specs=pl.BlockSpec((None, 1, 32), lambda s, indices_ref: (s, np.int32(0), np.int32(0)))),
+        grid_spec=_embedding_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
         interpret=interpret,
     )(_i32(indices), weight.reshape(100, 1, 32))
@@ -577,7 +592,7 @@ def embedding(weight, indices, *, interpret=None):
 
 def _gather_wrap_y(idx_ref, table_ref, y_ref, err_ref):
     # y[s, d] = table[wrap(idx[s], 16), d]
-    @pl.when((pl.program_id(0) == 0))
+    @pl.when(pl.program_id(0) == 0)
     def _init():
         _record_init(err_ref)
     v0 = idx_ref[pl.program_id(0)]
@@ -585,15 +600,21 @@ def _gather_wrap_y(idx_ref, table_ref, y_ref, err_ref):
     v3 = table_ref[...][0, :]
     v3 = v3.reshape((1, 8))
     bad = (v2 < 0) | (v2 >= 16)
-    _record(err_ref, bad, 0, v0, (pl.program_id(0) * 1, 0))
+    _record(err_ref, bad, 0, v0, (pl.program_id(0), 0))
     out = jnp.broadcast_to(v3, (1, 8))
-    out = out.reshape((8,))
-    out = out.reshape((1, 8))
     y_ref[...] = out
 
 
+_gather_wrap_y_grid = pltpu.PrefetchScalarGridSpec(
+    num_scalar_prefetch=1,
+    grid=(12,),
+    in_specs=[
+        pl.BlockSpec((None, 1, 8), lambda s, idx_ref: (jnp.clip(jnp.where(idx_ref[s] < 0, idx_ref[s] + 16, idx_ref[s]), 0, 15), np.int32(0), np.int32(0)))],
+    out_specs=[pl.BlockSpec((None, 1, 8), lambda s, idx_ref: (s, np.int32(0), np.int32(0))), pl.BlockSpec((11,), lambda *_: (np.int32(0),), memory_space=pltpu.SMEM)])
+
+
 _gather_wrap_MESSAGES = (
-        "kernel gather_wrap: index {2} out of range for dim 0 of 'table' (size 16; wrap() accepts [-16, 16)) at y[{3}, {4}]",
+    "kernel gather_wrap: index {2} out of range for dim 0 of 'table' (size 16; wrap() accepts [-16, 16)) at y[{3}, {4}]",
 )
 
 
@@ -602,20 +623,14 @@ def gather_wrap_pure(table, idx, *, interpret=False):
     table = jnp.asarray(table).reshape(-1)
     idx = jnp.asarray(idx).reshape(-1)
     # y
-    y, bad = pl.pallas_call(
+    y, bad0 = pl.pallas_call(
         _gather_wrap_y,
         out_shape=(jax.ShapeDtypeStruct((12, 1, 8), jnp.float32), jax.ShapeDtypeStruct((11,), jnp.int32)),
-        grid_spec=pltpu.PrefetchScalarGridSpec(
-            num_scalar_prefetch=1,
-            grid=(12,),
-            in_specs=[
-                pl.BlockSpec((None, 1, 8), lambda s, idx_ref: (jnp.clip(jnp.where(idx_ref[s] < 0, idx_ref[s] + 16, idx_ref[s]), 0, 15), np.int32(0), np.int32(0)))],
-            out_specs=[pl.BlockSpec((None, 1, 8), lambda s, idx_ref: (s, np.int32(0), np.int32(0))), pl.BlockSpec(memory_space=pltpu.SMEM)]),
+        grid_spec=_gather_wrap_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("arbitrary",)),
         interpret=interpret,
     )(_i32(idx), table.reshape(16, 1, 8))
     y = y.reshape(-1)
-    bad0 = bad
     return y.reshape(12, 8), bad0
 
 
@@ -633,7 +648,7 @@ def gather_wrap(table, idx, *, interpret=None):
 
 def _gather_wrap_sym_out(idx_ref, table_ref, scale_ref, out_ref, err_ref):
     # out[s, d] = (table[wrap(idx[s], V), d] * scale[d])
-    @pl.when((pl.program_id(0) == 0))
+    @pl.when(pl.program_id(0) == 0)
     def _init():
         _record_init(err_ref)
     v0 = idx_ref[pl.program_id(0)]
@@ -641,18 +656,25 @@ def _gather_wrap_sym_out(idx_ref, table_ref, scale_ref, out_ref, err_ref):
     v3 = table_ref[...][0, :]
     v3 = v3.reshape((1, 32))
     bad = (v2 < 0) | (v2 >= 100)
-    _record(err_ref, bad, 0, v0, (pl.program_id(0) * 1, 0))
+    _record(err_ref, bad, 0, v0, (pl.program_id(0), 0))
     v4 = scale_ref[...]
     v4 = v4.reshape((1, 32))
     v5 = v3 * v4
     out = jnp.broadcast_to(v5, (1, 32))
-    out = out.reshape((32,))
-    out = out.reshape((1, 32))
     out_ref[...] = out
 
 
+_gather_wrap_sym_out_grid = pltpu.PrefetchScalarGridSpec(
+    num_scalar_prefetch=1,
+    grid=(16,),
+    in_specs=[
+        pl.BlockSpec((None, 1, 32), lambda s, idx_ref: (jnp.clip(jnp.where(idx_ref[s] < 0, idx_ref[s] + 100, idx_ref[s]), 0, 99), np.int32(0), np.int32(0))),
+        pl.BlockSpec((32,), lambda s, idx_ref: (np.int32(0),))],
+    out_specs=[pl.BlockSpec((None, 1, 32), lambda s, idx_ref: (s, np.int32(0), np.int32(0))), pl.BlockSpec((11,), lambda *_: (np.int32(0),), memory_space=pltpu.SMEM)])
+
+
 _gather_wrap_sym_MESSAGES = (
-        "kernel gather_wrap_sym: index {2} out of range for dim 0 of 'table' (size 100; wrap() accepts [-100, 100)) at out[{3}, {4}]",
+    "kernel gather_wrap_sym: index {2} out of range for dim 0 of 'table' (size 100; wrap() accepts [-100, 100)) at out[{3}, {4}]",
 )
 
 
@@ -662,21 +684,14 @@ def gather_wrap_sym_pure(table, idx, scale, *, interpret=False):
     idx = jnp.asarray(idx).reshape(-1)
     scale = jnp.asarray(scale).reshape(-1)
     # out
-    out, bad = pl.pallas_call(
+    out, bad0 = pl.pallas_call(
         _gather_wrap_sym_out,
         out_shape=(jax.ShapeDtypeStruct((16, 1, 32), jnp.float32), jax.ShapeDtypeStruct((11,), jnp.int32)),
-        grid_spec=pltpu.PrefetchScalarGridSpec(
-            num_scalar_prefetch=1,
-            grid=(16,),
-            in_specs=[
-                pl.BlockSpec((None, 1, 32), lambda s, idx_ref: (jnp.clip(jnp.where(idx_ref[s] < 0, idx_ref[s] + 100, idx_ref[s]), 0, 99), np.int32(0), np.int32(0))),
-                pl.BlockSpec((32,), lambda s, idx_ref: (np.int32(0),))],
-            out_specs=[pl.BlockSpec((None, 1, 32), lambda s, idx_ref: (s, np.int32(0), np.int32(0))), pl.BlockSpec(memory_space=pltpu.SMEM)]),
+        grid_spec=_gather_wrap_sym_out_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("arbitrary",)),
         interpret=interpret,
     )(_i32(idx), table.reshape(100, 1, 32), scale)
     out = out.reshape(-1)
-    bad0 = bad
     return out.reshape(16, 32), bad0
 
 
@@ -700,9 +715,17 @@ def _gather_two_y(i0_ref, i1_ref, a_ref, b_ref, y_ref):
     v4 = v4.reshape((1,))
     v5 = v1 + v4
     out = jnp.broadcast_to(v5, (1,))
-    out = out.reshape(())
     out = out.reshape((1, 1))
     y_ref[...] = out
+
+
+_gather_two_y_grid = pltpu.PrefetchScalarGridSpec(
+    num_scalar_prefetch=2,
+    grid=(10,),
+    in_specs=[
+        pl.BlockSpec((None, 1, 1), lambda s, i0_ref, i1_ref: (jnp.clip(i0_ref[s], 0, 31), np.int32(0), np.int32(0))),
+        pl.BlockSpec((None, 1, 1), lambda s, i0_ref, i1_ref: (jnp.clip(i1_ref[s], 0, 19), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((None, 1, 1), lambda s, i0_ref, i1_ref: (s, np.int32(0), np.int32(0))))
 
 
 def gather_two_pure(a, b, i0, i1, *, interpret=False):
@@ -715,13 +738,7 @@ def gather_two_pure(a, b, i0, i1, *, interpret=False):
     y = pl.pallas_call(
         _gather_two_y,
         out_shape=jax.ShapeDtypeStruct((10, 1, 1), jnp.float32),
-        grid_spec=pltpu.PrefetchScalarGridSpec(
-            num_scalar_prefetch=2,
-            grid=(10,),
-            in_specs=[
-                pl.BlockSpec((None, 1, 1), lambda s, i0_ref, i1_ref: (jnp.clip(i0_ref[s], 0, 31), np.int32(0), np.int32(0))),
-                pl.BlockSpec((None, 1, 1), lambda s, i0_ref, i1_ref: (jnp.clip(i1_ref[s], 0, 19), np.int32(0), np.int32(0)))],
-            out_specs=pl.BlockSpec((None, 1, 1), lambda s, i0_ref, i1_ref: (s, np.int32(0), np.int32(0)))),
+        grid_spec=_gather_two_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
         interpret=interpret,
     )(_i32(i0), _i32(i1), a.reshape(32, 1, 1), b.reshape(20, 1, 1))
@@ -744,9 +761,15 @@ def _gather_2d_y(r_ref, c_ref, t_ref, y_ref):
     v2 = t_ref[...][0, :]
     v2 = v2.reshape((1, 4))
     out = jnp.broadcast_to(v2, (1, 4))
-    out = out.reshape((4,))
-    out = out.reshape((1, 4))
     y_ref[...] = out
+
+
+_gather_2d_y_grid = pltpu.PrefetchScalarGridSpec(
+    num_scalar_prefetch=2,
+    grid=(5,),
+    in_specs=[
+        pl.BlockSpec((None, None, 1, 4), lambda s, r_ref, c_ref: (jnp.clip(r_ref[s], 0, 7), jnp.clip(c_ref[s], 0, 5), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((None, 1, 4), lambda s, r_ref, c_ref: (s, np.int32(0), np.int32(0))))
 
 
 def gather_2d_pure(t, r, c, *, interpret=False):
@@ -758,12 +781,7 @@ def gather_2d_pure(t, r, c, *, interpret=False):
     y = pl.pallas_call(
         _gather_2d_y,
         out_shape=jax.ShapeDtypeStruct((5, 1, 4), jnp.float32),
-        grid_spec=pltpu.PrefetchScalarGridSpec(
-            num_scalar_prefetch=2,
-            grid=(5,),
-            in_specs=[
-                pl.BlockSpec((None, None, 1, 4), lambda s, r_ref, c_ref: (jnp.clip(r_ref[s], 0, 7), jnp.clip(c_ref[s], 0, 5), np.int32(0), np.int32(0)))],
-            out_specs=pl.BlockSpec((None, 1, 4), lambda s, r_ref, c_ref: (s, np.int32(0), np.int32(0)))),
+        grid_spec=_gather_2d_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
         interpret=interpret,
     )(_i32(r), _i32(c), t.reshape(8, 6, 1, 4))
@@ -786,9 +804,16 @@ def _gather_idx2d_y(idx_ref, table_ref, y_ref):
     v1 = table_ref[...][0, :]
     v1 = v1.reshape((1, 1, 8))
     out = jnp.broadcast_to(v1, (1, 1, 8))
-    out = out.reshape((8,))
     out = out.reshape((1, 8))
     y_ref[...] = out
+
+
+_gather_idx2d_y_grid = pltpu.PrefetchScalarGridSpec(
+    num_scalar_prefetch=1,
+    grid=(3, 5),
+    in_specs=[
+        pl.BlockSpec((None, 1, 8), lambda b, s, idx_ref: (jnp.clip(idx_ref[(5*b + s)], 0, 19), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((None, None, 1, 8), lambda b, s, idx_ref: (b, s, np.int32(0), np.int32(0))))
 
 
 def gather_idx2d_pure(table, idx, *, interpret=False):
@@ -799,12 +824,7 @@ def gather_idx2d_pure(table, idx, *, interpret=False):
     y = pl.pallas_call(
         _gather_idx2d_y,
         out_shape=jax.ShapeDtypeStruct((3, 5, 1, 8), jnp.float32),
-        grid_spec=pltpu.PrefetchScalarGridSpec(
-            num_scalar_prefetch=1,
-            grid=(3, 5),
-            in_specs=[
-                pl.BlockSpec((None, 1, 8), lambda b, s, idx_ref: (jnp.clip(idx_ref[(5*b + s)], 0, 19), np.int32(0), np.int32(0)))],
-            out_specs=pl.BlockSpec((None, None, 1, 8), lambda b, s, idx_ref: (b, s, np.int32(0), np.int32(0)))),
+        grid_spec=_gather_idx2d_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel")),
         interpret=interpret,
     )(_i32(idx), table.reshape(20, 1, 8))
@@ -827,9 +847,15 @@ def _gather_transposed_view_y(idx_ref, table_ref, y_ref):
     v1 = table_ref[...][:, 0, 0]
     v1 = v1.reshape((1, 8))
     out = jnp.broadcast_to(v1, (1, 8))
-    out = out.reshape((8,))
-    out = out.reshape((1, 8))
     y_ref[...] = out
+
+
+_gather_transposed_view_y_grid = pltpu.PrefetchScalarGridSpec(
+    num_scalar_prefetch=1,
+    grid=(6,),
+    in_specs=[
+        pl.BlockSpec((8, None, 1, 1), lambda s, idx_ref: (np.int32(0), jnp.clip(idx_ref[s], 0, 15), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((None, 1, 8), lambda s, idx_ref: (s, np.int32(0), np.int32(0))))
 
 
 def gather_transposed_view_pure(table, idx, *, interpret=False):
@@ -840,12 +866,7 @@ def gather_transposed_view_pure(table, idx, *, interpret=False):
     y = pl.pallas_call(
         _gather_transposed_view_y,
         out_shape=jax.ShapeDtypeStruct((6, 1, 8), jnp.float32),
-        grid_spec=pltpu.PrefetchScalarGridSpec(
-            num_scalar_prefetch=1,
-            grid=(6,),
-            in_specs=[
-                pl.BlockSpec((8, None, 1, 1), lambda s, idx_ref: (np.int32(0), jnp.clip(idx_ref[s], 0, 15), np.int32(0), np.int32(0)))],
-            out_specs=pl.BlockSpec((None, 1, 8), lambda s, idx_ref: (s, np.int32(0), np.int32(0)))),
+        grid_spec=_gather_transposed_view_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
         interpret=interpret,
     )(_i32(idx), table.reshape(8, 16, 1, 1))
@@ -868,9 +889,15 @@ def _gather_transposed_subscript_y(idx_ref, t_ref, y_ref):
     v1 = t_ref[...][:, 0, 0]
     v1 = v1.reshape((1, 8))
     out = jnp.broadcast_to(v1, (1, 8))
-    out = out.reshape((8,))
-    out = out.reshape((1, 8))
     y_ref[...] = out
+
+
+_gather_transposed_subscript_y_grid = pltpu.PrefetchScalarGridSpec(
+    num_scalar_prefetch=1,
+    grid=(6,),
+    in_specs=[
+        pl.BlockSpec((8, None, 1, 1), lambda s, idx_ref: (np.int32(0), jnp.clip(idx_ref[s], 0, 15), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((None, 1, 8), lambda s, idx_ref: (s, np.int32(0), np.int32(0))))
 
 
 def gather_transposed_subscript_pure(t, idx, *, interpret=False):
@@ -881,12 +908,7 @@ def gather_transposed_subscript_pure(t, idx, *, interpret=False):
     y = pl.pallas_call(
         _gather_transposed_subscript_y,
         out_shape=jax.ShapeDtypeStruct((6, 1, 8), jnp.float32),
-        grid_spec=pltpu.PrefetchScalarGridSpec(
-            num_scalar_prefetch=1,
-            grid=(6,),
-            in_specs=[
-                pl.BlockSpec((8, None, 1, 1), lambda s, idx_ref: (np.int32(0), jnp.clip(idx_ref[s], 0, 15), np.int32(0), np.int32(0)))],
-            out_specs=pl.BlockSpec((None, 1, 8), lambda s, idx_ref: (s, np.int32(0), np.int32(0)))),
+        grid_spec=_gather_transposed_subscript_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
         interpret=interpret,
     )(_i32(idx), t.reshape(8, 16, 1, 1))
@@ -909,9 +931,15 @@ def _gather_middle_y(idx_ref, x_ref, y_ref):
     v1 = x_ref[...][:, 0, :]
     v1 = v1.reshape((4, 1, 6))
     out = jnp.broadcast_to(v1, (4, 1, 6))
-    out = out.reshape((4, 6))
-    out = out.reshape((4, 1, 6))
     y_ref[...] = out
+
+
+_gather_middle_y_grid = pltpu.PrefetchScalarGridSpec(
+    num_scalar_prefetch=1,
+    grid=(3,),
+    in_specs=[
+        pl.BlockSpec((4, None, 1, 6), lambda s, idx_ref: (np.int32(0), jnp.clip(idx_ref[s], 0, 9), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4, None, 1, 6), lambda s, idx_ref: (np.int32(0), s, np.int32(0), np.int32(0))))
 
 
 def gather_middle_pure(x, idx, *, interpret=False):
@@ -922,12 +950,7 @@ def gather_middle_pure(x, idx, *, interpret=False):
     y = pl.pallas_call(
         _gather_middle_y,
         out_shape=jax.ShapeDtypeStruct((4, 3, 1, 6), jnp.float32),
-        grid_spec=pltpu.PrefetchScalarGridSpec(
-            num_scalar_prefetch=1,
-            grid=(3,),
-            in_specs=[
-                pl.BlockSpec((4, None, 1, 6), lambda s, idx_ref: (np.int32(0), jnp.clip(idx_ref[s], 0, 9), np.int32(0), np.int32(0)))],
-            out_specs=pl.BlockSpec((4, None, 1, 6), lambda s, idx_ref: (np.int32(0), s, np.int32(0), np.int32(0)))),
+        grid_spec=_gather_middle_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
         interpret=interpret,
     )(_i32(idx), x.reshape(4, 10, 1, 6))
@@ -950,9 +973,16 @@ def _gather_torch_dim1_y(idx_ref, x_ref, y_ref):
     v1 = x_ref[...][0, 0]
     v1 = v1.reshape((1, 1, 1))
     out = jnp.broadcast_to(v1, (1, 1, 1))
-    out = out.reshape(())
     out = out.reshape((1, 1))
     y_ref[...] = out
+
+
+_gather_torch_dim1_y_grid = pltpu.PrefetchScalarGridSpec(
+    num_scalar_prefetch=1,
+    grid=(4, 3, 6),
+    in_specs=[
+        pl.BlockSpec((None, None, None, 1, 1), lambda a, s, c, idx_ref: (a, jnp.clip(idx_ref[(18*a + 6*s + c)], 0, 9), c, np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((None, None, None, 1, 1), lambda a, s, c, idx_ref: (a, s, c, np.int32(0), np.int32(0))))
 
 
 def gather_torch_dim1_pure(x, idx, *, interpret=False):
@@ -963,12 +993,7 @@ def gather_torch_dim1_pure(x, idx, *, interpret=False):
     y = pl.pallas_call(
         _gather_torch_dim1_y,
         out_shape=jax.ShapeDtypeStruct((4, 3, 6, 1, 1), jnp.float32),
-        grid_spec=pltpu.PrefetchScalarGridSpec(
-            num_scalar_prefetch=1,
-            grid=(4, 3, 6),
-            in_specs=[
-                pl.BlockSpec((None, None, None, 1, 1), lambda a, s, c, idx_ref: (a, jnp.clip(idx_ref[(18*a + 6*s + c)], 0, 9), c, np.int32(0), np.int32(0)))],
-            out_specs=pl.BlockSpec((None, None, None, 1, 1), lambda a, s, c, idx_ref: (a, s, c, np.int32(0), np.int32(0)))),
+        grid_spec=_gather_torch_dim1_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel", "parallel")),
         interpret=interpret,
     )(_i32(idx), x.reshape(4, 10, 6, 1, 1))
@@ -991,9 +1016,15 @@ def _gather_strided_index_y(idx_ref, table_ref, y_ref):
     v1 = table_ref[...][0, :]
     v1 = v1.reshape((1, 4))
     out = jnp.broadcast_to(v1, (1, 4))
-    out = out.reshape((4,))
-    out = out.reshape((1, 4))
     y_ref[...] = out
+
+
+_gather_strided_index_y_grid = pltpu.PrefetchScalarGridSpec(
+    num_scalar_prefetch=1,
+    grid=(16,),
+    in_specs=[
+        pl.BlockSpec((None, 1, 4), lambda s, idx_ref: (jnp.clip(idx_ref[(2*s)], 0, 15), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((None, 1, 4), lambda s, idx_ref: (s, np.int32(0), np.int32(0))))
 
 
 def gather_strided_index_pure(table, idx, *, interpret=False):
@@ -1004,12 +1035,7 @@ def gather_strided_index_pure(table, idx, *, interpret=False):
     y = pl.pallas_call(
         _gather_strided_index_y,
         out_shape=jax.ShapeDtypeStruct((16, 1, 4), jnp.float32),
-        grid_spec=pltpu.PrefetchScalarGridSpec(
-            num_scalar_prefetch=1,
-            grid=(16,),
-            in_specs=[
-                pl.BlockSpec((None, 1, 4), lambda s, idx_ref: (jnp.clip(idx_ref[(2*s)], 0, 15), np.int32(0), np.int32(0)))],
-            out_specs=pl.BlockSpec((None, 1, 4), lambda s, idx_ref: (s, np.int32(0), np.int32(0)))),
+        grid_spec=_gather_strided_index_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
         interpret=interpret,
     )(_i32(idx), table.reshape(16, 1, 4))
@@ -1059,6 +1085,14 @@ def _gather_clamped_y(table_ref, idx_ref, y_ref):
     y_ref[...] = out
 
 
+_gather_clamped_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((64,), lambda: (np.int32(0),)),
+        pl.BlockSpec((8,), lambda: (np.int32(0),))],
+    out_specs=pl.BlockSpec((8, 4), lambda: (np.int32(0), np.int32(0))))
+
+
 def gather_clamped_pure(table, idx, *, interpret=False):
     """Traceable gather_clamped(table f32[16, 4], idx i64[8]) -> y f32[8, 4]."""
     table = jnp.asarray(table).reshape(-1)
@@ -1067,11 +1101,7 @@ def gather_clamped_pure(table, idx, *, interpret=False):
     y = pl.pallas_call(
         _gather_clamped_y,
         out_shape=jax.ShapeDtypeStruct((8, 4), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((64,), lambda: (np.int32(0),)),
-            pl.BlockSpec((8,), lambda: (np.int32(0),))],
-        out_specs=pl.BlockSpec((8, 4), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_gather_clamped_y_grid,
         interpret=interpret,
     )(table, idx)
     y = y.reshape(-1)
@@ -1093,9 +1123,15 @@ def _gather_flipped_table_y(idx_ref, t_ref, y_ref):
     v1 = t_ref[...][0, :]
     v1 = v1.reshape((1, 4))
     out = jnp.broadcast_to(v1, (1, 4))
-    out = out.reshape((4,))
-    out = out.reshape((1, 4))
     y_ref[...] = out
+
+
+_gather_flipped_table_y_grid = pltpu.PrefetchScalarGridSpec(
+    num_scalar_prefetch=1,
+    grid=(6,),
+    in_specs=[
+        pl.BlockSpec((None, 1, 4), lambda s, idx_ref: (jnp.clip(15 - idx_ref[s], 0, 15), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((None, 1, 4), lambda s, idx_ref: (s, np.int32(0), np.int32(0))))
 
 
 def gather_flipped_table_pure(t, idx, *, interpret=False):
@@ -1106,12 +1142,7 @@ def gather_flipped_table_pure(t, idx, *, interpret=False):
     y = pl.pallas_call(
         _gather_flipped_table_y,
         out_shape=jax.ShapeDtypeStruct((6, 1, 4), jnp.float32),
-        grid_spec=pltpu.PrefetchScalarGridSpec(
-            num_scalar_prefetch=1,
-            grid=(6,),
-            in_specs=[
-                pl.BlockSpec((None, 1, 4), lambda s, idx_ref: (jnp.clip(15 - idx_ref[s], 0, 15), np.int32(0), np.int32(0)))],
-            out_specs=pl.BlockSpec((None, 1, 4), lambda s, idx_ref: (s, np.int32(0), np.int32(0)))),
+        grid_spec=_gather_flipped_table_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
         interpret=interpret,
     )(_i32(idx), t.reshape(16, 1, 4))
@@ -1131,7 +1162,7 @@ def gather_flipped_table(t, idx, *, interpret=None):
 
 def _gather_flat_next_row_y(idx_ref, t_ref, y_ref, err_ref):
     # y[s, d] = t.flat[(((4 * idx[s]) + 4) + d)]
-    @pl.when((pl.program_id(0) == 0))
+    @pl.when(pl.program_id(0) == 0)
     def _init():
         _record_init(err_ref)
     v0 = idx_ref[pl.program_id(0)]
@@ -1139,15 +1170,21 @@ def _gather_flat_next_row_y(idx_ref, t_ref, y_ref, err_ref):
     v1 = v1.reshape((1, 4))
     d = jax.lax.broadcasted_iota(jnp.int32, (1, 4), 1)
     bad = ((d + 4*v0 + 4) < 0) | ((d + 4*v0 + 4) >= 64)
-    _record(err_ref, jnp.broadcast_to(bad, (1, 4)), 0, jnp.broadcast_to((d + 4*v0 + 4) - 0, (1, 4)), (pl.program_id(0) * 1, 0))
+    _record(err_ref, jnp.broadcast_to(bad, (1, 4)), 0, jnp.broadcast_to((d + 4*v0 + 4) - 0, (1, 4)), (pl.program_id(0), 0))
     out = jnp.broadcast_to(v1, (1, 4))
-    out = out.reshape((4,))
-    out = out.reshape((1, 4))
     y_ref[...] = out
 
 
+_gather_flat_next_row_y_grid = pltpu.PrefetchScalarGridSpec(
+    num_scalar_prefetch=1,
+    grid=(6,),
+    in_specs=[
+        pl.BlockSpec((None, 1, 4), lambda s, idx_ref: (jnp.clip(1 + idx_ref[s], 0, 15), np.int32(0), np.int32(0)))],
+    out_specs=[pl.BlockSpec((None, 1, 4), lambda s, idx_ref: (s, np.int32(0), np.int32(0))), pl.BlockSpec((11,), lambda *_: (np.int32(0),), memory_space=pltpu.SMEM)])
+
+
 _gather_flat_next_row_MESSAGES = (
-        "kernel gather_flat_next_row: flat offset {2} is out of range for the storage of 't' (64 elements) at y[{3}, {4}]",
+    "kernel gather_flat_next_row: flat offset {2} is out of range for the storage of 't' (64 elements) at y[{3}, {4}]",
 )
 
 
@@ -1156,20 +1193,14 @@ def gather_flat_next_row_pure(t, idx, *, interpret=False):
     t = jnp.asarray(t).reshape(-1)
     idx = jnp.asarray(idx).reshape(-1)
     # y
-    y, bad = pl.pallas_call(
+    y, bad0 = pl.pallas_call(
         _gather_flat_next_row_y,
         out_shape=(jax.ShapeDtypeStruct((6, 1, 4), jnp.float32), jax.ShapeDtypeStruct((11,), jnp.int32)),
-        grid_spec=pltpu.PrefetchScalarGridSpec(
-            num_scalar_prefetch=1,
-            grid=(6,),
-            in_specs=[
-                pl.BlockSpec((None, 1, 4), lambda s, idx_ref: (jnp.clip(1 + idx_ref[s], 0, 15), np.int32(0), np.int32(0)))],
-            out_specs=[pl.BlockSpec((None, 1, 4), lambda s, idx_ref: (s, np.int32(0), np.int32(0))), pl.BlockSpec(memory_space=pltpu.SMEM)]),
+        grid_spec=_gather_flat_next_row_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("arbitrary",)),
         interpret=interpret,
     )(_i32(idx), t.reshape(16, 1, 4))
     y = y.reshape(-1)
-    bad0 = bad
     return y.reshape(6, 4), bad0
 
 

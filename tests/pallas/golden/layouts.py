@@ -40,6 +40,13 @@ def _view_step2_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_view_step2_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((128, 2), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((128,), lambda: (np.int32(0),)))
+
+
 def view_step2_pure(x, *, interpret=False):
     """Traceable view_step2(x f32[128] (storage of 255)) -> y f32[128]."""
     x = jnp.asarray(x).reshape(-1)
@@ -47,10 +54,7 @@ def view_step2_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _view_step2_y,
         out_shape=jax.ShapeDtypeStruct((128,), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((128, 2), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((128,), lambda: (np.int32(0),)),
+        grid_spec=_view_step2_y_grid,
         interpret=interpret,
     )(_pad(x, 256).reshape(128, 2))
     return y.reshape(128)
@@ -75,6 +79,13 @@ def _view_step4_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_view_step4_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((64, 4), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((64,), lambda: (np.int32(0),)))
+
+
 def view_step4_pure(x, *, interpret=False):
     """Traceable view_step4(x f32[64] (storage of 253)) -> y f32[64]."""
     x = jnp.asarray(x).reshape(-1)
@@ -82,10 +93,7 @@ def view_step4_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _view_step4_y,
         out_shape=jax.ShapeDtypeStruct((64,), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((64, 4), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((64,), lambda: (np.int32(0),)),
+        grid_spec=_view_step4_y_grid,
         interpret=interpret,
     )(_pad(x, 256).reshape(64, 4))
     return y.reshape(64)
@@ -110,6 +118,13 @@ def _view_step2_step2_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_view_step2_step2_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((64, 4), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((64,), lambda: (np.int32(0),)))
+
+
 def view_step2_step2_pure(x, *, interpret=False):
     """Traceable view_step2_step2(x f32[64] (storage of 253)) -> y f32[64]."""
     x = jnp.asarray(x).reshape(-1)
@@ -117,10 +132,7 @@ def view_step2_step2_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _view_step2_step2_y,
         out_shape=jax.ShapeDtypeStruct((64,), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((64, 4), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((64,), lambda: (np.int32(0),)),
+        grid_spec=_view_step2_step2_y_grid,
         interpret=interpret,
     )(_pad(x, 256).reshape(64, 4))
     return y.reshape(64)
@@ -145,6 +157,13 @@ def _view_step2_then_slice_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_view_step2_then_slice_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((64, 4), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((64,), lambda: (np.int32(0),)))
+
+
 def view_step2_then_slice_pure(x, *, interpret=False):
     """Traceable view_step2_then_slice(x f32[128] (storage of 255)) -> y f32[64]."""
     x = jnp.asarray(x).reshape(-1)
@@ -152,10 +171,7 @@ def view_step2_then_slice_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _view_step2_then_slice_y,
         out_shape=jax.ShapeDtypeStruct((64,), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((64, 4), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((64,), lambda: (np.int32(0),)),
+        grid_spec=_view_step2_then_slice_y_grid,
         interpret=interpret,
     )(_pad(x, 256).reshape(64, 4))
     return y.reshape(64)
@@ -180,6 +196,13 @@ def _view_rows_step2_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_view_rows_step2_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((16, 64), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((16, 32), lambda: (np.int32(0), np.int32(0))))
+
+
 def view_rows_step2_pure(x, *, interpret=False):
     """Traceable view_rows_step2(x f32[16, 32] (storage of 992)) -> y f32[16, 32]."""
     x = jnp.asarray(x).reshape(-1)
@@ -187,10 +210,7 @@ def view_rows_step2_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _view_rows_step2_y,
         out_shape=jax.ShapeDtypeStruct((16, 32), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((16, 64), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((16, 32), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_view_rows_step2_y_grid,
         interpret=interpret,
     )(_pad(x, 1024).reshape(16, 64))
     y = y.reshape(-1)
@@ -216,6 +236,13 @@ def _view_cols_step2_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_view_cols_step2_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((32, 16, 2), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((32, 16), lambda: (np.int32(0), np.int32(0))))
+
+
 def view_cols_step2_pure(x, *, interpret=False):
     """Traceable view_cols_step2(x f32[32, 16] (storage of 1023)) -> y f32[32, 16]."""
     x = jnp.asarray(x).reshape(-1)
@@ -223,10 +250,7 @@ def view_cols_step2_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _view_cols_step2_y,
         out_shape=jax.ShapeDtypeStruct((32, 16), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((32, 16, 2), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((32, 16), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_view_cols_step2_y_grid,
         interpret=interpret,
     )(_pad(x, 1024).reshape(32, 16, 2))
     y = y.reshape(-1)
@@ -252,6 +276,13 @@ def _view_both_step2_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_view_both_step2_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((16, 16, 2), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((16, 16), lambda: (np.int32(0), np.int32(0))))
+
+
 def view_both_step2_pure(x, *, interpret=False):
     """Traceable view_both_step2(x f32[16, 16] (storage of 991)) -> y f32[16, 16]."""
     x = jnp.asarray(x).reshape(-1)
@@ -259,10 +290,7 @@ def view_both_step2_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _view_both_step2_y,
         out_shape=jax.ShapeDtypeStruct((16, 16), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((16, 16, 2), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((16, 16), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_view_both_step2_y_grid,
         interpret=interpret,
     )(_pad(x, 1024).reshape(16, 32, 2))
     y = y.reshape(-1)
@@ -289,6 +317,13 @@ def _view_T_32x32_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_view_T_32x32_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((32, 32), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((32, 32), lambda: (np.int32(0), np.int32(0))))
+
+
 def view_T_32x32_pure(x, *, interpret=False):
     """Traceable view_T_32x32(x f32[32, 32] (storage of 1024)) -> y f32[32, 32]."""
     x = jnp.asarray(x).reshape(-1)
@@ -296,10 +331,7 @@ def view_T_32x32_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _view_T_32x32_y,
         out_shape=jax.ShapeDtypeStruct((32, 32), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((32, 32), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((32, 32), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_view_T_32x32_y_grid,
         interpret=interpret,
     )(x.reshape(32, 32))
     y = y.reshape(-1)
@@ -326,6 +358,13 @@ def _view_T_2048x2048_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_view_T_2048x2048_y_grid = pl.GridSpec(
+    grid=(4,),
+    in_specs=[
+        pl.BlockSpec((2048, 512), lambda i: (np.int32(0), i))],
+    out_specs=pl.BlockSpec((512, 2048), lambda i: (i, np.int32(0))))
+
+
 def view_T_2048x2048_pure(x, *, interpret=False):
     """Traceable view_T_2048x2048(x f32[2048, 2048] (storage of 4194304)) -> y f32[2048, 2048]."""
     x = jnp.asarray(x).reshape(-1)
@@ -333,10 +372,7 @@ def view_T_2048x2048_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _view_T_2048x2048_y,
         out_shape=jax.ShapeDtypeStruct((2048, 2048), jnp.float32),
-        grid=(4,),
-        in_specs=[
-            pl.BlockSpec((2048, 512), lambda i: (np.int32(0), i))],
-        out_specs=pl.BlockSpec((512, 2048), lambda i: (i, np.int32(0))),
+        grid_spec=_view_T_2048x2048_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
         interpret=interpret,
     )(x.reshape(2048, 2048))
@@ -364,6 +400,13 @@ def _view_T_64x32_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_view_T_64x32_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((64, 32), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((32, 64), lambda: (np.int32(0), np.int32(0))))
+
+
 def view_T_64x32_pure(x, *, interpret=False):
     """Traceable view_T_64x32(x f32[32, 64] (storage of 2048)) -> y f32[32, 64]."""
     x = jnp.asarray(x).reshape(-1)
@@ -371,10 +414,7 @@ def view_T_64x32_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _view_T_64x32_y,
         out_shape=jax.ShapeDtypeStruct((32, 64), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((64, 32), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((32, 64), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_view_T_64x32_y_grid,
         interpret=interpret,
     )(x.reshape(64, 32))
     y = y.reshape(-1)
@@ -401,6 +441,13 @@ def _view_T_5x8_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_view_T_5x8_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((5, 8), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8, 5), lambda: (np.int32(0), np.int32(0))))
+
+
 def view_T_5x8_pure(x, *, interpret=False):
     """Traceable view_T_5x8(x f32[8, 5] (storage of 40)) -> y f32[8, 5]."""
     x = jnp.asarray(x).reshape(-1)
@@ -408,10 +455,7 @@ def view_T_5x8_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _view_T_5x8_y,
         out_shape=jax.ShapeDtypeStruct((8, 5), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((5, 8), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((8, 5), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_view_T_5x8_y_grid,
         interpret=interpret,
     )(x.reshape(5, 8))
     y = y.reshape(-1)
@@ -438,6 +482,13 @@ def _view_T_3215x23_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_view_T_3215x23_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((3215, 23), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((23, 3215), lambda: (np.int32(0), np.int32(0))))
+
+
 def view_T_3215x23_pure(x, *, interpret=False):
     """Traceable view_T_3215x23(x f32[23, 3215] (storage of 73945)) -> y f32[23, 3215]."""
     x = jnp.asarray(x).reshape(-1)
@@ -445,10 +496,7 @@ def view_T_3215x23_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _view_T_3215x23_y,
         out_shape=jax.ShapeDtypeStruct((23, 3215), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((3215, 23), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((23, 3215), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_view_T_3215x23_y_grid,
         interpret=interpret,
     )(x.reshape(3215, 23))
     y = y.reshape(-1)
@@ -475,6 +523,13 @@ def _view_T_8x128_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_view_T_8x128_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((8, 128), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((128, 8), lambda: (np.int32(0), np.int32(0))))
+
+
 def view_T_8x128_pure(x, *, interpret=False):
     """Traceable view_T_8x128(x f32[128, 8] (storage of 1024)) -> y f32[128, 8]."""
     x = jnp.asarray(x).reshape(-1)
@@ -482,10 +537,7 @@ def view_T_8x128_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _view_T_8x128_y,
         out_shape=jax.ShapeDtypeStruct((128, 8), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((8, 128), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((128, 8), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_view_T_8x128_y_grid,
         interpret=interpret,
     )(x.reshape(8, 128))
     y = y.reshape(-1)
@@ -512,6 +564,13 @@ def _view_T_128x8_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_view_T_128x8_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((128, 8), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8, 128), lambda: (np.int32(0), np.int32(0))))
+
+
 def view_T_128x8_pure(x, *, interpret=False):
     """Traceable view_T_128x8(x f32[8, 128] (storage of 1024)) -> y f32[8, 128]."""
     x = jnp.asarray(x).reshape(-1)
@@ -519,10 +578,7 @@ def view_T_128x8_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _view_T_128x8_y,
         out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((128, 8), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((8, 128), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_view_T_128x8_y_grid,
         interpret=interpret,
     )(x.reshape(128, 8))
     y = y.reshape(-1)
@@ -549,6 +605,13 @@ def _view_T_sym_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_view_T_sym_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((64, 48), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((48, 64), lambda: (np.int32(0), np.int32(0))))
+
+
 def view_T_sym_pure(x, *, interpret=False):
     """Traceable view_T_sym(x f32[48, 64] (storage of 3072)) -> y f32[48, 64]."""
     x = jnp.asarray(x).reshape(-1)
@@ -556,10 +619,7 @@ def view_T_sym_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _view_T_sym_y,
         out_shape=jax.ShapeDtypeStruct((48, 64), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((64, 48), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((48, 64), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_view_T_sym_y_grid,
         interpret=interpret,
     )(x.reshape(64, 48))
     y = y.reshape(-1)
@@ -585,6 +645,13 @@ def _view_3d_step2_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_view_3d_step2_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((4, 4, 8, 2), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4, 4, 4), lambda: (np.int32(0), np.int32(0), np.int32(0))))
+
+
 def view_3d_step2_pure(x, *, interpret=False):
     """Traceable view_3d_step2(x f32[4, 4, 4] (storage of 439)) -> y f32[4, 4, 4]."""
     x = jnp.asarray(x).reshape(-1)
@@ -592,10 +659,7 @@ def view_3d_step2_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _view_3d_step2_y,
         out_shape=jax.ShapeDtypeStruct((4, 4, 4), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((4, 4, 8, 2), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((4, 4, 4), lambda: (np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_view_3d_step2_y_grid,
         interpret=interpret,
     )(_pad(x, 512).reshape(4, 8, 8, 2))
     y = y.reshape(-1)
@@ -622,6 +686,13 @@ def _view_3d_permuted_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_view_3d_permuted_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((8, 8, 8), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8, 8, 8), lambda: (np.int32(0), np.int32(0), np.int32(0))))
+
+
 def view_3d_permuted_pure(x, *, interpret=False):
     """Traceable view_3d_permuted(x f32[8, 8, 8] (storage of 512)) -> y f32[8, 8, 8]."""
     x = jnp.asarray(x).reshape(-1)
@@ -629,10 +700,7 @@ def view_3d_permuted_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _view_3d_permuted_y,
         out_shape=jax.ShapeDtypeStruct((8, 8, 8), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((8, 8, 8), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((8, 8, 8), lambda: (np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_view_3d_permuted_y_grid,
         interpret=interpret,
     )(x.reshape(8, 8, 8))
     y = y.reshape(-1)
@@ -659,6 +727,13 @@ def _view_channels_last_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_view_channels_last_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((2, 4, 5, 3), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((2, 3, 4, 5), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+
+
 def view_channels_last_pure(x, *, interpret=False):
     """Traceable view_channels_last(x f32[2, 3, 4, 5] (storage of 120)) -> y f32[2, 3, 4, 5]."""
     x = jnp.asarray(x).reshape(-1)
@@ -666,10 +741,7 @@ def view_channels_last_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _view_channels_last_y,
         out_shape=jax.ShapeDtypeStruct((2, 3, 4, 5), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((2, 4, 5, 3), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((2, 3, 4, 5), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_view_channels_last_y_grid,
         interpret=interpret,
     )(x.reshape(2, 4, 5, 3))
     y = y.reshape(-1)
@@ -695,6 +767,13 @@ def _view_diagonal_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_view_diagonal_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((32, 33), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((32,), lambda: (np.int32(0),)))
+
+
 def view_diagonal_pure(x, *, interpret=False):
     """Traceable view_diagonal(x f32[32] (storage of 1024)) -> y f32[32]."""
     x = jnp.asarray(x).reshape(-1)
@@ -702,10 +781,7 @@ def view_diagonal_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _view_diagonal_y,
         out_shape=jax.ShapeDtypeStruct((32,), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((32, 33), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((32,), lambda: (np.int32(0),)),
+        grid_spec=_view_diagonal_y_grid,
         interpret=interpret,
     )(_pad(x, 1056).reshape(32, 33))
     return y.reshape(32)
@@ -730,6 +806,13 @@ def _view_as_strided_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_view_as_strided_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((4, 8, 2), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4, 8), lambda: (np.int32(0), np.int32(0))))
+
+
 def view_as_strided_pure(x, *, interpret=False):
     """Traceable view_as_strided(x f32[4, 8] (storage of 63)) -> y f32[4, 8]."""
     x = jnp.asarray(x).reshape(-1)
@@ -737,10 +820,7 @@ def view_as_strided_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _view_as_strided_y,
         out_shape=jax.ShapeDtypeStruct((4, 8), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((4, 8, 2), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((4, 8), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_view_as_strided_y_grid,
         interpret=interpret,
     )(_pad(x, 64).reshape(4, 8, 2))
     y = y.reshape(-1)
@@ -766,6 +846,13 @@ def _view_row3_step2_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_view_row3_step2_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((16, 2), lambda: (np.int32(3), np.int32(0)))],
+    out_specs=pl.BlockSpec((16,), lambda: (np.int32(0),)))
+
+
 def view_row3_step2_pure(x, *, interpret=False):
     """Traceable view_row3_step2(x f32[16] (storage of 127)) -> y f32[16]."""
     x = jnp.asarray(x).reshape(-1)
@@ -773,10 +860,7 @@ def view_row3_step2_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _view_row3_step2_y,
         out_shape=jax.ShapeDtypeStruct((16,), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((16, 2), lambda: (np.int32(3), np.int32(0)))],
-        out_specs=pl.BlockSpec((16,), lambda: (np.int32(0),)),
+        grid_spec=_view_row3_step2_y_grid,
         interpret=interpret,
     )(_pad(x, 128).reshape(64, 2))
     return y.reshape(16)
@@ -803,6 +887,13 @@ def _view_unsqueezed_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_view_unsqueezed_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((16, 16, 2), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((16, 16), lambda: (np.int32(0), np.int32(0))))
+
+
 def view_unsqueezed_pure(x, *, interpret=False):
     """Traceable view_unsqueezed(x f32[1, 16, 16] (storage of 991)) -> y f32[1, 16, 16]."""
     x = jnp.asarray(x).reshape(-1)
@@ -810,10 +901,7 @@ def view_unsqueezed_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _view_unsqueezed_y,
         out_shape=jax.ShapeDtypeStruct((16, 16), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((16, 16, 2), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((16, 16), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_view_unsqueezed_y_grid,
         interpret=interpret,
     )(_pad(x, 1024).reshape(16, 32, 2))
     y = y.reshape(-1)
@@ -839,6 +927,13 @@ def _view_step2_f64_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_view_step2_f64_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((16, 2), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((16,), lambda: (np.int32(0),)))
+
+
 def view_step2_f64_pure(x, *, interpret=False):
     """Traceable view_step2_f64(x f64[16] (storage of 31)) -> y f64[16]."""
     x = jnp.asarray(x).reshape(-1)
@@ -846,10 +941,7 @@ def view_step2_f64_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _view_step2_f64_y,
         out_shape=jax.ShapeDtypeStruct((16,), jnp.float64),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((16, 2), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((16,), lambda: (np.int32(0),)),
+        grid_spec=_view_step2_f64_y_grid,
         interpret=interpret,
     )(_pad(x, 32).reshape(16, 2))
     return y.reshape(16)
@@ -875,6 +967,13 @@ def _view_step2_i32_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_view_step2_i32_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((16, 2), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((16,), lambda: (np.int32(0),)))
+
+
 def view_step2_i32_pure(x, *, interpret=False):
     """Traceable view_step2_i32(x i32[16] (storage of 31)) -> y f32[16]."""
     x = jnp.asarray(x).reshape(-1)
@@ -882,10 +981,7 @@ def view_step2_i32_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _view_step2_i32_y,
         out_shape=jax.ShapeDtypeStruct((16,), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((16, 2), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((16,), lambda: (np.int32(0),)),
+        grid_spec=_view_step2_i32_y_grid,
         interpret=interpret,
     )(_pad(x, 32).reshape(16, 2))
     return y.reshape(16)
@@ -911,6 +1007,14 @@ def _view_expand_2d_y(a_ref, b_ref, y_ref):
     y_ref[...] = out
 
 
+_view_expand_2d_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((16,), lambda: (np.int32(0),)),
+        pl.BlockSpec((8, 16), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8, 16), lambda: (np.int32(0), np.int32(0))))
+
+
 def view_expand_2d_pure(a, b, *, interpret=False):
     """Traceable view_expand_2d(a f32[8, 16] (storage of 16), b f32[8, 16]) -> y f32[8, 16]."""
     a = jnp.asarray(a).reshape(-1)
@@ -919,11 +1023,7 @@ def view_expand_2d_pure(a, b, *, interpret=False):
     y = pl.pallas_call(
         _view_expand_2d_y,
         out_shape=jax.ShapeDtypeStruct((8, 16), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((16,), lambda: (np.int32(0),)),
-            pl.BlockSpec((8, 16), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((8, 16), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_view_expand_2d_y_grid,
         interpret=interpret,
     )(a, b.reshape(8, 16))
     y = y.reshape(-1)
@@ -950,6 +1050,13 @@ def _view_expand_3d_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_view_expand_3d_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((16,), lambda: (np.int32(0),))],
+    out_specs=pl.BlockSpec((4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0))))
+
+
 def view_expand_3d_pure(x, *, interpret=False):
     """Traceable view_expand_3d(x f32[4, 8, 16] (storage of 16)) -> y f32[4, 8, 16]."""
     x = jnp.asarray(x).reshape(-1)
@@ -957,10 +1064,7 @@ def view_expand_3d_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _view_expand_3d_y,
         out_shape=jax.ShapeDtypeStruct((4, 8, 16), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((16,), lambda: (np.int32(0),))],
-        out_specs=pl.BlockSpec((4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_view_expand_3d_y_grid,
         interpret=interpret,
     )(x)
     y = y.reshape(-1)
@@ -990,6 +1094,14 @@ def _view_expand_3d_twice_y(a_ref, b_ref, y_ref):
     y_ref[...] = out
 
 
+_view_expand_3d_twice_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((16,), lambda: (np.int32(0),)),
+        pl.BlockSpec((16,), lambda: (np.int32(0),))],
+    out_specs=pl.BlockSpec((4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0))))
+
+
 def view_expand_3d_twice_pure(a, b, *, interpret=False):
     """Traceable view_expand_3d_twice(a f32[4, 8, 16] (storage of 16), b f32[4, 8, 16] (storage of 16)) -> y f32[4, 8, 16]."""
     a = jnp.asarray(a).reshape(-1)
@@ -998,11 +1110,7 @@ def view_expand_3d_twice_pure(a, b, *, interpret=False):
     y = pl.pallas_call(
         _view_expand_3d_twice_y,
         out_shape=jax.ShapeDtypeStruct((4, 8, 16), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((16,), lambda: (np.int32(0),)),
-            pl.BlockSpec((16,), lambda: (np.int32(0),))],
-        out_specs=pl.BlockSpec((4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_view_expand_3d_twice_y_grid,
         interpret=interpret,
     )(a, b)
     y = y.reshape(-1)
@@ -1030,6 +1138,15 @@ def _view_multi_strided_y(a_ref, b_ref, c_ref, y_ref):
     y_ref[...] = out
 
 
+_view_multi_strided_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((16, 16, 2), lambda: (np.int32(0), np.int32(0), np.int32(0))),
+        pl.BlockSpec((16, 16, 2), lambda: (np.int32(0), np.int32(0), np.int32(0))),
+        pl.BlockSpec((16, 16), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((16, 16), lambda: (np.int32(0), np.int32(0))))
+
+
 def view_multi_strided_pure(a, b, c, *, interpret=False):
     """Traceable view_multi_strided(a f32[16, 16] (storage of 991), b f32[16, 16] (storage of 991), c f32[16, 16]) -> y f32[16, 16]."""
     a = jnp.asarray(a).reshape(-1)
@@ -1039,12 +1156,7 @@ def view_multi_strided_pure(a, b, c, *, interpret=False):
     y = pl.pallas_call(
         _view_multi_strided_y,
         out_shape=jax.ShapeDtypeStruct((16, 16), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((16, 16, 2), lambda: (np.int32(0), np.int32(0), np.int32(0))),
-            pl.BlockSpec((16, 16, 2), lambda: (np.int32(0), np.int32(0), np.int32(0))),
-            pl.BlockSpec((16, 16), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((16, 16), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_view_multi_strided_y_grid,
         interpret=interpret,
     )(_pad(a, 1024).reshape(16, 32, 2), _pad(b, 1024).reshape(16, 32, 2), c.reshape(16, 16))
     y = y.reshape(-1)
@@ -1074,6 +1186,15 @@ def _view_strided_bcast_scalar_out(x_ref, y_ref, s_ref, out_ref):
     out_ref[...] = out
 
 
+_view_strided_bcast_scalar_out_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((16, 16, 2), lambda: (np.int32(0), np.int32(0), np.int32(0))),
+        pl.BlockSpec((16,), lambda: (np.int32(0),)),
+        pl.BlockSpec((1,), lambda: (np.int32(0),))],
+    out_specs=pl.BlockSpec((16, 16), lambda: (np.int32(0), np.int32(0))))
+
+
 def view_strided_bcast_scalar_pure(x, y, s, *, interpret=False):
     """Traceable view_strided_bcast_scalar(x f32[16, 16] (storage of 991), y f32[16], s f32[]) -> out f32[16, 16]."""
     x = jnp.asarray(x).reshape(-1)
@@ -1083,12 +1204,7 @@ def view_strided_bcast_scalar_pure(x, y, s, *, interpret=False):
     out = pl.pallas_call(
         _view_strided_bcast_scalar_out,
         out_shape=jax.ShapeDtypeStruct((16, 16), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((16, 16, 2), lambda: (np.int32(0), np.int32(0), np.int32(0))),
-            pl.BlockSpec((16,), lambda: (np.int32(0),)),
-            pl.BlockSpec((1,), lambda: (np.int32(0),))],
-        out_specs=pl.BlockSpec((16, 16), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_view_strided_bcast_scalar_out_grid,
         interpret=interpret,
     )(_pad(x, 1024).reshape(16, 32, 2), y, s)
     out = out.reshape(-1)
@@ -1114,6 +1230,13 @@ def _view_flip_1d_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_view_flip_1d_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((16,), lambda: (np.int32(0),))],
+    out_specs=pl.BlockSpec((16,), lambda: (np.int32(0),)))
+
+
 def view_flip_1d_pure(x, *, interpret=False):
     """Traceable view_flip_1d(x f32[16] (storage of 16)) -> y f32[16]."""
     x = jnp.asarray(x).reshape(-1)
@@ -1121,10 +1244,7 @@ def view_flip_1d_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _view_flip_1d_y,
         out_shape=jax.ShapeDtypeStruct((16,), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((16,), lambda: (np.int32(0),))],
-        out_specs=pl.BlockSpec((16,), lambda: (np.int32(0),)),
+        grid_spec=_view_flip_1d_y_grid,
         interpret=interpret,
     )(x)
     return y.reshape(16)
@@ -1149,6 +1269,13 @@ def _view_flip_cols_step2_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_view_flip_cols_step2_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((4, 4, 2), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4, 4), lambda: (np.int32(0), np.int32(0))))
+
+
 def view_flip_cols_step2_pure(x, *, interpret=False):
     """Traceable view_flip_cols_step2(x f32[4, 4] (storage of 32)) -> y f32[4, 4]."""
     x = jnp.asarray(x).reshape(-1)
@@ -1156,10 +1283,7 @@ def view_flip_cols_step2_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _view_flip_cols_step2_y,
         out_shape=jax.ShapeDtypeStruct((4, 4), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((4, 4, 2), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((4, 4), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_view_flip_cols_step2_y_grid,
         interpret=interpret,
     )(x.reshape(4, 4, 2))
     y = y.reshape(-1)
@@ -1186,6 +1310,13 @@ def _view_flip_of_transpose_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_view_flip_of_transpose_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((6, 8), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8, 6), lambda: (np.int32(0), np.int32(0))))
+
+
 def view_flip_of_transpose_pure(x, *, interpret=False):
     """Traceable view_flip_of_transpose(x f32[8, 6] (storage of 48)) -> y f32[8, 6]."""
     x = jnp.asarray(x).reshape(-1)
@@ -1193,10 +1324,7 @@ def view_flip_of_transpose_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _view_flip_of_transpose_y,
         out_shape=jax.ShapeDtypeStruct((8, 6), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((6, 8), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((8, 6), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_view_flip_of_transpose_y_grid,
         interpret=interpret,
     )(x.reshape(6, 8))
     y = y.reshape(-1)
@@ -1220,6 +1348,13 @@ def _view_flip_both_unflip_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_view_flip_both_unflip_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((8, 8), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8, 8), lambda: (np.int32(0), np.int32(0))))
+
+
 def view_flip_both_unflip_pure(x, *, interpret=False):
     """Traceable view_flip_both_unflip(x f32[8, 8] (storage of 64)) -> y f32[8, 8]."""
     x = jnp.asarray(x).reshape(-1)
@@ -1227,10 +1362,7 @@ def view_flip_both_unflip_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _view_flip_both_unflip_y,
         out_shape=jax.ShapeDtypeStruct((8, 8), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((8, 8), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((8, 8), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_view_flip_both_unflip_y_grid,
         interpret=interpret,
     )(x.reshape(8, 8))
     y = y.reshape(-1)
@@ -1258,6 +1390,13 @@ def _view_size1_odd_stride_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_view_size1_odd_stride_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((8, 2), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8,), lambda: (np.int32(0),)))
+
+
 def view_size1_odd_stride_pure(x, *, interpret=False):
     """Traceable view_size1_odd_stride(x f32[1, 8] (storage of 15)) -> y f32[1, 8]."""
     x = jnp.asarray(x).reshape(-1)
@@ -1265,10 +1404,7 @@ def view_size1_odd_stride_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _view_size1_odd_stride_y,
         out_shape=jax.ShapeDtypeStruct((8,), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((8, 2), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((8,), lambda: (np.int32(0),)),
+        grid_spec=_view_size1_odd_stride_y_grid,
         interpret=interpret,
     )(_pad(x, 16).reshape(8, 2))
     return y.reshape(1, 8)
@@ -1294,6 +1430,13 @@ def _colmajor_out_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_colmajor_out_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((8, 16), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((16, 8), lambda: (np.int32(0), np.int32(0))))
+
+
 def colmajor_out_pure(x, *, interpret=False):
     """Traceable colmajor_out(x f32[8, 16]) -> y f32[8, 16] (storage of 128)."""
     x = jnp.asarray(x).reshape(-1)
@@ -1301,10 +1444,7 @@ def colmajor_out_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _colmajor_out_y,
         out_shape=jax.ShapeDtypeStruct((16, 8), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((8, 16), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((16, 8), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_colmajor_out_y_grid,
         interpret=interpret,
     )(x.reshape(8, 16))
     y = y.reshape(-1)
@@ -1328,6 +1468,13 @@ def _view_flat_with_offset_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_view_flat_with_offset_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((16, 2), lambda: (np.int32(3), np.int32(0)))],
+    out_specs=pl.BlockSpec((16,), lambda: (np.int32(0),)))
+
+
 def view_flat_with_offset_pure(x, *, interpret=False):
     """Traceable view_flat_with_offset(x f32[16] (storage of 127)) -> y f32[16]."""
     x = jnp.asarray(x).reshape(-1)
@@ -1335,10 +1482,7 @@ def view_flat_with_offset_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _view_flat_with_offset_y,
         out_shape=jax.ShapeDtypeStruct((16,), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((16, 2), lambda: (np.int32(3), np.int32(0)))],
-        out_specs=pl.BlockSpec((16,), lambda: (np.int32(0),)),
+        grid_spec=_view_flat_with_offset_y_grid,
         interpret=interpret,
     )(_pad(x, 128).reshape(64, 2))
     return y.reshape(16)
@@ -1362,6 +1506,13 @@ def _view_flat_rows_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_view_flat_rows_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((4, 8), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4, 4), lambda: (np.int32(0), np.int32(0))))
+
+
 def view_flat_rows_pure(x, *, interpret=False):
     """Traceable view_flat_rows(x f32[4, 4] (storage of 28)) -> y f32[4, 4]."""
     x = jnp.asarray(x).reshape(-1)
@@ -1369,10 +1520,7 @@ def view_flat_rows_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _view_flat_rows_y,
         out_shape=jax.ShapeDtypeStruct((4, 4), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((4, 8), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((4, 4), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_view_flat_rows_y_grid,
         interpret=interpret,
     )(_pad(x, 32).reshape(4, 8))
     y = y.reshape(-1)
@@ -1399,6 +1547,13 @@ def _scatter_out_y(x_ref, y_ref):
     y_ref[...] = jnp.zeros_like(y_ref).at[jnp.broadcast_to((5*i + 2*j), (2, 2)).reshape(-1)].set(jnp.broadcast_to(v3, (2, 2)).reshape(-1))
 
 
+_scatter_out_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((2, 2), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8,), lambda: (np.int32(0),)))
+
+
 def scatter_out_pure(x, *, interpret=False):
     """Traceable scatter_out(x f32[2, 2]) -> y f32[2, 2] (storage of 8)."""
     x = jnp.asarray(x).reshape(-1)
@@ -1406,10 +1561,7 @@ def scatter_out_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _scatter_out_y,
         out_shape=jax.ShapeDtypeStruct((8,), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((2, 2), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((8,), lambda: (np.int32(0),)),
+        grid_spec=_scatter_out_y_grid,
         interpret=interpret,
     )(x.reshape(2, 2))
     return y

@@ -31,6 +31,13 @@ def _perm2_2x32_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm2_2x32_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((2, 32), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((32, 2), lambda: (np.int32(0), np.int32(0))))
+
+
 def perm2_2x32_pure(x, *, interpret=False):
     """Traceable perm2_2x32(x f32[2, 32]) -> y f32[32, 2]."""
     x = jnp.asarray(x).reshape(-1)
@@ -38,10 +45,7 @@ def perm2_2x32_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm2_2x32_y,
         out_shape=jax.ShapeDtypeStruct((32, 2), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((2, 32), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((32, 2), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_perm2_2x32_y_grid,
         interpret=interpret,
     )(x.reshape(2, 32))
     y = y.reshape(-1)
@@ -66,6 +70,13 @@ def _perm2_10000x2_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm2_10000x2_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((10000, 2), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((2, 10000), lambda: (np.int32(0), np.int32(0))))
+
+
 def perm2_10000x2_pure(x, *, interpret=False):
     """Traceable perm2_10000x2(x f32[10000, 2]) -> y f32[2, 10000]."""
     x = jnp.asarray(x).reshape(-1)
@@ -73,10 +84,7 @@ def perm2_10000x2_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm2_10000x2_y,
         out_shape=jax.ShapeDtypeStruct((2, 10000), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((10000, 2), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((2, 10000), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_perm2_10000x2_y_grid,
         interpret=interpret,
     )(x.reshape(10000, 2))
     y = y.reshape(-1)
@@ -101,6 +109,13 @@ def _perm2_2x10000_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm2_2x10000_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((2, 10000), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((10000, 2), lambda: (np.int32(0), np.int32(0))))
+
+
 def perm2_2x10000_pure(x, *, interpret=False):
     """Traceable perm2_2x10000(x f32[2, 10000]) -> y f32[10000, 2]."""
     x = jnp.asarray(x).reshape(-1)
@@ -108,10 +123,7 @@ def perm2_2x10000_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm2_2x10000_y,
         out_shape=jax.ShapeDtypeStruct((10000, 2), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((2, 10000), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((10000, 2), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_perm2_2x10000_y_grid,
         interpret=interpret,
     )(x.reshape(2, 10000))
     y = y.reshape(-1)
@@ -136,6 +148,13 @@ def _perm2_8x128_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm2_8x128_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((8, 128), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((128, 8), lambda: (np.int32(0), np.int32(0))))
+
+
 def perm2_8x128_pure(x, *, interpret=False):
     """Traceable perm2_8x128(x f32[8, 128]) -> y f32[128, 8]."""
     x = jnp.asarray(x).reshape(-1)
@@ -143,10 +162,7 @@ def perm2_8x128_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm2_8x128_y,
         out_shape=jax.ShapeDtypeStruct((128, 8), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((8, 128), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((128, 8), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_perm2_8x128_y_grid,
         interpret=interpret,
     )(x.reshape(8, 128))
     y = y.reshape(-1)
@@ -171,6 +187,13 @@ def _perm2_128x8_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm2_128x8_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((128, 8), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8, 128), lambda: (np.int32(0), np.int32(0))))
+
+
 def perm2_128x8_pure(x, *, interpret=False):
     """Traceable perm2_128x8(x f32[128, 8]) -> y f32[8, 128]."""
     x = jnp.asarray(x).reshape(-1)
@@ -178,10 +201,7 @@ def perm2_128x8_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm2_128x8_y,
         out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((128, 8), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((8, 128), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_perm2_128x8_y_grid,
         interpret=interpret,
     )(x.reshape(128, 8))
     y = y.reshape(-1)
@@ -206,6 +226,13 @@ def _perm2_3x256_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm2_3x256_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((3, 256), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((256, 3), lambda: (np.int32(0), np.int32(0))))
+
+
 def perm2_3x256_pure(x, *, interpret=False):
     """Traceable perm2_3x256(x f32[3, 256]) -> y f32[256, 3]."""
     x = jnp.asarray(x).reshape(-1)
@@ -213,10 +240,7 @@ def perm2_3x256_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm2_3x256_y,
         out_shape=jax.ShapeDtypeStruct((256, 3), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((3, 256), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((256, 3), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_perm2_3x256_y_grid,
         interpret=interpret,
     )(x.reshape(3, 256))
     y = y.reshape(-1)
@@ -241,6 +265,13 @@ def _perm3_2x32x32_102_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm3_2x32x32_102_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((2, 32, 32), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((32, 2, 32), lambda: (np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm3_2x32x32_102_pure(x, *, interpret=False):
     """Traceable perm3_2x32x32_102(x f32[2, 32, 32]) -> y f32[32, 2, 32]."""
     x = jnp.asarray(x).reshape(-1)
@@ -248,10 +279,7 @@ def perm3_2x32x32_102_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm3_2x32x32_102_y,
         out_shape=jax.ShapeDtypeStruct((32, 2, 32), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((2, 32, 32), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((32, 2, 32), lambda: (np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm3_2x32x32_102_y_grid,
         interpret=interpret,
     )(x.reshape(2, 32, 32))
     y = y.reshape(-1)
@@ -276,6 +304,13 @@ def _perm3_2x8x16_021_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm3_2x8x16_021_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((2, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((2, 16, 8), lambda: (np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm3_2x8x16_021_pure(x, *, interpret=False):
     """Traceable perm3_2x8x16_021(x f32[2, 8, 16]) -> y f32[2, 16, 8]."""
     x = jnp.asarray(x).reshape(-1)
@@ -283,10 +318,7 @@ def perm3_2x8x16_021_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm3_2x8x16_021_y,
         out_shape=jax.ShapeDtypeStruct((2, 16, 8), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((2, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((2, 16, 8), lambda: (np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm3_2x8x16_021_y_grid,
         interpret=interpret,
     )(x.reshape(2, 8, 16))
     y = y.reshape(-1)
@@ -311,6 +343,13 @@ def _perm3_2x8x16_102_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm3_2x8x16_102_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((2, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8, 2, 16), lambda: (np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm3_2x8x16_102_pure(x, *, interpret=False):
     """Traceable perm3_2x8x16_102(x f32[2, 8, 16]) -> y f32[8, 2, 16]."""
     x = jnp.asarray(x).reshape(-1)
@@ -318,10 +357,7 @@ def perm3_2x8x16_102_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm3_2x8x16_102_y,
         out_shape=jax.ShapeDtypeStruct((8, 2, 16), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((2, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((8, 2, 16), lambda: (np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm3_2x8x16_102_y_grid,
         interpret=interpret,
     )(x.reshape(2, 8, 16))
     y = y.reshape(-1)
@@ -346,6 +382,13 @@ def _perm3_2x8x16_120_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm3_2x8x16_120_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((2, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8, 16, 2), lambda: (np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm3_2x8x16_120_pure(x, *, interpret=False):
     """Traceable perm3_2x8x16_120(x f32[2, 8, 16]) -> y f32[8, 16, 2]."""
     x = jnp.asarray(x).reshape(-1)
@@ -353,10 +396,7 @@ def perm3_2x8x16_120_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm3_2x8x16_120_y,
         out_shape=jax.ShapeDtypeStruct((8, 16, 2), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((2, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((8, 16, 2), lambda: (np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm3_2x8x16_120_y_grid,
         interpret=interpret,
     )(x.reshape(2, 8, 16))
     y = y.reshape(-1)
@@ -381,6 +421,13 @@ def _perm3_2x8x16_201_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm3_2x8x16_201_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((2, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((16, 2, 8), lambda: (np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm3_2x8x16_201_pure(x, *, interpret=False):
     """Traceable perm3_2x8x16_201(x f32[2, 8, 16]) -> y f32[16, 2, 8]."""
     x = jnp.asarray(x).reshape(-1)
@@ -388,10 +435,7 @@ def perm3_2x8x16_201_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm3_2x8x16_201_y,
         out_shape=jax.ShapeDtypeStruct((16, 2, 8), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((2, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((16, 2, 8), lambda: (np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm3_2x8x16_201_y_grid,
         interpret=interpret,
     )(x.reshape(2, 8, 16))
     y = y.reshape(-1)
@@ -416,6 +460,13 @@ def _perm3_2x8x16_210_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm3_2x8x16_210_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((2, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((16, 8, 2), lambda: (np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm3_2x8x16_210_pure(x, *, interpret=False):
     """Traceable perm3_2x8x16_210(x f32[2, 8, 16]) -> y f32[16, 8, 2]."""
     x = jnp.asarray(x).reshape(-1)
@@ -423,10 +474,7 @@ def perm3_2x8x16_210_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm3_2x8x16_210_y,
         out_shape=jax.ShapeDtypeStruct((16, 8, 2), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((2, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((16, 8, 2), lambda: (np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm3_2x8x16_210_y_grid,
         interpret=interpret,
     )(x.reshape(2, 8, 16))
     y = y.reshape(-1)
@@ -451,6 +499,13 @@ def _perm3_2x8x2048_102_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm3_2x8x2048_102_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((2, 8, 2048), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8, 2, 2048), lambda: (np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm3_2x8x2048_102_pure(x, *, interpret=False):
     """Traceable perm3_2x8x2048_102(x f32[2, 8, 2048]) -> y f32[8, 2, 2048]."""
     x = jnp.asarray(x).reshape(-1)
@@ -458,10 +513,7 @@ def perm3_2x8x2048_102_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm3_2x8x2048_102_y,
         out_shape=jax.ShapeDtypeStruct((8, 2, 2048), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((2, 8, 2048), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((8, 2, 2048), lambda: (np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm3_2x8x2048_102_y_grid,
         interpret=interpret,
     )(x.reshape(2, 8, 2048))
     y = y.reshape(-1)
@@ -486,6 +538,13 @@ def _perm3_2x8x2048_021_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm3_2x8x2048_021_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((2, 8, 2048), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((2, 2048, 8), lambda: (np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm3_2x8x2048_021_pure(x, *, interpret=False):
     """Traceable perm3_2x8x2048_021(x f32[2, 8, 2048]) -> y f32[2, 2048, 8]."""
     x = jnp.asarray(x).reshape(-1)
@@ -493,10 +552,7 @@ def perm3_2x8x2048_021_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm3_2x8x2048_021_y,
         out_shape=jax.ShapeDtypeStruct((2, 2048, 8), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((2, 8, 2048), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((2, 2048, 8), lambda: (np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm3_2x8x2048_021_y_grid,
         interpret=interpret,
     )(x.reshape(2, 8, 2048))
     y = y.reshape(-1)
@@ -521,6 +577,13 @@ def _perm3_2x8x2048_210_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm3_2x8x2048_210_y_grid = pl.GridSpec(
+    grid=(2,),
+    in_specs=[
+        pl.BlockSpec((2, 8, 1920), lambda c: (np.int32(0), np.int32(0), c))],
+    out_specs=pl.BlockSpec((1920, 8, 2), lambda c: (c, np.int32(0), np.int32(0))))
+
+
 def perm3_2x8x2048_210_pure(x, *, interpret=False):
     """Traceable perm3_2x8x2048_210(x f32[2, 8, 2048]) -> y f32[2048, 8, 2]."""
     x = jnp.asarray(x).reshape(-1)
@@ -528,10 +591,7 @@ def perm3_2x8x2048_210_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm3_2x8x2048_210_y,
         out_shape=jax.ShapeDtypeStruct((2048, 8, 2), jnp.float32),
-        grid=(2,),
-        in_specs=[
-            pl.BlockSpec((2, 8, 1920), lambda c: (np.int32(0), np.int32(0), c))],
-        out_specs=pl.BlockSpec((1920, 8, 2), lambda c: (c, np.int32(0), np.int32(0))),
+        grid_spec=_perm3_2x8x2048_210_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
         interpret=interpret,
     )(x.reshape(2, 8, 2048))
@@ -557,6 +617,13 @@ def _perm3_2x1152x1024_102_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm3_2x1152x1024_102_y_grid = pl.GridSpec(
+    grid=(6,),
+    in_specs=[
+        pl.BlockSpec((2, 200, 1024), lambda b: (np.int32(0), b, np.int32(0)))],
+    out_specs=pl.BlockSpec((200, 2, 1024), lambda b: (b, np.int32(0), np.int32(0))))
+
+
 def perm3_2x1152x1024_102_pure(x, *, interpret=False):
     """Traceable perm3_2x1152x1024_102(x f32[2, 1152, 1024]) -> y f32[1152, 2, 1024]."""
     x = jnp.asarray(x).reshape(-1)
@@ -564,10 +631,7 @@ def perm3_2x1152x1024_102_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm3_2x1152x1024_102_y,
         out_shape=jax.ShapeDtypeStruct((1152, 2, 1024), jnp.float32),
-        grid=(6,),
-        in_specs=[
-            pl.BlockSpec((2, 200, 1024), lambda b: (np.int32(0), b, np.int32(0)))],
-        out_specs=pl.BlockSpec((200, 2, 1024), lambda b: (b, np.int32(0), np.int32(0))),
+        grid_spec=_perm3_2x1152x1024_102_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
         interpret=interpret,
     )(x.reshape(2, 1152, 1024))
@@ -595,6 +659,13 @@ def _perm3_2x1152x1024_021_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm3_2x1152x1024_021_y_grid = pl.GridSpec(
+    grid=(2, 2),
+    in_specs=[
+        pl.BlockSpec((None, 1152, 896), lambda a, c: (a, np.int32(0), c))],
+    out_specs=pl.BlockSpec((None, 896, 1152), lambda a, c: (a, c, np.int32(0))))
+
+
 def perm3_2x1152x1024_021_pure(x, *, interpret=False):
     """Traceable perm3_2x1152x1024_021(x f32[2, 1152, 1024]) -> y f32[2, 1024, 1152]."""
     x = jnp.asarray(x).reshape(-1)
@@ -602,10 +673,7 @@ def perm3_2x1152x1024_021_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm3_2x1152x1024_021_y,
         out_shape=jax.ShapeDtypeStruct((2, 1024, 1152), jnp.float32),
-        grid=(2, 2),
-        in_specs=[
-            pl.BlockSpec((None, 1152, 896), lambda a, c: (a, np.int32(0), c))],
-        out_specs=pl.BlockSpec((None, 896, 1152), lambda a, c: (a, c, np.int32(0))),
+        grid_spec=_perm3_2x1152x1024_021_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel")),
         interpret=interpret,
     )(x.reshape(2, 1152, 1024))
@@ -631,6 +699,13 @@ def _perm3_2x1152x1024_210_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm3_2x1152x1024_210_y_grid = pl.GridSpec(
+    grid=(144,),
+    in_specs=[
+        pl.BlockSpec((2, 8, 1024), lambda b: (np.int32(0), b, np.int32(0)))],
+    out_specs=pl.BlockSpec((1024, 8, 2), lambda b: (np.int32(0), b, np.int32(0))))
+
+
 def perm3_2x1152x1024_210_pure(x, *, interpret=False):
     """Traceable perm3_2x1152x1024_210(x f32[2, 1152, 1024]) -> y f32[1024, 1152, 2]."""
     x = jnp.asarray(x).reshape(-1)
@@ -638,10 +713,7 @@ def perm3_2x1152x1024_210_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm3_2x1152x1024_210_y,
         out_shape=jax.ShapeDtypeStruct((1024, 1152, 2), jnp.float32),
-        grid=(144,),
-        in_specs=[
-            pl.BlockSpec((2, 8, 1024), lambda b: (np.int32(0), b, np.int32(0)))],
-        out_specs=pl.BlockSpec((1024, 8, 2), lambda b: (np.int32(0), b, np.int32(0))),
+        grid_spec=_perm3_2x1152x1024_210_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
         interpret=interpret,
     )(x.reshape(2, 1152, 1024))
@@ -669,6 +741,13 @@ def _perm3_2x1152x2048_021_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm3_2x1152x2048_021_y_grid = pl.GridSpec(
+    grid=(2, 3),
+    in_specs=[
+        pl.BlockSpec((None, 1152, 896), lambda a, c: (a, np.int32(0), c))],
+    out_specs=pl.BlockSpec((None, 896, 1152), lambda a, c: (a, c, np.int32(0))))
+
+
 def perm3_2x1152x2048_021_pure(x, *, interpret=False):
     """Traceable perm3_2x1152x2048_021(x f32[2, 1152, 2048]) -> y f32[2, 2048, 1152]."""
     x = jnp.asarray(x).reshape(-1)
@@ -676,10 +755,7 @@ def perm3_2x1152x2048_021_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm3_2x1152x2048_021_y,
         out_shape=jax.ShapeDtypeStruct((2, 2048, 1152), jnp.float32),
-        grid=(2, 3),
-        in_specs=[
-            pl.BlockSpec((None, 1152, 896), lambda a, c: (a, np.int32(0), c))],
-        out_specs=pl.BlockSpec((None, 896, 1152), lambda a, c: (a, c, np.int32(0))),
+        grid_spec=_perm3_2x1152x2048_021_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel")),
         interpret=interpret,
     )(x.reshape(2, 1152, 2048))
@@ -705,6 +781,13 @@ def _perm3_2x1152x2048_102_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm3_2x1152x2048_102_y_grid = pl.GridSpec(
+    grid=(12,),
+    in_specs=[
+        pl.BlockSpec((2, 96, 2048), lambda b: (np.int32(0), b, np.int32(0)))],
+    out_specs=pl.BlockSpec((96, 2, 2048), lambda b: (b, np.int32(0), np.int32(0))))
+
+
 def perm3_2x1152x2048_102_pure(x, *, interpret=False):
     """Traceable perm3_2x1152x2048_102(x f32[2, 1152, 2048]) -> y f32[1152, 2, 2048]."""
     x = jnp.asarray(x).reshape(-1)
@@ -712,10 +795,7 @@ def perm3_2x1152x2048_102_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm3_2x1152x2048_102_y,
         out_shape=jax.ShapeDtypeStruct((1152, 2, 2048), jnp.float32),
-        grid=(12,),
-        in_specs=[
-            pl.BlockSpec((2, 96, 2048), lambda b: (np.int32(0), b, np.int32(0)))],
-        out_specs=pl.BlockSpec((96, 2, 2048), lambda b: (b, np.int32(0), np.int32(0))),
+        grid_spec=_perm3_2x1152x2048_102_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
         interpret=interpret,
     )(x.reshape(2, 1152, 2048))
@@ -743,6 +823,13 @@ def _perm3_2x1152x2048_120_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm3_2x1152x2048_120_y_grid = pl.GridSpec(
+    grid=(1152,),
+    in_specs=[
+        pl.BlockSpec((2, None, 1, 2048), lambda b: (np.int32(0), b, np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((None, 2048, 2), lambda b: (b, np.int32(0), np.int32(0))))
+
+
 def perm3_2x1152x2048_120_pure(x, *, interpret=False):
     """Traceable perm3_2x1152x2048_120(x f32[2, 1152, 2048]) -> y f32[1152, 2048, 2]."""
     x = jnp.asarray(x).reshape(-1)
@@ -750,10 +837,7 @@ def perm3_2x1152x2048_120_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm3_2x1152x2048_120_y,
         out_shape=jax.ShapeDtypeStruct((1152, 2048, 2), jnp.float32),
-        grid=(1152,),
-        in_specs=[
-            pl.BlockSpec((2, None, 1, 2048), lambda b: (np.int32(0), b, np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((None, 2048, 2), lambda b: (b, np.int32(0), np.int32(0))),
+        grid_spec=_perm3_2x1152x2048_120_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
         interpret=interpret,
     )(x.reshape(2, 1152, 1, 2048))
@@ -779,6 +863,13 @@ def _perm3_2x1152x2048_201_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm3_2x1152x2048_201_y_grid = pl.GridSpec(
+    grid=(16,),
+    in_specs=[
+        pl.BlockSpec((2, 1152, 128), lambda c: (np.int32(0), np.int32(0), c))],
+    out_specs=pl.BlockSpec((128, 2, 1152), lambda c: (c, np.int32(0), np.int32(0))))
+
+
 def perm3_2x1152x2048_201_pure(x, *, interpret=False):
     """Traceable perm3_2x1152x2048_201(x f32[2, 1152, 2048]) -> y f32[2048, 2, 1152]."""
     x = jnp.asarray(x).reshape(-1)
@@ -786,10 +877,7 @@ def perm3_2x1152x2048_201_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm3_2x1152x2048_201_y,
         out_shape=jax.ShapeDtypeStruct((2048, 2, 1152), jnp.float32),
-        grid=(16,),
-        in_specs=[
-            pl.BlockSpec((2, 1152, 128), lambda c: (np.int32(0), np.int32(0), c))],
-        out_specs=pl.BlockSpec((128, 2, 1152), lambda c: (c, np.int32(0), np.int32(0))),
+        grid_spec=_perm3_2x1152x2048_201_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
         interpret=interpret,
     )(x.reshape(2, 1152, 2048))
@@ -815,6 +903,13 @@ def _perm3_2x1152x2048_210_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm3_2x1152x2048_210_y_grid = pl.GridSpec(
+    grid=(2, 144),
+    in_specs=[
+        pl.BlockSpec((2, 8, 1920), lambda c, b: (np.int32(0), b, c))],
+    out_specs=pl.BlockSpec((1920, 8, 2), lambda c, b: (c, b, np.int32(0))))
+
+
 def perm3_2x1152x2048_210_pure(x, *, interpret=False):
     """Traceable perm3_2x1152x2048_210(x f32[2, 1152, 2048]) -> y f32[2048, 1152, 2]."""
     x = jnp.asarray(x).reshape(-1)
@@ -822,10 +917,7 @@ def perm3_2x1152x2048_210_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm3_2x1152x2048_210_y,
         out_shape=jax.ShapeDtypeStruct((2048, 1152, 2), jnp.float32),
-        grid=(2, 144),
-        in_specs=[
-            pl.BlockSpec((2, 8, 1920), lambda c, b: (np.int32(0), b, c))],
-        out_specs=pl.BlockSpec((1920, 8, 2), lambda c, b: (c, b, np.int32(0))),
+        grid_spec=_perm3_2x1152x2048_210_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel")),
         interpret=interpret,
     )(x.reshape(2, 1152, 2048))
@@ -851,6 +943,13 @@ def _perm3_2x24x16_102_s_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm3_2x24x16_102_s_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((2, 24, 16), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((24, 2, 16), lambda: (np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm3_2x24x16_102_s_pure(x, *, interpret=False):
     """Traceable perm3_2x24x16_102_s(x f32[2, 24, 16]) -> y f32[24, 2, 16]."""
     x = jnp.asarray(x).reshape(-1)
@@ -858,10 +957,7 @@ def perm3_2x24x16_102_s_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm3_2x24x16_102_s_y,
         out_shape=jax.ShapeDtypeStruct((24, 2, 16), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((2, 24, 16), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((24, 2, 16), lambda: (np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm3_2x24x16_102_s_y_grid,
         interpret=interpret,
     )(x.reshape(2, 24, 16))
     y = y.reshape(-1)
@@ -886,6 +982,13 @@ def _perm3_2x24x16_021_s_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm3_2x24x16_021_s_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((2, 24, 16), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((2, 16, 24), lambda: (np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm3_2x24x16_021_s_pure(x, *, interpret=False):
     """Traceable perm3_2x24x16_021_s(x f32[2, 24, 16]) -> y f32[2, 16, 24]."""
     x = jnp.asarray(x).reshape(-1)
@@ -893,10 +996,7 @@ def perm3_2x24x16_021_s_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm3_2x24x16_021_s_y,
         out_shape=jax.ShapeDtypeStruct((2, 16, 24), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((2, 24, 16), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((2, 16, 24), lambda: (np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm3_2x24x16_021_s_y_grid,
         interpret=interpret,
     )(x.reshape(2, 24, 16))
     y = y.reshape(-1)
@@ -921,6 +1021,13 @@ def _perm3_2x24x16_210_s_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm3_2x24x16_210_s_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((2, 24, 16), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((16, 24, 2), lambda: (np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm3_2x24x16_210_s_pure(x, *, interpret=False):
     """Traceable perm3_2x24x16_210_s(x f32[2, 24, 16]) -> y f32[16, 24, 2]."""
     x = jnp.asarray(x).reshape(-1)
@@ -928,10 +1035,7 @@ def perm3_2x24x16_210_s_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm3_2x24x16_210_s_y,
         out_shape=jax.ShapeDtypeStruct((16, 24, 2), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((2, 24, 16), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((16, 24, 2), lambda: (np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm3_2x24x16_210_s_y_grid,
         interpret=interpret,
     )(x.reshape(2, 24, 16))
     y = y.reshape(-1)
@@ -956,6 +1060,13 @@ def _perm3_2x24x32_021_s_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm3_2x24x32_021_s_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((2, 24, 32), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((2, 32, 24), lambda: (np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm3_2x24x32_021_s_pure(x, *, interpret=False):
     """Traceable perm3_2x24x32_021_s(x f32[2, 24, 32]) -> y f32[2, 32, 24]."""
     x = jnp.asarray(x).reshape(-1)
@@ -963,10 +1074,7 @@ def perm3_2x24x32_021_s_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm3_2x24x32_021_s_y,
         out_shape=jax.ShapeDtypeStruct((2, 32, 24), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((2, 24, 32), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((2, 32, 24), lambda: (np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm3_2x24x32_021_s_y_grid,
         interpret=interpret,
     )(x.reshape(2, 24, 32))
     y = y.reshape(-1)
@@ -991,6 +1099,13 @@ def _perm3_2x24x32_102_s_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm3_2x24x32_102_s_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((2, 24, 32), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((24, 2, 32), lambda: (np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm3_2x24x32_102_s_pure(x, *, interpret=False):
     """Traceable perm3_2x24x32_102_s(x f32[2, 24, 32]) -> y f32[24, 2, 32]."""
     x = jnp.asarray(x).reshape(-1)
@@ -998,10 +1113,7 @@ def perm3_2x24x32_102_s_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm3_2x24x32_102_s_y,
         out_shape=jax.ShapeDtypeStruct((24, 2, 32), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((2, 24, 32), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((24, 2, 32), lambda: (np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm3_2x24x32_102_s_y_grid,
         interpret=interpret,
     )(x.reshape(2, 24, 32))
     y = y.reshape(-1)
@@ -1026,6 +1138,13 @@ def _perm3_2x24x32_120_s_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm3_2x24x32_120_s_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((2, 24, 32), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((24, 32, 2), lambda: (np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm3_2x24x32_120_s_pure(x, *, interpret=False):
     """Traceable perm3_2x24x32_120_s(x f32[2, 24, 32]) -> y f32[24, 32, 2]."""
     x = jnp.asarray(x).reshape(-1)
@@ -1033,10 +1152,7 @@ def perm3_2x24x32_120_s_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm3_2x24x32_120_s_y,
         out_shape=jax.ShapeDtypeStruct((24, 32, 2), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((2, 24, 32), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((24, 32, 2), lambda: (np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm3_2x24x32_120_s_y_grid,
         interpret=interpret,
     )(x.reshape(2, 24, 32))
     y = y.reshape(-1)
@@ -1061,6 +1177,13 @@ def _perm3_2x24x32_201_s_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm3_2x24x32_201_s_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((2, 24, 32), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((32, 2, 24), lambda: (np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm3_2x24x32_201_s_pure(x, *, interpret=False):
     """Traceable perm3_2x24x32_201_s(x f32[2, 24, 32]) -> y f32[32, 2, 24]."""
     x = jnp.asarray(x).reshape(-1)
@@ -1068,10 +1191,7 @@ def perm3_2x24x32_201_s_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm3_2x24x32_201_s_y,
         out_shape=jax.ShapeDtypeStruct((32, 2, 24), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((2, 24, 32), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((32, 2, 24), lambda: (np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm3_2x24x32_201_s_y_grid,
         interpret=interpret,
     )(x.reshape(2, 24, 32))
     y = y.reshape(-1)
@@ -1096,6 +1216,13 @@ def _perm3_2x24x32_210_s_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm3_2x24x32_210_s_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((2, 24, 32), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((32, 24, 2), lambda: (np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm3_2x24x32_210_s_pure(x, *, interpret=False):
     """Traceable perm3_2x24x32_210_s(x f32[2, 24, 32]) -> y f32[32, 24, 2]."""
     x = jnp.asarray(x).reshape(-1)
@@ -1103,10 +1230,7 @@ def perm3_2x24x32_210_s_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm3_2x24x32_210_s_y,
         out_shape=jax.ShapeDtypeStruct((32, 24, 2), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((2, 24, 32), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((32, 24, 2), lambda: (np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm3_2x24x32_210_s_y_grid,
         interpret=interpret,
     )(x.reshape(2, 24, 32))
     y = y.reshape(-1)
@@ -1133,6 +1257,13 @@ def _perm4_2x4x128x2048_0132_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_2x4x128x2048_0132_y_grid = pl.GridSpec(
+    grid=(2,),
+    in_specs=[
+        pl.BlockSpec((None, 4, 128, 2048), lambda a: (a, np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((None, 4, 2048, 128), lambda a: (a, np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm4_2x4x128x2048_0132_pure(x, *, interpret=False):
     """Traceable perm4_2x4x128x2048_0132(x f32[2, 4, 128, 2048]) -> y f32[2, 4, 2048, 128]."""
     x = jnp.asarray(x).reshape(-1)
@@ -1140,10 +1271,7 @@ def perm4_2x4x128x2048_0132_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_2x4x128x2048_0132_y,
         out_shape=jax.ShapeDtypeStruct((2, 4, 2048, 128), jnp.float32),
-        grid=(2,),
-        in_specs=[
-            pl.BlockSpec((None, 4, 128, 2048), lambda a: (a, np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((None, 4, 2048, 128), lambda a: (a, np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm4_2x4x128x2048_0132_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
         interpret=interpret,
     )(x.reshape(2, 4, 128, 2048))
@@ -1171,6 +1299,13 @@ def _perm4_2x4x128x2048_0213_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_2x4x128x2048_0213_y_grid = pl.GridSpec(
+    grid=(2, 2),
+    in_specs=[
+        pl.BlockSpec((None, 4, 80, 2048), lambda a, c: (a, np.int32(0), c, np.int32(0)))],
+    out_specs=pl.BlockSpec((None, 80, 4, 2048), lambda a, c: (a, c, np.int32(0), np.int32(0))))
+
+
 def perm4_2x4x128x2048_0213_pure(x, *, interpret=False):
     """Traceable perm4_2x4x128x2048_0213(x f32[2, 4, 128, 2048]) -> y f32[2, 128, 4, 2048]."""
     x = jnp.asarray(x).reshape(-1)
@@ -1178,10 +1313,7 @@ def perm4_2x4x128x2048_0213_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_2x4x128x2048_0213_y,
         out_shape=jax.ShapeDtypeStruct((2, 128, 4, 2048), jnp.float32),
-        grid=(2, 2),
-        in_specs=[
-            pl.BlockSpec((None, 4, 80, 2048), lambda a, c: (a, np.int32(0), c, np.int32(0)))],
-        out_specs=pl.BlockSpec((None, 80, 4, 2048), lambda a, c: (a, c, np.int32(0), np.int32(0))),
+        grid_spec=_perm4_2x4x128x2048_0213_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel")),
         interpret=interpret,
     )(x.reshape(2, 4, 128, 2048))
@@ -1209,6 +1341,13 @@ def _perm4_2x4x128x2048_0231_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_2x4x128x2048_0231_y_grid = pl.GridSpec(
+    grid=(128,),
+    in_specs=[
+        pl.BlockSpec((2, 4, None, 1, 2048), lambda c: (np.int32(0), np.int32(0), c, np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((2, None, 2048, 4), lambda c: (np.int32(0), c, np.int32(0), np.int32(0))))
+
+
 def perm4_2x4x128x2048_0231_pure(x, *, interpret=False):
     """Traceable perm4_2x4x128x2048_0231(x f32[2, 4, 128, 2048]) -> y f32[2, 128, 2048, 4]."""
     x = jnp.asarray(x).reshape(-1)
@@ -1216,10 +1355,7 @@ def perm4_2x4x128x2048_0231_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_2x4x128x2048_0231_y,
         out_shape=jax.ShapeDtypeStruct((2, 128, 2048, 4), jnp.float32),
-        grid=(128,),
-        in_specs=[
-            pl.BlockSpec((2, 4, None, 1, 2048), lambda c: (np.int32(0), np.int32(0), c, np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((2, None, 2048, 4), lambda c: (np.int32(0), c, np.int32(0), np.int32(0))),
+        grid_spec=_perm4_2x4x128x2048_0231_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
         interpret=interpret,
     )(x.reshape(2, 4, 128, 1, 2048))
@@ -1243,9 +1379,15 @@ def _perm4_2x4x128x2048_0312_y(x_ref, y_ref):
     v0 = jnp.transpose(v0, (1, 0))
     v0 = v0.reshape((1, 1792, 1, 128))
     out = jnp.broadcast_to(v0, (1, 1792, 1, 128))
-    out = out.reshape((1792, 128))
     out = out.reshape((1792, 1, 128))
     y_ref[...] = out
+
+
+_perm4_2x4x128x2048_0312_y_grid = pl.GridSpec(
+    grid=(2, 2, 4),
+    in_specs=[
+        pl.BlockSpec((None, None, 128, 1792), lambda a, d, b: (a, b, np.int32(0), d))],
+    out_specs=pl.BlockSpec((None, 1792, None, 1, 128), lambda a, d, b: (a, d, b, np.int32(0), np.int32(0))))
 
 
 def perm4_2x4x128x2048_0312_pure(x, *, interpret=False):
@@ -1255,10 +1397,7 @@ def perm4_2x4x128x2048_0312_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_2x4x128x2048_0312_y,
         out_shape=jax.ShapeDtypeStruct((2, 2048, 4, 1, 128), jnp.float32),
-        grid=(2, 2, 4),
-        in_specs=[
-            pl.BlockSpec((None, None, 128, 1792), lambda a, d, b: (a, b, np.int32(0), d))],
-        out_specs=pl.BlockSpec((None, 1792, None, 1, 128), lambda a, d, b: (a, d, b, np.int32(0), np.int32(0))),
+        grid_spec=_perm4_2x4x128x2048_0312_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel", "parallel")),
         interpret=interpret,
     )(x.reshape(2, 4, 128, 2048))
@@ -1286,6 +1425,13 @@ def _perm4_2x4x128x2048_0321_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_2x4x128x2048_0321_y_grid = pl.GridSpec(
+    grid=(2, 2, 16),
+    in_specs=[
+        pl.BlockSpec((None, 4, 8, 1920), lambda a, d, c: (a, np.int32(0), c, d))],
+    out_specs=pl.BlockSpec((None, 1920, 8, 4), lambda a, d, c: (a, d, c, np.int32(0))))
+
+
 def perm4_2x4x128x2048_0321_pure(x, *, interpret=False):
     """Traceable perm4_2x4x128x2048_0321(x f32[2, 4, 128, 2048]) -> y f32[2, 2048, 128, 4]."""
     x = jnp.asarray(x).reshape(-1)
@@ -1293,10 +1439,7 @@ def perm4_2x4x128x2048_0321_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_2x4x128x2048_0321_y,
         out_shape=jax.ShapeDtypeStruct((2, 2048, 128, 4), jnp.float32),
-        grid=(2, 2, 16),
-        in_specs=[
-            pl.BlockSpec((None, 4, 8, 1920), lambda a, d, c: (a, np.int32(0), c, d))],
-        out_specs=pl.BlockSpec((None, 1920, 8, 4), lambda a, d, c: (a, d, c, np.int32(0))),
+        grid_spec=_perm4_2x4x128x2048_0321_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel", "parallel")),
         interpret=interpret,
     )(x.reshape(2, 4, 128, 2048))
@@ -1322,6 +1465,13 @@ def _perm4_2x4x128x2048_1023_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_2x4x128x2048_1023_y_grid = pl.GridSpec(
+    grid=(2,),
+    in_specs=[
+        pl.BlockSpec((2, 2, 128, 2048), lambda b: (np.int32(0), b, np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((2, 2, 128, 2048), lambda b: (b, np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm4_2x4x128x2048_1023_pure(x, *, interpret=False):
     """Traceable perm4_2x4x128x2048_1023(x f32[2, 4, 128, 2048]) -> y f32[4, 2, 128, 2048]."""
     x = jnp.asarray(x).reshape(-1)
@@ -1329,10 +1479,7 @@ def perm4_2x4x128x2048_1023_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_2x4x128x2048_1023_y,
         out_shape=jax.ShapeDtypeStruct((4, 2, 128, 2048), jnp.float32),
-        grid=(2,),
-        in_specs=[
-            pl.BlockSpec((2, 2, 128, 2048), lambda b: (np.int32(0), b, np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((2, 2, 128, 2048), lambda b: (b, np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm4_2x4x128x2048_1023_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
         interpret=interpret,
     )(x.reshape(2, 4, 128, 2048))
@@ -1358,6 +1505,13 @@ def _perm4_2x4x128x2048_1032_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_2x4x128x2048_1032_y_grid = pl.GridSpec(
+    grid=(2,),
+    in_specs=[
+        pl.BlockSpec((2, 2, 128, 2048), lambda b: (np.int32(0), b, np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((2, 2, 2048, 128), lambda b: (b, np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm4_2x4x128x2048_1032_pure(x, *, interpret=False):
     """Traceable perm4_2x4x128x2048_1032(x f32[2, 4, 128, 2048]) -> y f32[4, 2, 2048, 128]."""
     x = jnp.asarray(x).reshape(-1)
@@ -1365,10 +1519,7 @@ def perm4_2x4x128x2048_1032_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_2x4x128x2048_1032_y,
         out_shape=jax.ShapeDtypeStruct((4, 2, 2048, 128), jnp.float32),
-        grid=(2,),
-        in_specs=[
-            pl.BlockSpec((2, 2, 128, 2048), lambda b: (np.int32(0), b, np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((2, 2, 2048, 128), lambda b: (b, np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm4_2x4x128x2048_1032_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
         interpret=interpret,
     )(x.reshape(2, 4, 128, 2048))
@@ -1396,6 +1547,13 @@ def _perm4_2x4x128x2048_1203_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_2x4x128x2048_1203_y_grid = pl.GridSpec(
+    grid=(4, 2),
+    in_specs=[
+        pl.BlockSpec((2, None, 96, 2048), lambda b, c: (np.int32(0), b, c, np.int32(0)))],
+    out_specs=pl.BlockSpec((None, 96, 2, 2048), lambda b, c: (b, c, np.int32(0), np.int32(0))))
+
+
 def perm4_2x4x128x2048_1203_pure(x, *, interpret=False):
     """Traceable perm4_2x4x128x2048_1203(x f32[2, 4, 128, 2048]) -> y f32[4, 128, 2, 2048]."""
     x = jnp.asarray(x).reshape(-1)
@@ -1403,10 +1561,7 @@ def perm4_2x4x128x2048_1203_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_2x4x128x2048_1203_y,
         out_shape=jax.ShapeDtypeStruct((4, 128, 2, 2048), jnp.float32),
-        grid=(4, 2),
-        in_specs=[
-            pl.BlockSpec((2, None, 96, 2048), lambda b, c: (np.int32(0), b, c, np.int32(0)))],
-        out_specs=pl.BlockSpec((None, 96, 2, 2048), lambda b, c: (b, c, np.int32(0), np.int32(0))),
+        grid_spec=_perm4_2x4x128x2048_1203_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel")),
         interpret=interpret,
     )(x.reshape(2, 4, 128, 2048))
@@ -1434,6 +1589,13 @@ def _perm4_2x4x128x2048_1230_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_2x4x128x2048_1230_y_grid = pl.GridSpec(
+    grid=(128,),
+    in_specs=[
+        pl.BlockSpec((2, 4, None, 1, 2048), lambda c: (np.int32(0), np.int32(0), c, np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4, None, 2048, 2), lambda c: (np.int32(0), c, np.int32(0), np.int32(0))))
+
+
 def perm4_2x4x128x2048_1230_pure(x, *, interpret=False):
     """Traceable perm4_2x4x128x2048_1230(x f32[2, 4, 128, 2048]) -> y f32[4, 128, 2048, 2]."""
     x = jnp.asarray(x).reshape(-1)
@@ -1441,10 +1603,7 @@ def perm4_2x4x128x2048_1230_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_2x4x128x2048_1230_y,
         out_shape=jax.ShapeDtypeStruct((4, 128, 2048, 2), jnp.float32),
-        grid=(128,),
-        in_specs=[
-            pl.BlockSpec((2, 4, None, 1, 2048), lambda c: (np.int32(0), np.int32(0), c, np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((4, None, 2048, 2), lambda c: (np.int32(0), c, np.int32(0), np.int32(0))),
+        grid_spec=_perm4_2x4x128x2048_1230_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
         interpret=interpret,
     )(x.reshape(2, 4, 128, 1, 2048))
@@ -1468,9 +1627,15 @@ def _perm4_2x4x128x2048_1302_y(x_ref, y_ref):
     v0 = jnp.transpose(v0, (1, 0))
     v0 = v0.reshape((1, 1792, 1, 128))
     out = jnp.broadcast_to(v0, (1, 1792, 1, 128))
-    out = out.reshape((1792, 128))
     out = out.reshape((1792, 1, 128))
     y_ref[...] = out
+
+
+_perm4_2x4x128x2048_1302_y_grid = pl.GridSpec(
+    grid=(4, 2, 2),
+    in_specs=[
+        pl.BlockSpec((None, None, 128, 1792), lambda b, d, a: (a, b, np.int32(0), d))],
+    out_specs=pl.BlockSpec((None, 1792, None, 1, 128), lambda b, d, a: (b, d, a, np.int32(0), np.int32(0))))
 
 
 def perm4_2x4x128x2048_1302_pure(x, *, interpret=False):
@@ -1480,10 +1645,7 @@ def perm4_2x4x128x2048_1302_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_2x4x128x2048_1302_y,
         out_shape=jax.ShapeDtypeStruct((4, 2048, 2, 1, 128), jnp.float32),
-        grid=(4, 2, 2),
-        in_specs=[
-            pl.BlockSpec((None, None, 128, 1792), lambda b, d, a: (a, b, np.int32(0), d))],
-        out_specs=pl.BlockSpec((None, 1792, None, 1, 128), lambda b, d, a: (b, d, a, np.int32(0), np.int32(0))),
+        grid_spec=_perm4_2x4x128x2048_1302_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel", "parallel")),
         interpret=interpret,
     )(x.reshape(2, 4, 128, 2048))
@@ -1511,6 +1673,13 @@ def _perm4_2x4x128x2048_1320_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_2x4x128x2048_1320_y_grid = pl.GridSpec(
+    grid=(4, 2, 16),
+    in_specs=[
+        pl.BlockSpec((2, None, 8, 1920), lambda b, d, c: (np.int32(0), b, c, d))],
+    out_specs=pl.BlockSpec((None, 1920, 8, 2), lambda b, d, c: (b, d, c, np.int32(0))))
+
+
 def perm4_2x4x128x2048_1320_pure(x, *, interpret=False):
     """Traceable perm4_2x4x128x2048_1320(x f32[2, 4, 128, 2048]) -> y f32[4, 2048, 128, 2]."""
     x = jnp.asarray(x).reshape(-1)
@@ -1518,10 +1687,7 @@ def perm4_2x4x128x2048_1320_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_2x4x128x2048_1320_y,
         out_shape=jax.ShapeDtypeStruct((4, 2048, 128, 2), jnp.float32),
-        grid=(4, 2, 16),
-        in_specs=[
-            pl.BlockSpec((2, None, 8, 1920), lambda b, d, c: (np.int32(0), b, c, d))],
-        out_specs=pl.BlockSpec((None, 1920, 8, 2), lambda b, d, c: (b, d, c, np.int32(0))),
+        grid_spec=_perm4_2x4x128x2048_1320_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel", "parallel")),
         interpret=interpret,
     )(x.reshape(2, 4, 128, 2048))
@@ -1547,6 +1713,13 @@ def _perm4_2x4x128x2048_2013_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_2x4x128x2048_2013_y_grid = pl.GridSpec(
+    grid=(4,),
+    in_specs=[
+        pl.BlockSpec((2, 4, 40, 2048), lambda c: (np.int32(0), np.int32(0), c, np.int32(0)))],
+    out_specs=pl.BlockSpec((40, 2, 4, 2048), lambda c: (c, np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm4_2x4x128x2048_2013_pure(x, *, interpret=False):
     """Traceable perm4_2x4x128x2048_2013(x f32[2, 4, 128, 2048]) -> y f32[128, 2, 4, 2048]."""
     x = jnp.asarray(x).reshape(-1)
@@ -1554,10 +1727,7 @@ def perm4_2x4x128x2048_2013_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_2x4x128x2048_2013_y,
         out_shape=jax.ShapeDtypeStruct((128, 2, 4, 2048), jnp.float32),
-        grid=(4,),
-        in_specs=[
-            pl.BlockSpec((2, 4, 40, 2048), lambda c: (np.int32(0), np.int32(0), c, np.int32(0)))],
-        out_specs=pl.BlockSpec((40, 2, 4, 2048), lambda c: (c, np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm4_2x4x128x2048_2013_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
         interpret=interpret,
     )(x.reshape(2, 4, 128, 2048))
@@ -1585,6 +1755,13 @@ def _perm4_2x4x128x2048_2031_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_2x4x128x2048_2031_y_grid = pl.GridSpec(
+    grid=(128,),
+    in_specs=[
+        pl.BlockSpec((2, 4, None, 1, 2048), lambda c: (np.int32(0), np.int32(0), c, np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((None, 2, 2048, 4), lambda c: (c, np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm4_2x4x128x2048_2031_pure(x, *, interpret=False):
     """Traceable perm4_2x4x128x2048_2031(x f32[2, 4, 128, 2048]) -> y f32[128, 2, 2048, 4]."""
     x = jnp.asarray(x).reshape(-1)
@@ -1592,10 +1769,7 @@ def perm4_2x4x128x2048_2031_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_2x4x128x2048_2031_y,
         out_shape=jax.ShapeDtypeStruct((128, 2, 2048, 4), jnp.float32),
-        grid=(128,),
-        in_specs=[
-            pl.BlockSpec((2, 4, None, 1, 2048), lambda c: (np.int32(0), np.int32(0), c, np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((None, 2, 2048, 4), lambda c: (c, np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm4_2x4x128x2048_2031_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
         interpret=interpret,
     )(x.reshape(2, 4, 128, 1, 2048))
@@ -1621,6 +1795,13 @@ def _perm4_2x4x128x2048_2103_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_2x4x128x2048_2103_y_grid = pl.GridSpec(
+    grid=(6,),
+    in_specs=[
+        pl.BlockSpec((2, 4, 24, 2048), lambda c: (np.int32(0), np.int32(0), c, np.int32(0)))],
+    out_specs=pl.BlockSpec((24, 4, 2, 2048), lambda c: (c, np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm4_2x4x128x2048_2103_pure(x, *, interpret=False):
     """Traceable perm4_2x4x128x2048_2103(x f32[2, 4, 128, 2048]) -> y f32[128, 4, 2, 2048]."""
     x = jnp.asarray(x).reshape(-1)
@@ -1628,10 +1809,7 @@ def perm4_2x4x128x2048_2103_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_2x4x128x2048_2103_y,
         out_shape=jax.ShapeDtypeStruct((128, 4, 2, 2048), jnp.float32),
-        grid=(6,),
-        in_specs=[
-            pl.BlockSpec((2, 4, 24, 2048), lambda c: (np.int32(0), np.int32(0), c, np.int32(0)))],
-        out_specs=pl.BlockSpec((24, 4, 2, 2048), lambda c: (c, np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm4_2x4x128x2048_2103_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
         interpret=interpret,
     )(x.reshape(2, 4, 128, 2048))
@@ -1659,6 +1837,13 @@ def _perm4_2x4x128x2048_2130_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_2x4x128x2048_2130_y_grid = pl.GridSpec(
+    grid=(128,),
+    in_specs=[
+        pl.BlockSpec((2, 4, None, 1, 2048), lambda c: (np.int32(0), np.int32(0), c, np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((None, 4, 2048, 2), lambda c: (c, np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm4_2x4x128x2048_2130_pure(x, *, interpret=False):
     """Traceable perm4_2x4x128x2048_2130(x f32[2, 4, 128, 2048]) -> y f32[128, 4, 2048, 2]."""
     x = jnp.asarray(x).reshape(-1)
@@ -1666,10 +1851,7 @@ def perm4_2x4x128x2048_2130_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_2x4x128x2048_2130_y,
         out_shape=jax.ShapeDtypeStruct((128, 4, 2048, 2), jnp.float32),
-        grid=(128,),
-        in_specs=[
-            pl.BlockSpec((2, 4, None, 1, 2048), lambda c: (np.int32(0), np.int32(0), c, np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((None, 4, 2048, 2), lambda c: (c, np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm4_2x4x128x2048_2130_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
         interpret=interpret,
     )(x.reshape(2, 4, 128, 1, 2048))
@@ -1697,6 +1879,13 @@ def _perm4_2x4x128x2048_2301_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_2x4x128x2048_2301_y_grid = pl.GridSpec(
+    grid=(128, 2),
+    in_specs=[
+        pl.BlockSpec((2, 4, None, 1, 1920), lambda c, d: (np.int32(0), np.int32(0), c, np.int32(0), d))],
+    out_specs=pl.BlockSpec((None, 1920, 2, 4), lambda c, d: (c, d, np.int32(0), np.int32(0))))
+
+
 def perm4_2x4x128x2048_2301_pure(x, *, interpret=False):
     """Traceable perm4_2x4x128x2048_2301(x f32[2, 4, 128, 2048]) -> y f32[128, 2048, 2, 4]."""
     x = jnp.asarray(x).reshape(-1)
@@ -1704,10 +1893,7 @@ def perm4_2x4x128x2048_2301_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_2x4x128x2048_2301_y,
         out_shape=jax.ShapeDtypeStruct((128, 2048, 2, 4), jnp.float32),
-        grid=(128, 2),
-        in_specs=[
-            pl.BlockSpec((2, 4, None, 1, 1920), lambda c, d: (np.int32(0), np.int32(0), c, np.int32(0), d))],
-        out_specs=pl.BlockSpec((None, 1920, 2, 4), lambda c, d: (c, d, np.int32(0), np.int32(0))),
+        grid_spec=_perm4_2x4x128x2048_2301_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel")),
         interpret=interpret,
     )(x.reshape(2, 4, 128, 1, 2048))
@@ -1735,6 +1921,13 @@ def _perm4_2x4x128x2048_2310_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_2x4x128x2048_2310_y_grid = pl.GridSpec(
+    grid=(128, 2),
+    in_specs=[
+        pl.BlockSpec((2, 4, None, 1, 1920), lambda c, d: (np.int32(0), np.int32(0), c, np.int32(0), d))],
+    out_specs=pl.BlockSpec((None, 1920, 4, 2), lambda c, d: (c, d, np.int32(0), np.int32(0))))
+
+
 def perm4_2x4x128x2048_2310_pure(x, *, interpret=False):
     """Traceable perm4_2x4x128x2048_2310(x f32[2, 4, 128, 2048]) -> y f32[128, 2048, 4, 2]."""
     x = jnp.asarray(x).reshape(-1)
@@ -1742,10 +1935,7 @@ def perm4_2x4x128x2048_2310_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_2x4x128x2048_2310_y,
         out_shape=jax.ShapeDtypeStruct((128, 2048, 4, 2), jnp.float32),
-        grid=(128, 2),
-        in_specs=[
-            pl.BlockSpec((2, 4, None, 1, 1920), lambda c, d: (np.int32(0), np.int32(0), c, np.int32(0), d))],
-        out_specs=pl.BlockSpec((None, 1920, 4, 2), lambda c, d: (c, d, np.int32(0), np.int32(0))),
+        grid_spec=_perm4_2x4x128x2048_2310_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel")),
         interpret=interpret,
     )(x.reshape(2, 4, 128, 1, 2048))
@@ -1769,9 +1959,15 @@ def _perm4_2x4x128x2048_3012_y(x_ref, y_ref):
     v0 = jnp.transpose(v0, (1, 0))
     v0 = v0.reshape((1792, 1, 1, 128))
     out = jnp.broadcast_to(v0, (1792, 1, 1, 128))
-    out = out.reshape((1792, 128))
     out = out.reshape((1792, 1, 128))
     y_ref[...] = out
+
+
+_perm4_2x4x128x2048_3012_y_grid = pl.GridSpec(
+    grid=(2, 2, 4),
+    in_specs=[
+        pl.BlockSpec((None, None, 128, 1792), lambda d, a, b: (a, b, np.int32(0), d))],
+    out_specs=pl.BlockSpec((1792, None, None, 1, 128), lambda d, a, b: (d, a, b, np.int32(0), np.int32(0))))
 
 
 def perm4_2x4x128x2048_3012_pure(x, *, interpret=False):
@@ -1781,10 +1977,7 @@ def perm4_2x4x128x2048_3012_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_2x4x128x2048_3012_y,
         out_shape=jax.ShapeDtypeStruct((2048, 2, 4, 1, 128), jnp.float32),
-        grid=(2, 2, 4),
-        in_specs=[
-            pl.BlockSpec((None, None, 128, 1792), lambda d, a, b: (a, b, np.int32(0), d))],
-        out_specs=pl.BlockSpec((1792, None, None, 1, 128), lambda d, a, b: (d, a, b, np.int32(0), np.int32(0))),
+        grid_spec=_perm4_2x4x128x2048_3012_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel", "parallel")),
         interpret=interpret,
     )(x.reshape(2, 4, 128, 2048))
@@ -1812,6 +2005,13 @@ def _perm4_2x4x128x2048_3021_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_2x4x128x2048_3021_y_grid = pl.GridSpec(
+    grid=(2, 2, 16),
+    in_specs=[
+        pl.BlockSpec((None, 4, 8, 1920), lambda d, a, c: (a, np.int32(0), c, d))],
+    out_specs=pl.BlockSpec((1920, None, 8, 4), lambda d, a, c: (d, a, c, np.int32(0))))
+
+
 def perm4_2x4x128x2048_3021_pure(x, *, interpret=False):
     """Traceable perm4_2x4x128x2048_3021(x f32[2, 4, 128, 2048]) -> y f32[2048, 2, 128, 4]."""
     x = jnp.asarray(x).reshape(-1)
@@ -1819,10 +2019,7 @@ def perm4_2x4x128x2048_3021_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_2x4x128x2048_3021_y,
         out_shape=jax.ShapeDtypeStruct((2048, 2, 128, 4), jnp.float32),
-        grid=(2, 2, 16),
-        in_specs=[
-            pl.BlockSpec((None, 4, 8, 1920), lambda d, a, c: (a, np.int32(0), c, d))],
-        out_specs=pl.BlockSpec((1920, None, 8, 4), lambda d, a, c: (d, a, c, np.int32(0))),
+        grid_spec=_perm4_2x4x128x2048_3021_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel", "parallel")),
         interpret=interpret,
     )(x.reshape(2, 4, 128, 2048))
@@ -1846,9 +2043,15 @@ def _perm4_2x4x128x2048_3102_y(x_ref, y_ref):
     v0 = jnp.transpose(v0, (1, 0))
     v0 = v0.reshape((1792, 1, 1, 128))
     out = jnp.broadcast_to(v0, (1792, 1, 1, 128))
-    out = out.reshape((1792, 128))
     out = out.reshape((1792, 1, 128))
     y_ref[...] = out
+
+
+_perm4_2x4x128x2048_3102_y_grid = pl.GridSpec(
+    grid=(2, 4, 2),
+    in_specs=[
+        pl.BlockSpec((None, None, 128, 1792), lambda d, b, a: (a, b, np.int32(0), d))],
+    out_specs=pl.BlockSpec((1792, None, None, 1, 128), lambda d, b, a: (d, b, a, np.int32(0), np.int32(0))))
 
 
 def perm4_2x4x128x2048_3102_pure(x, *, interpret=False):
@@ -1858,10 +2061,7 @@ def perm4_2x4x128x2048_3102_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_2x4x128x2048_3102_y,
         out_shape=jax.ShapeDtypeStruct((2048, 4, 2, 1, 128), jnp.float32),
-        grid=(2, 4, 2),
-        in_specs=[
-            pl.BlockSpec((None, None, 128, 1792), lambda d, b, a: (a, b, np.int32(0), d))],
-        out_specs=pl.BlockSpec((1792, None, None, 1, 128), lambda d, b, a: (d, b, a, np.int32(0), np.int32(0))),
+        grid_spec=_perm4_2x4x128x2048_3102_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel", "parallel")),
         interpret=interpret,
     )(x.reshape(2, 4, 128, 2048))
@@ -1889,6 +2089,13 @@ def _perm4_2x4x128x2048_3120_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_2x4x128x2048_3120_y_grid = pl.GridSpec(
+    grid=(2, 4, 16),
+    in_specs=[
+        pl.BlockSpec((2, None, 8, 1920), lambda d, b, c: (np.int32(0), b, c, d))],
+    out_specs=pl.BlockSpec((1920, None, 8, 2), lambda d, b, c: (d, b, c, np.int32(0))))
+
+
 def perm4_2x4x128x2048_3120_pure(x, *, interpret=False):
     """Traceable perm4_2x4x128x2048_3120(x f32[2, 4, 128, 2048]) -> y f32[2048, 4, 128, 2]."""
     x = jnp.asarray(x).reshape(-1)
@@ -1896,10 +2103,7 @@ def perm4_2x4x128x2048_3120_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_2x4x128x2048_3120_y,
         out_shape=jax.ShapeDtypeStruct((2048, 4, 128, 2), jnp.float32),
-        grid=(2, 4, 16),
-        in_specs=[
-            pl.BlockSpec((2, None, 8, 1920), lambda d, b, c: (np.int32(0), b, c, d))],
-        out_specs=pl.BlockSpec((1920, None, 8, 2), lambda d, b, c: (d, b, c, np.int32(0))),
+        grid_spec=_perm4_2x4x128x2048_3120_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel", "parallel")),
         interpret=interpret,
     )(x.reshape(2, 4, 128, 2048))
@@ -1927,6 +2131,13 @@ def _perm4_2x4x128x2048_3201_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_2x4x128x2048_3201_y_grid = pl.GridSpec(
+    grid=(2, 128),
+    in_specs=[
+        pl.BlockSpec((2, 4, None, 1, 1920), lambda d, c: (np.int32(0), np.int32(0), c, np.int32(0), d))],
+    out_specs=pl.BlockSpec((1920, None, 2, 4), lambda d, c: (d, c, np.int32(0), np.int32(0))))
+
+
 def perm4_2x4x128x2048_3201_pure(x, *, interpret=False):
     """Traceable perm4_2x4x128x2048_3201(x f32[2, 4, 128, 2048]) -> y f32[2048, 128, 2, 4]."""
     x = jnp.asarray(x).reshape(-1)
@@ -1934,10 +2145,7 @@ def perm4_2x4x128x2048_3201_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_2x4x128x2048_3201_y,
         out_shape=jax.ShapeDtypeStruct((2048, 128, 2, 4), jnp.float32),
-        grid=(2, 128),
-        in_specs=[
-            pl.BlockSpec((2, 4, None, 1, 1920), lambda d, c: (np.int32(0), np.int32(0), c, np.int32(0), d))],
-        out_specs=pl.BlockSpec((1920, None, 2, 4), lambda d, c: (d, c, np.int32(0), np.int32(0))),
+        grid_spec=_perm4_2x4x128x2048_3201_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel")),
         interpret=interpret,
     )(x.reshape(2, 4, 128, 1, 2048))
@@ -1965,6 +2173,13 @@ def _perm4_2x4x128x2048_3210_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_2x4x128x2048_3210_y_grid = pl.GridSpec(
+    grid=(2, 128),
+    in_specs=[
+        pl.BlockSpec((2, 4, None, 1, 1920), lambda d, c: (np.int32(0), np.int32(0), c, np.int32(0), d))],
+    out_specs=pl.BlockSpec((1920, None, 4, 2), lambda d, c: (d, c, np.int32(0), np.int32(0))))
+
+
 def perm4_2x4x128x2048_3210_pure(x, *, interpret=False):
     """Traceable perm4_2x4x128x2048_3210(x f32[2, 4, 128, 2048]) -> y f32[2048, 128, 4, 2]."""
     x = jnp.asarray(x).reshape(-1)
@@ -1972,10 +2187,7 @@ def perm4_2x4x128x2048_3210_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_2x4x128x2048_3210_y,
         out_shape=jax.ShapeDtypeStruct((2048, 128, 4, 2), jnp.float32),
-        grid=(2, 128),
-        in_specs=[
-            pl.BlockSpec((2, 4, None, 1, 1920), lambda d, c: (np.int32(0), np.int32(0), c, np.int32(0), d))],
-        out_specs=pl.BlockSpec((1920, None, 4, 2), lambda d, c: (d, c, np.int32(0), np.int32(0))),
+        grid_spec=_perm4_2x4x128x2048_3210_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel")),
         interpret=interpret,
     )(x.reshape(2, 4, 128, 1, 2048))
@@ -2001,6 +2213,13 @@ def _perm4_2x4x8x16_0132_s_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_2x4x8x16_0132_s_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((2, 4, 16, 8), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm4_2x4x8x16_0132_s_pure(x, *, interpret=False):
     """Traceable perm4_2x4x8x16_0132_s(x f32[2, 4, 8, 16]) -> y f32[2, 4, 16, 8]."""
     x = jnp.asarray(x).reshape(-1)
@@ -2008,10 +2227,7 @@ def perm4_2x4x8x16_0132_s_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_2x4x8x16_0132_s_y,
         out_shape=jax.ShapeDtypeStruct((2, 4, 16, 8), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((2, 4, 16, 8), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm4_2x4x8x16_0132_s_y_grid,
         interpret=interpret,
     )(x.reshape(2, 4, 8, 16))
     y = y.reshape(-1)
@@ -2036,6 +2252,13 @@ def _perm4_2x4x8x16_0213_s_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_2x4x8x16_0213_s_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((2, 8, 4, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm4_2x4x8x16_0213_s_pure(x, *, interpret=False):
     """Traceable perm4_2x4x8x16_0213_s(x f32[2, 4, 8, 16]) -> y f32[2, 8, 4, 16]."""
     x = jnp.asarray(x).reshape(-1)
@@ -2043,10 +2266,7 @@ def perm4_2x4x8x16_0213_s_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_2x4x8x16_0213_s_y,
         out_shape=jax.ShapeDtypeStruct((2, 8, 4, 16), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((2, 8, 4, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm4_2x4x8x16_0213_s_y_grid,
         interpret=interpret,
     )(x.reshape(2, 4, 8, 16))
     y = y.reshape(-1)
@@ -2071,6 +2291,13 @@ def _perm4_2x4x8x16_0231_s_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_2x4x8x16_0231_s_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((2, 8, 16, 4), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm4_2x4x8x16_0231_s_pure(x, *, interpret=False):
     """Traceable perm4_2x4x8x16_0231_s(x f32[2, 4, 8, 16]) -> y f32[2, 8, 16, 4]."""
     x = jnp.asarray(x).reshape(-1)
@@ -2078,10 +2305,7 @@ def perm4_2x4x8x16_0231_s_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_2x4x8x16_0231_s_y,
         out_shape=jax.ShapeDtypeStruct((2, 8, 16, 4), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((2, 8, 16, 4), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm4_2x4x8x16_0231_s_y_grid,
         interpret=interpret,
     )(x.reshape(2, 4, 8, 16))
     y = y.reshape(-1)
@@ -2106,6 +2330,13 @@ def _perm4_2x4x8x16_0312_s_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_2x4x8x16_0312_s_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((2, 16, 4, 8), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm4_2x4x8x16_0312_s_pure(x, *, interpret=False):
     """Traceable perm4_2x4x8x16_0312_s(x f32[2, 4, 8, 16]) -> y f32[2, 16, 4, 8]."""
     x = jnp.asarray(x).reshape(-1)
@@ -2113,10 +2344,7 @@ def perm4_2x4x8x16_0312_s_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_2x4x8x16_0312_s_y,
         out_shape=jax.ShapeDtypeStruct((2, 16, 4, 8), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((2, 16, 4, 8), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm4_2x4x8x16_0312_s_y_grid,
         interpret=interpret,
     )(x.reshape(2, 4, 8, 16))
     y = y.reshape(-1)
@@ -2141,6 +2369,13 @@ def _perm4_2x4x8x16_0321_s_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_2x4x8x16_0321_s_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((2, 16, 8, 4), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm4_2x4x8x16_0321_s_pure(x, *, interpret=False):
     """Traceable perm4_2x4x8x16_0321_s(x f32[2, 4, 8, 16]) -> y f32[2, 16, 8, 4]."""
     x = jnp.asarray(x).reshape(-1)
@@ -2148,10 +2383,7 @@ def perm4_2x4x8x16_0321_s_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_2x4x8x16_0321_s_y,
         out_shape=jax.ShapeDtypeStruct((2, 16, 8, 4), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((2, 16, 8, 4), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm4_2x4x8x16_0321_s_y_grid,
         interpret=interpret,
     )(x.reshape(2, 4, 8, 16))
     y = y.reshape(-1)
@@ -2176,6 +2408,13 @@ def _perm4_2x4x8x16_1023_s_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_2x4x8x16_1023_s_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4, 2, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm4_2x4x8x16_1023_s_pure(x, *, interpret=False):
     """Traceable perm4_2x4x8x16_1023_s(x f32[2, 4, 8, 16]) -> y f32[4, 2, 8, 16]."""
     x = jnp.asarray(x).reshape(-1)
@@ -2183,10 +2422,7 @@ def perm4_2x4x8x16_1023_s_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_2x4x8x16_1023_s_y,
         out_shape=jax.ShapeDtypeStruct((4, 2, 8, 16), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((4, 2, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm4_2x4x8x16_1023_s_y_grid,
         interpret=interpret,
     )(x.reshape(2, 4, 8, 16))
     y = y.reshape(-1)
@@ -2211,6 +2447,13 @@ def _perm4_2x4x8x16_1032_s_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_2x4x8x16_1032_s_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4, 2, 16, 8), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm4_2x4x8x16_1032_s_pure(x, *, interpret=False):
     """Traceable perm4_2x4x8x16_1032_s(x f32[2, 4, 8, 16]) -> y f32[4, 2, 16, 8]."""
     x = jnp.asarray(x).reshape(-1)
@@ -2218,10 +2461,7 @@ def perm4_2x4x8x16_1032_s_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_2x4x8x16_1032_s_y,
         out_shape=jax.ShapeDtypeStruct((4, 2, 16, 8), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((4, 2, 16, 8), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm4_2x4x8x16_1032_s_y_grid,
         interpret=interpret,
     )(x.reshape(2, 4, 8, 16))
     y = y.reshape(-1)
@@ -2246,6 +2486,13 @@ def _perm4_2x4x8x16_1203_s_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_2x4x8x16_1203_s_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4, 8, 2, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm4_2x4x8x16_1203_s_pure(x, *, interpret=False):
     """Traceable perm4_2x4x8x16_1203_s(x f32[2, 4, 8, 16]) -> y f32[4, 8, 2, 16]."""
     x = jnp.asarray(x).reshape(-1)
@@ -2253,10 +2500,7 @@ def perm4_2x4x8x16_1203_s_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_2x4x8x16_1203_s_y,
         out_shape=jax.ShapeDtypeStruct((4, 8, 2, 16), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((4, 8, 2, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm4_2x4x8x16_1203_s_y_grid,
         interpret=interpret,
     )(x.reshape(2, 4, 8, 16))
     y = y.reshape(-1)
@@ -2281,6 +2525,13 @@ def _perm4_2x4x8x16_1230_s_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_2x4x8x16_1230_s_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4, 8, 16, 2), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm4_2x4x8x16_1230_s_pure(x, *, interpret=False):
     """Traceable perm4_2x4x8x16_1230_s(x f32[2, 4, 8, 16]) -> y f32[4, 8, 16, 2]."""
     x = jnp.asarray(x).reshape(-1)
@@ -2288,10 +2539,7 @@ def perm4_2x4x8x16_1230_s_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_2x4x8x16_1230_s_y,
         out_shape=jax.ShapeDtypeStruct((4, 8, 16, 2), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((4, 8, 16, 2), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm4_2x4x8x16_1230_s_y_grid,
         interpret=interpret,
     )(x.reshape(2, 4, 8, 16))
     y = y.reshape(-1)
@@ -2316,6 +2564,13 @@ def _perm4_2x4x8x16_1302_s_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_2x4x8x16_1302_s_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4, 16, 2, 8), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm4_2x4x8x16_1302_s_pure(x, *, interpret=False):
     """Traceable perm4_2x4x8x16_1302_s(x f32[2, 4, 8, 16]) -> y f32[4, 16, 2, 8]."""
     x = jnp.asarray(x).reshape(-1)
@@ -2323,10 +2578,7 @@ def perm4_2x4x8x16_1302_s_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_2x4x8x16_1302_s_y,
         out_shape=jax.ShapeDtypeStruct((4, 16, 2, 8), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((4, 16, 2, 8), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm4_2x4x8x16_1302_s_y_grid,
         interpret=interpret,
     )(x.reshape(2, 4, 8, 16))
     y = y.reshape(-1)
@@ -2351,6 +2603,13 @@ def _perm4_2x4x8x16_1320_s_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_2x4x8x16_1320_s_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4, 16, 8, 2), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm4_2x4x8x16_1320_s_pure(x, *, interpret=False):
     """Traceable perm4_2x4x8x16_1320_s(x f32[2, 4, 8, 16]) -> y f32[4, 16, 8, 2]."""
     x = jnp.asarray(x).reshape(-1)
@@ -2358,10 +2617,7 @@ def perm4_2x4x8x16_1320_s_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_2x4x8x16_1320_s_y,
         out_shape=jax.ShapeDtypeStruct((4, 16, 8, 2), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((4, 16, 8, 2), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm4_2x4x8x16_1320_s_y_grid,
         interpret=interpret,
     )(x.reshape(2, 4, 8, 16))
     y = y.reshape(-1)
@@ -2386,6 +2642,13 @@ def _perm4_2x4x8x16_2013_s_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_2x4x8x16_2013_s_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8, 2, 4, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm4_2x4x8x16_2013_s_pure(x, *, interpret=False):
     """Traceable perm4_2x4x8x16_2013_s(x f32[2, 4, 8, 16]) -> y f32[8, 2, 4, 16]."""
     x = jnp.asarray(x).reshape(-1)
@@ -2393,10 +2656,7 @@ def perm4_2x4x8x16_2013_s_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_2x4x8x16_2013_s_y,
         out_shape=jax.ShapeDtypeStruct((8, 2, 4, 16), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((8, 2, 4, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm4_2x4x8x16_2013_s_y_grid,
         interpret=interpret,
     )(x.reshape(2, 4, 8, 16))
     y = y.reshape(-1)
@@ -2421,6 +2681,13 @@ def _perm4_2x4x8x16_2031_s_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_2x4x8x16_2031_s_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8, 2, 16, 4), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm4_2x4x8x16_2031_s_pure(x, *, interpret=False):
     """Traceable perm4_2x4x8x16_2031_s(x f32[2, 4, 8, 16]) -> y f32[8, 2, 16, 4]."""
     x = jnp.asarray(x).reshape(-1)
@@ -2428,10 +2695,7 @@ def perm4_2x4x8x16_2031_s_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_2x4x8x16_2031_s_y,
         out_shape=jax.ShapeDtypeStruct((8, 2, 16, 4), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((8, 2, 16, 4), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm4_2x4x8x16_2031_s_y_grid,
         interpret=interpret,
     )(x.reshape(2, 4, 8, 16))
     y = y.reshape(-1)
@@ -2456,6 +2720,13 @@ def _perm4_2x4x8x16_2103_s_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_2x4x8x16_2103_s_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8, 4, 2, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm4_2x4x8x16_2103_s_pure(x, *, interpret=False):
     """Traceable perm4_2x4x8x16_2103_s(x f32[2, 4, 8, 16]) -> y f32[8, 4, 2, 16]."""
     x = jnp.asarray(x).reshape(-1)
@@ -2463,10 +2734,7 @@ def perm4_2x4x8x16_2103_s_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_2x4x8x16_2103_s_y,
         out_shape=jax.ShapeDtypeStruct((8, 4, 2, 16), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((8, 4, 2, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm4_2x4x8x16_2103_s_y_grid,
         interpret=interpret,
     )(x.reshape(2, 4, 8, 16))
     y = y.reshape(-1)
@@ -2491,6 +2759,13 @@ def _perm4_2x4x8x16_2130_s_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_2x4x8x16_2130_s_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8, 4, 16, 2), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm4_2x4x8x16_2130_s_pure(x, *, interpret=False):
     """Traceable perm4_2x4x8x16_2130_s(x f32[2, 4, 8, 16]) -> y f32[8, 4, 16, 2]."""
     x = jnp.asarray(x).reshape(-1)
@@ -2498,10 +2773,7 @@ def perm4_2x4x8x16_2130_s_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_2x4x8x16_2130_s_y,
         out_shape=jax.ShapeDtypeStruct((8, 4, 16, 2), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((8, 4, 16, 2), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm4_2x4x8x16_2130_s_y_grid,
         interpret=interpret,
     )(x.reshape(2, 4, 8, 16))
     y = y.reshape(-1)
@@ -2526,6 +2798,13 @@ def _perm4_2x4x8x16_2301_s_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_2x4x8x16_2301_s_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8, 16, 2, 4), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm4_2x4x8x16_2301_s_pure(x, *, interpret=False):
     """Traceable perm4_2x4x8x16_2301_s(x f32[2, 4, 8, 16]) -> y f32[8, 16, 2, 4]."""
     x = jnp.asarray(x).reshape(-1)
@@ -2533,10 +2812,7 @@ def perm4_2x4x8x16_2301_s_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_2x4x8x16_2301_s_y,
         out_shape=jax.ShapeDtypeStruct((8, 16, 2, 4), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((8, 16, 2, 4), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm4_2x4x8x16_2301_s_y_grid,
         interpret=interpret,
     )(x.reshape(2, 4, 8, 16))
     y = y.reshape(-1)
@@ -2561,6 +2837,13 @@ def _perm4_2x4x8x16_2310_s_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_2x4x8x16_2310_s_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8, 16, 4, 2), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm4_2x4x8x16_2310_s_pure(x, *, interpret=False):
     """Traceable perm4_2x4x8x16_2310_s(x f32[2, 4, 8, 16]) -> y f32[8, 16, 4, 2]."""
     x = jnp.asarray(x).reshape(-1)
@@ -2568,10 +2851,7 @@ def perm4_2x4x8x16_2310_s_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_2x4x8x16_2310_s_y,
         out_shape=jax.ShapeDtypeStruct((8, 16, 4, 2), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((8, 16, 4, 2), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm4_2x4x8x16_2310_s_y_grid,
         interpret=interpret,
     )(x.reshape(2, 4, 8, 16))
     y = y.reshape(-1)
@@ -2596,6 +2876,13 @@ def _perm4_2x4x8x16_3012_s_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_2x4x8x16_3012_s_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((16, 2, 4, 8), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm4_2x4x8x16_3012_s_pure(x, *, interpret=False):
     """Traceable perm4_2x4x8x16_3012_s(x f32[2, 4, 8, 16]) -> y f32[16, 2, 4, 8]."""
     x = jnp.asarray(x).reshape(-1)
@@ -2603,10 +2890,7 @@ def perm4_2x4x8x16_3012_s_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_2x4x8x16_3012_s_y,
         out_shape=jax.ShapeDtypeStruct((16, 2, 4, 8), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((16, 2, 4, 8), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm4_2x4x8x16_3012_s_y_grid,
         interpret=interpret,
     )(x.reshape(2, 4, 8, 16))
     y = y.reshape(-1)
@@ -2631,6 +2915,13 @@ def _perm4_2x4x8x16_3021_s_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_2x4x8x16_3021_s_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((16, 2, 8, 4), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm4_2x4x8x16_3021_s_pure(x, *, interpret=False):
     """Traceable perm4_2x4x8x16_3021_s(x f32[2, 4, 8, 16]) -> y f32[16, 2, 8, 4]."""
     x = jnp.asarray(x).reshape(-1)
@@ -2638,10 +2929,7 @@ def perm4_2x4x8x16_3021_s_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_2x4x8x16_3021_s_y,
         out_shape=jax.ShapeDtypeStruct((16, 2, 8, 4), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((16, 2, 8, 4), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm4_2x4x8x16_3021_s_y_grid,
         interpret=interpret,
     )(x.reshape(2, 4, 8, 16))
     y = y.reshape(-1)
@@ -2666,6 +2954,13 @@ def _perm4_2x4x8x16_3102_s_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_2x4x8x16_3102_s_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((16, 4, 2, 8), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm4_2x4x8x16_3102_s_pure(x, *, interpret=False):
     """Traceable perm4_2x4x8x16_3102_s(x f32[2, 4, 8, 16]) -> y f32[16, 4, 2, 8]."""
     x = jnp.asarray(x).reshape(-1)
@@ -2673,10 +2968,7 @@ def perm4_2x4x8x16_3102_s_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_2x4x8x16_3102_s_y,
         out_shape=jax.ShapeDtypeStruct((16, 4, 2, 8), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((16, 4, 2, 8), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm4_2x4x8x16_3102_s_y_grid,
         interpret=interpret,
     )(x.reshape(2, 4, 8, 16))
     y = y.reshape(-1)
@@ -2701,6 +2993,13 @@ def _perm4_2x4x8x16_3120_s_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_2x4x8x16_3120_s_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((16, 4, 8, 2), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm4_2x4x8x16_3120_s_pure(x, *, interpret=False):
     """Traceable perm4_2x4x8x16_3120_s(x f32[2, 4, 8, 16]) -> y f32[16, 4, 8, 2]."""
     x = jnp.asarray(x).reshape(-1)
@@ -2708,10 +3007,7 @@ def perm4_2x4x8x16_3120_s_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_2x4x8x16_3120_s_y,
         out_shape=jax.ShapeDtypeStruct((16, 4, 8, 2), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((16, 4, 8, 2), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm4_2x4x8x16_3120_s_y_grid,
         interpret=interpret,
     )(x.reshape(2, 4, 8, 16))
     y = y.reshape(-1)
@@ -2736,6 +3032,13 @@ def _perm4_2x4x8x16_3201_s_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_2x4x8x16_3201_s_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((16, 8, 2, 4), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm4_2x4x8x16_3201_s_pure(x, *, interpret=False):
     """Traceable perm4_2x4x8x16_3201_s(x f32[2, 4, 8, 16]) -> y f32[16, 8, 2, 4]."""
     x = jnp.asarray(x).reshape(-1)
@@ -2743,10 +3046,7 @@ def perm4_2x4x8x16_3201_s_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_2x4x8x16_3201_s_y,
         out_shape=jax.ShapeDtypeStruct((16, 8, 2, 4), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((16, 8, 2, 4), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm4_2x4x8x16_3201_s_y_grid,
         interpret=interpret,
     )(x.reshape(2, 4, 8, 16))
     y = y.reshape(-1)
@@ -2771,6 +3071,13 @@ def _perm4_2x4x8x16_3210_s_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_2x4x8x16_3210_s_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((16, 8, 4, 2), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm4_2x4x8x16_3210_s_pure(x, *, interpret=False):
     """Traceable perm4_2x4x8x16_3210_s(x f32[2, 4, 8, 16]) -> y f32[16, 8, 4, 2]."""
     x = jnp.asarray(x).reshape(-1)
@@ -2778,10 +3085,7 @@ def perm4_2x4x8x16_3210_s_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_2x4x8x16_3210_s_y,
         out_shape=jax.ShapeDtypeStruct((16, 8, 4, 2), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((16, 8, 4, 2), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm4_2x4x8x16_3210_s_y_grid,
         interpret=interpret,
     )(x.reshape(2, 4, 8, 16))
     y = y.reshape(-1)
@@ -2808,6 +3112,13 @@ def _perm4_1152x1152x2x4_0321_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_1152x1152x2x4_0321_y_grid = pl.GridSpec(
+    grid=(1152,),
+    in_specs=[
+        pl.BlockSpec((None, 1152, 2, 4), lambda a: (a, np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((None, 4, 2, 1152), lambda a: (a, np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm4_1152x1152x2x4_0321_pure(x, *, interpret=False):
     """Traceable perm4_1152x1152x2x4_0321(x f32[1152, 1152, 2, 4]) -> y f32[1152, 4, 2, 1152]."""
     x = jnp.asarray(x).reshape(-1)
@@ -2815,10 +3126,7 @@ def perm4_1152x1152x2x4_0321_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_1152x1152x2x4_0321_y,
         out_shape=jax.ShapeDtypeStruct((1152, 4, 2, 1152), jnp.float32),
-        grid=(1152,),
-        in_specs=[
-            pl.BlockSpec((None, 1152, 2, 4), lambda a: (a, np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((None, 4, 2, 1152), lambda a: (a, np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm4_1152x1152x2x4_0321_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
         interpret=interpret,
     )(x.reshape(1152, 1152, 2, 4))
@@ -2846,6 +3154,13 @@ def _perm4_1152x1152x2x4_1302_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_1152x1152x2x4_1302_y_grid = pl.GridSpec(
+    grid=(1152,),
+    in_specs=[
+        pl.BlockSpec((1152, None, 2, 4), lambda b: (np.int32(0), b, np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((None, 4, 1152, 2), lambda b: (b, np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm4_1152x1152x2x4_1302_pure(x, *, interpret=False):
     """Traceable perm4_1152x1152x2x4_1302(x f32[1152, 1152, 2, 4]) -> y f32[1152, 4, 1152, 2]."""
     x = jnp.asarray(x).reshape(-1)
@@ -2853,10 +3168,7 @@ def perm4_1152x1152x2x4_1302_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_1152x1152x2x4_1302_y,
         out_shape=jax.ShapeDtypeStruct((1152, 4, 1152, 2), jnp.float32),
-        grid=(1152,),
-        in_specs=[
-            pl.BlockSpec((1152, None, 2, 4), lambda b: (np.int32(0), b, np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((None, 4, 1152, 2), lambda b: (b, np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm4_1152x1152x2x4_1302_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
         interpret=interpret,
     )(x.reshape(1152, 1152, 2, 4))
@@ -2884,6 +3196,13 @@ def _perm4_1152x1152x2x4_1320_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_1152x1152x2x4_1320_y_grid = pl.GridSpec(
+    grid=(1152,),
+    in_specs=[
+        pl.BlockSpec((1152, None, 2, 4), lambda b: (np.int32(0), b, np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((None, 4, 2, 1152), lambda b: (b, np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm4_1152x1152x2x4_1320_pure(x, *, interpret=False):
     """Traceable perm4_1152x1152x2x4_1320(x f32[1152, 1152, 2, 4]) -> y f32[1152, 4, 2, 1152]."""
     x = jnp.asarray(x).reshape(-1)
@@ -2891,10 +3210,7 @@ def perm4_1152x1152x2x4_1320_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_1152x1152x2x4_1320_y,
         out_shape=jax.ShapeDtypeStruct((1152, 4, 2, 1152), jnp.float32),
-        grid=(1152,),
-        in_specs=[
-            pl.BlockSpec((1152, None, 2, 4), lambda b: (np.int32(0), b, np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((None, 4, 2, 1152), lambda b: (b, np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm4_1152x1152x2x4_1320_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
         interpret=interpret,
     )(x.reshape(1152, 1152, 2, 4))
@@ -2918,9 +3234,14 @@ def _perm4_1152x1152x2x4_2310_y(x_ref, y_ref):
     v0 = jnp.transpose(v0, (1, 2, 0))
     v0 = v0.reshape((2, 4, 1, 1152))
     out = jnp.broadcast_to(v0, (2, 4, 1, 1152))
-    out = out.reshape((2, 4, 1152))
-    out = out.reshape((2, 4, 1, 1152))
     y_ref[...] = out
+
+
+_perm4_1152x1152x2x4_2310_y_grid = pl.GridSpec(
+    grid=(1152,),
+    in_specs=[
+        pl.BlockSpec((1152, None, 2, 4), lambda b: (np.int32(0), b, np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((2, 4, None, 1, 1152), lambda b: (np.int32(0), np.int32(0), b, np.int32(0), np.int32(0))))
 
 
 def perm4_1152x1152x2x4_2310_pure(x, *, interpret=False):
@@ -2930,10 +3251,7 @@ def perm4_1152x1152x2x4_2310_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_1152x1152x2x4_2310_y,
         out_shape=jax.ShapeDtypeStruct((2, 4, 1152, 1, 1152), jnp.float32),
-        grid=(1152,),
-        in_specs=[
-            pl.BlockSpec((1152, None, 2, 4), lambda b: (np.int32(0), b, np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((2, 4, None, 1, 1152), lambda b: (np.int32(0), np.int32(0), b, np.int32(0), np.int32(0))),
+        grid_spec=_perm4_1152x1152x2x4_2310_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
         interpret=interpret,
     )(x.reshape(1152, 1152, 2, 4))
@@ -2961,6 +3279,13 @@ def _perm4_1152x1152x2x4_3021_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_1152x1152x2x4_3021_y_grid = pl.GridSpec(
+    grid=(1152,),
+    in_specs=[
+        pl.BlockSpec((None, 1152, 2, 4), lambda a: (a, np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4, None, 2, 1152), lambda a: (np.int32(0), a, np.int32(0), np.int32(0))))
+
+
 def perm4_1152x1152x2x4_3021_pure(x, *, interpret=False):
     """Traceable perm4_1152x1152x2x4_3021(x f32[1152, 1152, 2, 4]) -> y f32[4, 1152, 2, 1152]."""
     x = jnp.asarray(x).reshape(-1)
@@ -2968,10 +3293,7 @@ def perm4_1152x1152x2x4_3021_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_1152x1152x2x4_3021_y,
         out_shape=jax.ShapeDtypeStruct((4, 1152, 2, 1152), jnp.float32),
-        grid=(1152,),
-        in_specs=[
-            pl.BlockSpec((None, 1152, 2, 4), lambda a: (a, np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((4, None, 2, 1152), lambda a: (np.int32(0), a, np.int32(0), np.int32(0))),
+        grid_spec=_perm4_1152x1152x2x4_3021_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
         interpret=interpret,
     )(x.reshape(1152, 1152, 2, 4))
@@ -2999,6 +3321,13 @@ def _perm4_1152x1152x2x4_3102_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_1152x1152x2x4_3102_y_grid = pl.GridSpec(
+    grid=(1152,),
+    in_specs=[
+        pl.BlockSpec((1152, None, 2, 4), lambda b: (np.int32(0), b, np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4, None, 1152, 2), lambda b: (np.int32(0), b, np.int32(0), np.int32(0))))
+
+
 def perm4_1152x1152x2x4_3102_pure(x, *, interpret=False):
     """Traceable perm4_1152x1152x2x4_3102(x f32[1152, 1152, 2, 4]) -> y f32[4, 1152, 1152, 2]."""
     x = jnp.asarray(x).reshape(-1)
@@ -3006,10 +3335,7 @@ def perm4_1152x1152x2x4_3102_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_1152x1152x2x4_3102_y,
         out_shape=jax.ShapeDtypeStruct((4, 1152, 1152, 2), jnp.float32),
-        grid=(1152,),
-        in_specs=[
-            pl.BlockSpec((1152, None, 2, 4), lambda b: (np.int32(0), b, np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((4, None, 1152, 2), lambda b: (np.int32(0), b, np.int32(0), np.int32(0))),
+        grid_spec=_perm4_1152x1152x2x4_3102_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
         interpret=interpret,
     )(x.reshape(1152, 1152, 2, 4))
@@ -3037,6 +3363,13 @@ def _perm4_1152x1152x2x4_3120_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_1152x1152x2x4_3120_y_grid = pl.GridSpec(
+    grid=(1152,),
+    in_specs=[
+        pl.BlockSpec((1152, None, 2, 4), lambda b: (np.int32(0), b, np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4, None, 2, 1152), lambda b: (np.int32(0), b, np.int32(0), np.int32(0))))
+
+
 def perm4_1152x1152x2x4_3120_pure(x, *, interpret=False):
     """Traceable perm4_1152x1152x2x4_3120(x f32[1152, 1152, 2, 4]) -> y f32[4, 1152, 2, 1152]."""
     x = jnp.asarray(x).reshape(-1)
@@ -3044,10 +3377,7 @@ def perm4_1152x1152x2x4_3120_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_1152x1152x2x4_3120_y,
         out_shape=jax.ShapeDtypeStruct((4, 1152, 2, 1152), jnp.float32),
-        grid=(1152,),
-        in_specs=[
-            pl.BlockSpec((1152, None, 2, 4), lambda b: (np.int32(0), b, np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((4, None, 2, 1152), lambda b: (np.int32(0), b, np.int32(0), np.int32(0))),
+        grid_spec=_perm4_1152x1152x2x4_3120_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
         interpret=interpret,
     )(x.reshape(1152, 1152, 2, 4))
@@ -3071,9 +3401,14 @@ def _perm4_1152x1152x2x4_3201_y(x_ref, y_ref):
     v0 = jnp.transpose(v0, (2, 1, 0))
     v0 = v0.reshape((4, 2, 1, 1152))
     out = jnp.broadcast_to(v0, (4, 2, 1, 1152))
-    out = out.reshape((4, 2, 1152))
-    out = out.reshape((4, 2, 1, 1152))
     y_ref[...] = out
+
+
+_perm4_1152x1152x2x4_3201_y_grid = pl.GridSpec(
+    grid=(1152,),
+    in_specs=[
+        pl.BlockSpec((None, 1152, 2, 4), lambda a: (a, np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4, 2, None, 1, 1152), lambda a: (np.int32(0), np.int32(0), a, np.int32(0), np.int32(0))))
 
 
 def perm4_1152x1152x2x4_3201_pure(x, *, interpret=False):
@@ -3083,10 +3418,7 @@ def perm4_1152x1152x2x4_3201_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_1152x1152x2x4_3201_y,
         out_shape=jax.ShapeDtypeStruct((4, 2, 1152, 1, 1152), jnp.float32),
-        grid=(1152,),
-        in_specs=[
-            pl.BlockSpec((None, 1152, 2, 4), lambda a: (a, np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((4, 2, None, 1, 1152), lambda a: (np.int32(0), np.int32(0), a, np.int32(0), np.int32(0))),
+        grid_spec=_perm4_1152x1152x2x4_3201_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
         interpret=interpret,
     )(x.reshape(1152, 1152, 2, 4))
@@ -3110,9 +3442,14 @@ def _perm4_1152x1152x2x4_3210_y(x_ref, y_ref):
     v0 = jnp.transpose(v0, (2, 1, 0))
     v0 = v0.reshape((4, 2, 1, 1152))
     out = jnp.broadcast_to(v0, (4, 2, 1, 1152))
-    out = out.reshape((4, 2, 1152))
-    out = out.reshape((4, 2, 1, 1152))
     y_ref[...] = out
+
+
+_perm4_1152x1152x2x4_3210_y_grid = pl.GridSpec(
+    grid=(1152,),
+    in_specs=[
+        pl.BlockSpec((1152, None, 2, 4), lambda b: (np.int32(0), b, np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4, 2, None, 1, 1152), lambda b: (np.int32(0), np.int32(0), b, np.int32(0), np.int32(0))))
 
 
 def perm4_1152x1152x2x4_3210_pure(x, *, interpret=False):
@@ -3122,10 +3459,7 @@ def perm4_1152x1152x2x4_3210_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_1152x1152x2x4_3210_y,
         out_shape=jax.ShapeDtypeStruct((4, 2, 1152, 1, 1152), jnp.float32),
-        grid=(1152,),
-        in_specs=[
-            pl.BlockSpec((1152, None, 2, 4), lambda b: (np.int32(0), b, np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((4, 2, None, 1, 1152), lambda b: (np.int32(0), np.int32(0), b, np.int32(0), np.int32(0))),
+        grid_spec=_perm4_1152x1152x2x4_3210_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
         interpret=interpret,
     )(x.reshape(1152, 1152, 2, 4))
@@ -3151,6 +3485,13 @@ def _perm4_12x12x2x4_0321_s_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_12x12x2x4_0321_s_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((12, 12, 2, 4), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((12, 4, 2, 12), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm4_12x12x2x4_0321_s_pure(x, *, interpret=False):
     """Traceable perm4_12x12x2x4_0321_s(x f32[12, 12, 2, 4]) -> y f32[12, 4, 2, 12]."""
     x = jnp.asarray(x).reshape(-1)
@@ -3158,10 +3499,7 @@ def perm4_12x12x2x4_0321_s_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_12x12x2x4_0321_s_y,
         out_shape=jax.ShapeDtypeStruct((12, 4, 2, 12), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((12, 12, 2, 4), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((12, 4, 2, 12), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm4_12x12x2x4_0321_s_y_grid,
         interpret=interpret,
     )(x.reshape(12, 12, 2, 4))
     y = y.reshape(-1)
@@ -3186,6 +3524,13 @@ def _perm4_12x12x2x4_1302_s_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_12x12x2x4_1302_s_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((12, 12, 2, 4), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((12, 4, 12, 2), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm4_12x12x2x4_1302_s_pure(x, *, interpret=False):
     """Traceable perm4_12x12x2x4_1302_s(x f32[12, 12, 2, 4]) -> y f32[12, 4, 12, 2]."""
     x = jnp.asarray(x).reshape(-1)
@@ -3193,10 +3538,7 @@ def perm4_12x12x2x4_1302_s_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_12x12x2x4_1302_s_y,
         out_shape=jax.ShapeDtypeStruct((12, 4, 12, 2), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((12, 12, 2, 4), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((12, 4, 12, 2), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm4_12x12x2x4_1302_s_y_grid,
         interpret=interpret,
     )(x.reshape(12, 12, 2, 4))
     y = y.reshape(-1)
@@ -3221,6 +3563,13 @@ def _perm4_12x12x2x4_1320_s_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_12x12x2x4_1320_s_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((12, 12, 2, 4), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((12, 4, 2, 12), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm4_12x12x2x4_1320_s_pure(x, *, interpret=False):
     """Traceable perm4_12x12x2x4_1320_s(x f32[12, 12, 2, 4]) -> y f32[12, 4, 2, 12]."""
     x = jnp.asarray(x).reshape(-1)
@@ -3228,10 +3577,7 @@ def perm4_12x12x2x4_1320_s_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_12x12x2x4_1320_s_y,
         out_shape=jax.ShapeDtypeStruct((12, 4, 2, 12), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((12, 12, 2, 4), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((12, 4, 2, 12), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm4_12x12x2x4_1320_s_y_grid,
         interpret=interpret,
     )(x.reshape(12, 12, 2, 4))
     y = y.reshape(-1)
@@ -3256,6 +3602,13 @@ def _perm4_12x12x2x4_2310_s_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_12x12x2x4_2310_s_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((12, 12, 2, 4), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((2, 4, 12, 12), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm4_12x12x2x4_2310_s_pure(x, *, interpret=False):
     """Traceable perm4_12x12x2x4_2310_s(x f32[12, 12, 2, 4]) -> y f32[2, 4, 12, 12]."""
     x = jnp.asarray(x).reshape(-1)
@@ -3263,10 +3616,7 @@ def perm4_12x12x2x4_2310_s_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_12x12x2x4_2310_s_y,
         out_shape=jax.ShapeDtypeStruct((2, 4, 12, 12), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((12, 12, 2, 4), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((2, 4, 12, 12), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm4_12x12x2x4_2310_s_y_grid,
         interpret=interpret,
     )(x.reshape(12, 12, 2, 4))
     y = y.reshape(-1)
@@ -3291,6 +3641,13 @@ def _perm4_12x12x2x4_3021_s_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_12x12x2x4_3021_s_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((12, 12, 2, 4), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4, 12, 2, 12), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm4_12x12x2x4_3021_s_pure(x, *, interpret=False):
     """Traceable perm4_12x12x2x4_3021_s(x f32[12, 12, 2, 4]) -> y f32[4, 12, 2, 12]."""
     x = jnp.asarray(x).reshape(-1)
@@ -3298,10 +3655,7 @@ def perm4_12x12x2x4_3021_s_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_12x12x2x4_3021_s_y,
         out_shape=jax.ShapeDtypeStruct((4, 12, 2, 12), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((12, 12, 2, 4), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((4, 12, 2, 12), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm4_12x12x2x4_3021_s_y_grid,
         interpret=interpret,
     )(x.reshape(12, 12, 2, 4))
     y = y.reshape(-1)
@@ -3326,6 +3680,13 @@ def _perm4_12x12x2x4_3102_s_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_12x12x2x4_3102_s_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((12, 12, 2, 4), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4, 12, 12, 2), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm4_12x12x2x4_3102_s_pure(x, *, interpret=False):
     """Traceable perm4_12x12x2x4_3102_s(x f32[12, 12, 2, 4]) -> y f32[4, 12, 12, 2]."""
     x = jnp.asarray(x).reshape(-1)
@@ -3333,10 +3694,7 @@ def perm4_12x12x2x4_3102_s_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_12x12x2x4_3102_s_y,
         out_shape=jax.ShapeDtypeStruct((4, 12, 12, 2), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((12, 12, 2, 4), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((4, 12, 12, 2), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm4_12x12x2x4_3102_s_y_grid,
         interpret=interpret,
     )(x.reshape(12, 12, 2, 4))
     y = y.reshape(-1)
@@ -3361,6 +3719,13 @@ def _perm4_12x12x2x4_3120_s_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_12x12x2x4_3120_s_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((12, 12, 2, 4), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4, 12, 2, 12), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm4_12x12x2x4_3120_s_pure(x, *, interpret=False):
     """Traceable perm4_12x12x2x4_3120_s(x f32[12, 12, 2, 4]) -> y f32[4, 12, 2, 12]."""
     x = jnp.asarray(x).reshape(-1)
@@ -3368,10 +3733,7 @@ def perm4_12x12x2x4_3120_s_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_12x12x2x4_3120_s_y,
         out_shape=jax.ShapeDtypeStruct((4, 12, 2, 12), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((12, 12, 2, 4), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((4, 12, 2, 12), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm4_12x12x2x4_3120_s_y_grid,
         interpret=interpret,
     )(x.reshape(12, 12, 2, 4))
     y = y.reshape(-1)
@@ -3396,6 +3758,13 @@ def _perm4_12x12x2x4_3201_s_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_12x12x2x4_3201_s_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((12, 12, 2, 4), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4, 2, 12, 12), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm4_12x12x2x4_3201_s_pure(x, *, interpret=False):
     """Traceable perm4_12x12x2x4_3201_s(x f32[12, 12, 2, 4]) -> y f32[4, 2, 12, 12]."""
     x = jnp.asarray(x).reshape(-1)
@@ -3403,10 +3772,7 @@ def perm4_12x12x2x4_3201_s_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_12x12x2x4_3201_s_y,
         out_shape=jax.ShapeDtypeStruct((4, 2, 12, 12), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((12, 12, 2, 4), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((4, 2, 12, 12), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm4_12x12x2x4_3201_s_y_grid,
         interpret=interpret,
     )(x.reshape(12, 12, 2, 4))
     y = y.reshape(-1)
@@ -3431,6 +3797,13 @@ def _perm4_12x12x2x4_3210_s_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_12x12x2x4_3210_s_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((12, 12, 2, 4), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4, 2, 12, 12), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm4_12x12x2x4_3210_s_pure(x, *, interpret=False):
     """Traceable perm4_12x12x2x4_3210_s(x f32[12, 12, 2, 4]) -> y f32[4, 2, 12, 12]."""
     x = jnp.asarray(x).reshape(-1)
@@ -3438,10 +3811,7 @@ def perm4_12x12x2x4_3210_s_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_12x12x2x4_3210_s_y,
         out_shape=jax.ShapeDtypeStruct((4, 2, 12, 12), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((12, 12, 2, 4), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((4, 2, 12, 12), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm4_12x12x2x4_3210_s_y_grid,
         interpret=interpret,
     )(x.reshape(12, 12, 2, 4))
     y = y.reshape(-1)
@@ -3466,6 +3836,13 @@ def _perm2_10000x2_flat_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm2_10000x2_flat_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((10000, 2), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((2, 10000), lambda: (np.int32(0), np.int32(0))))
+
+
 def perm2_10000x2_flat_pure(x, *, interpret=False):
     """Traceable perm2_10000x2_flat(x f32[10000, 2]) -> y f32[2, 10000]."""
     x = jnp.asarray(x).reshape(-1)
@@ -3473,10 +3850,7 @@ def perm2_10000x2_flat_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm2_10000x2_flat_y,
         out_shape=jax.ShapeDtypeStruct((2, 10000), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((10000, 2), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((2, 10000), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_perm2_10000x2_flat_y_grid,
         interpret=interpret,
     )(x.reshape(10000, 2))
     y = y.reshape(-1)
@@ -3501,6 +3875,13 @@ def _perm2_8x128_flat_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm2_8x128_flat_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((8, 128), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((128, 8), lambda: (np.int32(0), np.int32(0))))
+
+
 def perm2_8x128_flat_pure(x, *, interpret=False):
     """Traceable perm2_8x128_flat(x f32[8, 128]) -> y f32[128, 8]."""
     x = jnp.asarray(x).reshape(-1)
@@ -3508,10 +3889,7 @@ def perm2_8x128_flat_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm2_8x128_flat_y,
         out_shape=jax.ShapeDtypeStruct((128, 8), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((8, 128), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((128, 8), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_perm2_8x128_flat_y_grid,
         interpret=interpret,
     )(x.reshape(8, 128))
     y = y.reshape(-1)
@@ -3536,6 +3914,13 @@ def _perm3_2x1152x2048_201_flat_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm3_2x1152x2048_201_flat_y_grid = pl.GridSpec(
+    grid=(16,),
+    in_specs=[
+        pl.BlockSpec((2, 1152, 128), lambda a: (np.int32(0), np.int32(0), a))],
+    out_specs=pl.BlockSpec((128, 2, 1152), lambda a: (a, np.int32(0), np.int32(0))))
+
+
 def perm3_2x1152x2048_201_flat_pure(x, *, interpret=False):
     """Traceable perm3_2x1152x2048_201_flat(x f32[2, 1152, 2048]) -> y f32[2048, 2, 1152]."""
     x = jnp.asarray(x).reshape(-1)
@@ -3543,10 +3928,7 @@ def perm3_2x1152x2048_201_flat_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm3_2x1152x2048_201_flat_y,
         out_shape=jax.ShapeDtypeStruct((2048, 2, 1152), jnp.float32),
-        grid=(16,),
-        in_specs=[
-            pl.BlockSpec((2, 1152, 128), lambda a: (np.int32(0), np.int32(0), a))],
-        out_specs=pl.BlockSpec((128, 2, 1152), lambda a: (a, np.int32(0), np.int32(0))),
+        grid_spec=_perm3_2x1152x2048_201_flat_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
         interpret=interpret,
     )(x.reshape(2, 1152, 2048))
@@ -3572,6 +3954,13 @@ def _perm3_2x1152x2048_201_collapsed_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm3_2x1152x2048_201_collapsed_y_grid = pl.GridSpec(
+    grid=(6,),
+    in_specs=[
+        pl.BlockSpec((2304, 384), lambda a: (np.int32(0), a))],
+    out_specs=pl.BlockSpec((384, 2304), lambda a: (a, np.int32(0))))
+
+
 def perm3_2x1152x2048_201_collapsed_pure(x, *, interpret=False):
     """Traceable perm3_2x1152x2048_201_collapsed(x f32[2, 1152, 2048]) -> y f32[2048, 2304]."""
     x = jnp.asarray(x).reshape(-1)
@@ -3579,10 +3968,7 @@ def perm3_2x1152x2048_201_collapsed_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm3_2x1152x2048_201_collapsed_y,
         out_shape=jax.ShapeDtypeStruct((2048, 2304), jnp.float32),
-        grid=(6,),
-        in_specs=[
-            pl.BlockSpec((2304, 384), lambda a: (np.int32(0), a))],
-        out_specs=pl.BlockSpec((384, 2304), lambda a: (a, np.int32(0))),
+        grid_spec=_perm3_2x1152x2048_201_collapsed_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
         interpret=interpret,
     )(x.reshape(2304, 2048))
@@ -3608,6 +3994,13 @@ def _perm3_2x1152x2048_120_collapsed_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm3_2x1152x2048_120_collapsed_y_grid = pl.GridSpec(
+    grid=(154,),
+    in_specs=[
+        pl.BlockSpec((2, 15360), lambda m: (np.int32(0), m))],
+    out_specs=pl.BlockSpec((15360, 2), lambda m: (m, np.int32(0))))
+
+
 def perm3_2x1152x2048_120_collapsed_pure(x, *, interpret=False):
     """Traceable perm3_2x1152x2048_120_collapsed(x f32[2, 1152, 2048]) -> y f32[2359296, 2]."""
     x = jnp.asarray(x).reshape(-1)
@@ -3615,10 +4008,7 @@ def perm3_2x1152x2048_120_collapsed_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm3_2x1152x2048_120_collapsed_y,
         out_shape=jax.ShapeDtypeStruct((2359296, 2), jnp.float32),
-        grid=(154,),
-        in_specs=[
-            pl.BlockSpec((2, 15360), lambda m: (np.int32(0), m))],
-        out_specs=pl.BlockSpec((15360, 2), lambda m: (m, np.int32(0))),
+        grid_spec=_perm3_2x1152x2048_120_collapsed_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
         interpret=interpret,
     )(x.reshape(2, 2359296))
@@ -3645,6 +4035,13 @@ def _perm3_2x1152x2048_120_divmod_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm3_2x1152x2048_120_divmod_y_grid = pl.GridSpec(
+    grid=(12,),
+    in_specs=[
+        pl.BlockSpec((2, 209664), lambda i: (np.int32(0), i))],
+    out_specs=pl.BlockSpec((419328,), lambda i: (i,)))
+
+
 def perm3_2x1152x2048_120_divmod_pure(x, *, interpret=False):
     """Traceable perm3_2x1152x2048_120_divmod(x f32[2, 1152, 2048]) -> y f32[4718592]."""
     x = jnp.asarray(x).reshape(-1)
@@ -3652,10 +4049,7 @@ def perm3_2x1152x2048_120_divmod_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm3_2x1152x2048_120_divmod_y,
         out_shape=jax.ShapeDtypeStruct((4718592,), jnp.float32),
-        grid=(12,),
-        in_specs=[
-            pl.BlockSpec((2, 209664), lambda i: (np.int32(0), i))],
-        out_specs=pl.BlockSpec((419328,), lambda i: (i,)),
+        grid_spec=_perm3_2x1152x2048_120_divmod_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
         interpret=interpret,
     )(x.reshape(2, 2359296))
@@ -3680,6 +4074,13 @@ def _perm3_2x24x32_201_flat_s_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm3_2x24x32_201_flat_s_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((2, 24, 32), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((32, 2, 24), lambda: (np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm3_2x24x32_201_flat_s_pure(x, *, interpret=False):
     """Traceable perm3_2x24x32_201_flat_s(x f32[2, 24, 32]) -> y f32[32, 2, 24]."""
     x = jnp.asarray(x).reshape(-1)
@@ -3687,10 +4088,7 @@ def perm3_2x24x32_201_flat_s_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm3_2x24x32_201_flat_s_y,
         out_shape=jax.ShapeDtypeStruct((32, 2, 24), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((2, 24, 32), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((32, 2, 24), lambda: (np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm3_2x24x32_201_flat_s_y_grid,
         interpret=interpret,
     )(x.reshape(2, 24, 32))
     y = y.reshape(-1)
@@ -3715,6 +4113,13 @@ def _perm3_2x24x32_201_collapsed_s_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm3_2x24x32_201_collapsed_s_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((48, 32), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((32, 48), lambda: (np.int32(0), np.int32(0))))
+
+
 def perm3_2x24x32_201_collapsed_s_pure(x, *, interpret=False):
     """Traceable perm3_2x24x32_201_collapsed_s(x f32[2, 24, 32]) -> y f32[32, 48]."""
     x = jnp.asarray(x).reshape(-1)
@@ -3722,10 +4127,7 @@ def perm3_2x24x32_201_collapsed_s_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm3_2x24x32_201_collapsed_s_y,
         out_shape=jax.ShapeDtypeStruct((32, 48), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((48, 32), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((32, 48), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_perm3_2x24x32_201_collapsed_s_y_grid,
         interpret=interpret,
     )(x.reshape(48, 32))
     y = y.reshape(-1)
@@ -3750,6 +4152,13 @@ def _perm3_2x24x32_120_collapsed_s_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm3_2x24x32_120_collapsed_s_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((2, 768), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((768, 2), lambda: (np.int32(0), np.int32(0))))
+
+
 def perm3_2x24x32_120_collapsed_s_pure(x, *, interpret=False):
     """Traceable perm3_2x24x32_120_collapsed_s(x f32[2, 24, 32]) -> y f32[768, 2]."""
     x = jnp.asarray(x).reshape(-1)
@@ -3757,10 +4166,7 @@ def perm3_2x24x32_120_collapsed_s_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm3_2x24x32_120_collapsed_s_y,
         out_shape=jax.ShapeDtypeStruct((768, 2), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((2, 768), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((768, 2), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_perm3_2x24x32_120_collapsed_s_y_grid,
         interpret=interpret,
     )(x.reshape(2, 768))
     y = y.reshape(-1)
@@ -3786,6 +4192,13 @@ def _perm3_2x24x32_120_divmod_s_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm3_2x24x32_120_divmod_s_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((2, 768), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((1536,), lambda: (np.int32(0),)))
+
+
 def perm3_2x24x32_120_divmod_s_pure(x, *, interpret=False):
     """Traceable perm3_2x24x32_120_divmod_s(x f32[2, 24, 32]) -> y f32[1536]."""
     x = jnp.asarray(x).reshape(-1)
@@ -3793,10 +4206,7 @@ def perm3_2x24x32_120_divmod_s_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm3_2x24x32_120_divmod_s_y,
         out_shape=jax.ShapeDtypeStruct((1536,), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((2, 768), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((1536,), lambda: (np.int32(0),)),
+        grid_spec=_perm3_2x24x32_120_divmod_s_y_grid,
         interpret=interpret,
     )(x.reshape(2, 768))
     return y.reshape(1536)
@@ -3820,6 +4230,13 @@ def _perm4_2x4x128x2048_2301_collapsed_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_2x4x128x2048_2301_collapsed_y_grid = pl.GridSpec(
+    grid=(18,),
+    in_specs=[
+        pl.BlockSpec((8, 15360), lambda m: (np.int32(0), m))],
+    out_specs=pl.BlockSpec((15360, 8), lambda m: (m, np.int32(0))))
+
+
 def perm4_2x4x128x2048_2301_collapsed_pure(x, *, interpret=False):
     """Traceable perm4_2x4x128x2048_2301_collapsed(x f32[2, 4, 128, 2048]) -> y f32[262144, 8]."""
     x = jnp.asarray(x).reshape(-1)
@@ -3827,10 +4244,7 @@ def perm4_2x4x128x2048_2301_collapsed_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_2x4x128x2048_2301_collapsed_y,
         out_shape=jax.ShapeDtypeStruct((262144, 8), jnp.float32),
-        grid=(18,),
-        in_specs=[
-            pl.BlockSpec((8, 15360), lambda m: (np.int32(0), m))],
-        out_specs=pl.BlockSpec((15360, 8), lambda m: (m, np.int32(0))),
+        grid_spec=_perm4_2x4x128x2048_2301_collapsed_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
         interpret=interpret,
     )(x.reshape(8, 262144))
@@ -3858,6 +4272,13 @@ def _perm4_2x4x128x2048_0312_collapsed_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_2x4x128x2048_0312_collapsed_y_grid = pl.GridSpec(
+    grid=(2,),
+    in_specs=[
+        pl.BlockSpec((None, 512, 2048), lambda a: (a, np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((None, 2048, 512), lambda a: (a, np.int32(0), np.int32(0))))
+
+
 def perm4_2x4x128x2048_0312_collapsed_pure(x, *, interpret=False):
     """Traceable perm4_2x4x128x2048_0312_collapsed(x f32[2, 4, 128, 2048]) -> y f32[2, 2048, 512]."""
     x = jnp.asarray(x).reshape(-1)
@@ -3865,10 +4286,7 @@ def perm4_2x4x128x2048_0312_collapsed_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_2x4x128x2048_0312_collapsed_y,
         out_shape=jax.ShapeDtypeStruct((2, 2048, 512), jnp.float32),
-        grid=(2,),
-        in_specs=[
-            pl.BlockSpec((None, 512, 2048), lambda a: (a, np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((None, 2048, 512), lambda a: (a, np.int32(0), np.int32(0))),
+        grid_spec=_perm4_2x4x128x2048_0312_collapsed_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
         interpret=interpret,
     )(x.reshape(2, 512, 2048))
@@ -3891,9 +4309,15 @@ def _perm4_2x4x128x2048_1023_collapsed_y(x_ref, y_ref):
     v0 = x_ref[...][0, :]
     v0 = v0.reshape((1, 1, 131072))
     out = jnp.broadcast_to(v0, (1, 1, 131072))
-    out = out.reshape((131072,))
     out = out.reshape((1, 131072))
     y_ref[...] = out
+
+
+_perm4_2x4x128x2048_1023_collapsed_y_grid = pl.GridSpec(
+    grid=(4, 2, 2),
+    in_specs=[
+        pl.BlockSpec((None, None, 1, 131072), lambda b, a, m: (a, b, np.int32(0), m))],
+    out_specs=pl.BlockSpec((None, None, 1, 131072), lambda b, a, m: (b, a, np.int32(0), m)))
 
 
 def perm4_2x4x128x2048_1023_collapsed_pure(x, *, interpret=False):
@@ -3903,10 +4327,7 @@ def perm4_2x4x128x2048_1023_collapsed_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_2x4x128x2048_1023_collapsed_y,
         out_shape=jax.ShapeDtypeStruct((4, 2, 1, 262144), jnp.float32),
-        grid=(4, 2, 2),
-        in_specs=[
-            pl.BlockSpec((None, None, 1, 131072), lambda b, a, m: (a, b, np.int32(0), m))],
-        out_specs=pl.BlockSpec((None, None, 1, 131072), lambda b, a, m: (b, a, np.int32(0), m)),
+        grid_spec=_perm4_2x4x128x2048_1023_collapsed_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel", "parallel")),
         interpret=interpret,
     )(x.reshape(2, 4, 1, 262144))
@@ -3932,6 +4353,13 @@ def _perm4_2x4x8x16_2301_collapsed_s_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_2x4x8x16_2301_collapsed_s_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((8, 128), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((128, 8), lambda: (np.int32(0), np.int32(0))))
+
+
 def perm4_2x4x8x16_2301_collapsed_s_pure(x, *, interpret=False):
     """Traceable perm4_2x4x8x16_2301_collapsed_s(x f32[2, 4, 8, 16]) -> y f32[128, 8]."""
     x = jnp.asarray(x).reshape(-1)
@@ -3939,10 +4367,7 @@ def perm4_2x4x8x16_2301_collapsed_s_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_2x4x8x16_2301_collapsed_s_y,
         out_shape=jax.ShapeDtypeStruct((128, 8), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((8, 128), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((128, 8), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_perm4_2x4x8x16_2301_collapsed_s_y_grid,
         interpret=interpret,
     )(x.reshape(8, 128))
     y = y.reshape(-1)
@@ -3967,6 +4392,13 @@ def _perm4_2x4x8x16_0312_collapsed_s_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_2x4x8x16_0312_collapsed_s_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((2, 32, 16), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((2, 16, 32), lambda: (np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm4_2x4x8x16_0312_collapsed_s_pure(x, *, interpret=False):
     """Traceable perm4_2x4x8x16_0312_collapsed_s(x f32[2, 4, 8, 16]) -> y f32[2, 16, 32]."""
     x = jnp.asarray(x).reshape(-1)
@@ -3974,10 +4406,7 @@ def perm4_2x4x8x16_0312_collapsed_s_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_2x4x8x16_0312_collapsed_s_y,
         out_shape=jax.ShapeDtypeStruct((2, 16, 32), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((2, 32, 16), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((2, 16, 32), lambda: (np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm4_2x4x8x16_0312_collapsed_s_y_grid,
         interpret=interpret,
     )(x.reshape(2, 32, 16))
     y = y.reshape(-1)
@@ -4002,6 +4431,13 @@ def _perm4_2x4x8x16_1023_collapsed_s_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_2x4x8x16_1023_collapsed_s_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((2, 4, 128), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4, 2, 128), lambda: (np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm4_2x4x8x16_1023_collapsed_s_pure(x, *, interpret=False):
     """Traceable perm4_2x4x8x16_1023_collapsed_s(x f32[2, 4, 8, 16]) -> y f32[4, 2, 128]."""
     x = jnp.asarray(x).reshape(-1)
@@ -4009,10 +4445,7 @@ def perm4_2x4x8x16_1023_collapsed_s_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_2x4x8x16_1023_collapsed_s_y,
         out_shape=jax.ShapeDtypeStruct((4, 2, 128), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((2, 4, 128), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((4, 2, 128), lambda: (np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm4_2x4x8x16_1023_collapsed_s_y_grid,
         interpret=interpret,
     )(x.reshape(2, 4, 128))
     y = y.reshape(-1)
@@ -4037,6 +4470,13 @@ def _perm4_1152x1152x2x4_3201_collapsed_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_1152x1152x2x4_3201_collapsed_y_grid = pl.GridSpec(
+    grid=(692,),
+    in_specs=[
+        pl.BlockSpec((1920, 2, 4), lambda m: (m, np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4, 2, 1920), lambda m: (np.int32(0), np.int32(0), m)))
+
+
 def perm4_1152x1152x2x4_3201_collapsed_pure(x, *, interpret=False):
     """Traceable perm4_1152x1152x2x4_3201_collapsed(x f32[1152, 1152, 2, 4]) -> y f32[4, 2, 1327104]."""
     x = jnp.asarray(x).reshape(-1)
@@ -4044,10 +4484,7 @@ def perm4_1152x1152x2x4_3201_collapsed_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_1152x1152x2x4_3201_collapsed_y,
         out_shape=jax.ShapeDtypeStruct((4, 2, 1327104), jnp.float32),
-        grid=(692,),
-        in_specs=[
-            pl.BlockSpec((1920, 2, 4), lambda m: (m, np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((4, 2, 1920), lambda m: (np.int32(0), np.int32(0), m)),
+        grid_spec=_perm4_1152x1152x2x4_3201_collapsed_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
         interpret=interpret,
     )(x.reshape(1327104, 2, 4))
@@ -4073,6 +4510,13 @@ def _perm4_12x12x2x4_3201_collapsed_s_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm4_12x12x2x4_3201_collapsed_s_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((144, 2, 4), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4, 2, 144), lambda: (np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm4_12x12x2x4_3201_collapsed_s_pure(x, *, interpret=False):
     """Traceable perm4_12x12x2x4_3201_collapsed_s(x f32[12, 12, 2, 4]) -> y f32[4, 2, 144]."""
     x = jnp.asarray(x).reshape(-1)
@@ -4080,10 +4524,7 @@ def perm4_12x12x2x4_3201_collapsed_s_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm4_12x12x2x4_3201_collapsed_s_y,
         out_shape=jax.ShapeDtypeStruct((4, 2, 144), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((144, 2, 4), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((4, 2, 144), lambda: (np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm4_12x12x2x4_3201_collapsed_s_y_grid,
         interpret=interpret,
     )(x.reshape(144, 2, 4))
     y = y.reshape(-1)
@@ -4109,6 +4550,13 @@ def _perm3_1x8x1_120_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm3_1x8x1_120_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((8,), lambda: (np.int32(0),))],
+    out_specs=pl.BlockSpec((8,), lambda: (np.int32(0),)))
+
+
 def perm3_1x8x1_120_pure(x, *, interpret=False):
     """Traceable perm3_1x8x1_120(x f32[1, 8, 1]) -> y f32[8, 1, 1]."""
     x = jnp.asarray(x).reshape(-1)
@@ -4116,10 +4564,7 @@ def perm3_1x8x1_120_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm3_1x8x1_120_y,
         out_shape=jax.ShapeDtypeStruct((8,), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((8,), lambda: (np.int32(0),))],
-        out_specs=pl.BlockSpec((8,), lambda: (np.int32(0),)),
+        grid_spec=_perm3_1x8x1_120_y_grid,
         interpret=interpret,
     )(x)
     return y.reshape(8, 1, 1)
@@ -4181,6 +4626,13 @@ def _perm3_sym_201_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_perm3_sym_201_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((4, 16, 24), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((24, 4, 16), lambda: (np.int32(0), np.int32(0), np.int32(0))))
+
+
 def perm3_sym_201_pure(x, *, interpret=False):
     """Traceable perm3_sym_201(x f32[4, 16, 24]) -> y f32[24, 4, 16]."""
     x = jnp.asarray(x).reshape(-1)
@@ -4188,10 +4640,7 @@ def perm3_sym_201_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _perm3_sym_201_y,
         out_shape=jax.ShapeDtypeStruct((24, 4, 16), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((4, 16, 24), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((24, 4, 16), lambda: (np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_perm3_sym_201_y_grid,
         interpret=interpret,
     )(x.reshape(4, 16, 24))
     y = y.reshape(-1)

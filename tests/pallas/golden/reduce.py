@@ -49,6 +49,13 @@ def _sum_permuted_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_sum_permuted_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((16, 8), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8,), lambda: (np.int32(0),)))
+
+
 def sum_permuted_pure(x, *, interpret=False):
     """Traceable sum_permuted(x f32[16, 8]) -> y f32[8]."""
     x = jnp.asarray(x).reshape(-1)
@@ -56,10 +63,7 @@ def sum_permuted_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _sum_permuted_y,
         out_shape=jax.ShapeDtypeStruct((8,), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((16, 8), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((8,), lambda: (np.int32(0),)),
+        grid_spec=_sum_permuted_y_grid,
         interpret=interpret,
     )(x.reshape(16, 8))
     return y.reshape(8)
@@ -86,6 +90,13 @@ def _max_strided_cols_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_max_strided_cols_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((8, 8, 2), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8,), lambda: (np.int32(0),)))
+
+
 def max_strided_cols_pure(x, *, interpret=False):
     """Traceable max_strided_cols(x f32[8, 16]) -> y f32[8]."""
     x = jnp.asarray(x).reshape(-1)
@@ -93,10 +104,7 @@ def max_strided_cols_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _max_strided_cols_y,
         out_shape=jax.ShapeDtypeStruct((8,), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((8, 8, 2), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((8,), lambda: (np.int32(0),)),
+        grid_spec=_max_strided_cols_y_grid,
         interpret=interpret,
     )(x.reshape(8, 8, 2))
     return y.reshape(8)
@@ -123,6 +131,13 @@ def _sum_transposed_view_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_sum_transposed_view_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((16, 8), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8,), lambda: (np.int32(0),)))
+
+
 def sum_transposed_view_pure(x, *, interpret=False):
     """Traceable sum_transposed_view(x f32[8, 16] (storage of 128)) -> y f32[8]."""
     x = jnp.asarray(x).reshape(-1)
@@ -130,10 +145,7 @@ def sum_transposed_view_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _sum_transposed_view_y,
         out_shape=jax.ShapeDtypeStruct((8,), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((16, 8), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((8,), lambda: (np.int32(0),)),
+        grid_spec=_sum_transposed_view_y_grid,
         interpret=interpret,
     )(x.reshape(16, 8))
     return y.reshape(8)
@@ -159,6 +171,13 @@ def _min_flipped_view_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_min_flipped_view_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((4, 8), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4,), lambda: (np.int32(0),)))
+
+
 def min_flipped_view_pure(x, *, interpret=False):
     """Traceable min_flipped_view(x f32[4, 8] (storage of 32)) -> y f32[4]."""
     x = jnp.asarray(x).reshape(-1)
@@ -166,10 +185,7 @@ def min_flipped_view_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _min_flipped_view_y,
         out_shape=jax.ShapeDtypeStruct((4,), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((4, 8), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((4,), lambda: (np.int32(0),)),
+        grid_spec=_min_flipped_view_y_grid,
         interpret=interpret,
     )(x.reshape(4, 8))
     return y.reshape(4)
@@ -196,6 +212,13 @@ def _argmax_strided_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_argmax_strided_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((8, 8, 2), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8,), lambda: (np.int32(0),)))
+
+
 def argmax_strided_pure(x, *, interpret=False):
     """Traceable argmax_strided(x f32[8, 16]) -> y i64[8]."""
     x = jnp.asarray(x).reshape(-1)
@@ -203,10 +226,7 @@ def argmax_strided_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _argmax_strided_y,
         out_shape=jax.ShapeDtypeStruct((8,), jnp.int64),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((8, 8, 2), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((8,), lambda: (np.int32(0),)),
+        grid_spec=_argmax_strided_y_grid,
         interpret=interpret,
     )(x.reshape(8, 8, 2))
     return y.reshape(8)
@@ -233,6 +253,13 @@ def _argmin_permuted_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_argmin_permuted_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((6, 10), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((10,), lambda: (np.int32(0),)))
+
+
 def argmin_permuted_pure(x, *, interpret=False):
     """Traceable argmin_permuted(x f32[6, 10]) -> y i64[10]."""
     x = jnp.asarray(x).reshape(-1)
@@ -240,10 +267,7 @@ def argmin_permuted_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _argmin_permuted_y,
         out_shape=jax.ShapeDtypeStruct((10,), jnp.int64),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((6, 10), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((10,), lambda: (np.int32(0),)),
+        grid_spec=_argmin_permuted_y_grid,
         interpret=interpret,
     )(x.reshape(6, 10))
     return y.reshape(10)
@@ -270,6 +294,13 @@ def _mean_permuted_3d_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_mean_permuted_3d_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((4, 6, 8), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((6,), lambda: (np.int32(0),)))
+
+
 def mean_permuted_3d_pure(x, *, interpret=False):
     """Traceable mean_permuted_3d(x f32[4, 6, 8]) -> y f32[6]."""
     x = jnp.asarray(x).reshape(-1)
@@ -277,10 +308,7 @@ def mean_permuted_3d_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _mean_permuted_3d_y,
         out_shape=jax.ShapeDtypeStruct((6,), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((4, 6, 8), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((6,), lambda: (np.int32(0),)),
+        grid_spec=_mean_permuted_3d_y_grid,
         interpret=interpret,
     )(x.reshape(4, 6, 8))
     return y.reshape(6)
@@ -307,6 +335,13 @@ def _sum_two_vars_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_sum_two_vars_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((3, 4, 5), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4,), lambda: (np.int32(0),)))
+
+
 def sum_two_vars_pure(x, *, interpret=False):
     """Traceable sum_two_vars(x f32[3, 4, 5]) -> y f32[4]."""
     x = jnp.asarray(x).reshape(-1)
@@ -314,10 +349,7 @@ def sum_two_vars_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _sum_two_vars_y,
         out_shape=jax.ShapeDtypeStruct((4,), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((3, 4, 5), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((4,), lambda: (np.int32(0),)),
+        grid_spec=_sum_two_vars_y_grid,
         interpret=interpret,
     )(x.reshape(3, 4, 5))
     return y.reshape(4)
@@ -343,6 +375,13 @@ def _sum_bounded_strided_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_sum_bounded_strided_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((8, 5, 2), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8,), lambda: (np.int32(0),)))
+
+
 def sum_bounded_strided_pure(x, *, interpret=False):
     """Traceable sum_bounded_strided(x f32[8, 10]) -> y f32[8]."""
     x = jnp.asarray(x).reshape(-1)
@@ -350,10 +389,7 @@ def sum_bounded_strided_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _sum_bounded_strided_y,
         out_shape=jax.ShapeDtypeStruct((8,), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((8, 5, 2), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((8,), lambda: (np.int32(0),)),
+        grid_spec=_sum_bounded_strided_y_grid,
         interpret=interpret,
     )(x.reshape(8, 5, 2))
     return y.reshape(8)
@@ -372,8 +408,7 @@ def sum_bounded_strided(x, *, interpret=None):
 def _sum_iota_weighted_y(x_ref, y_ref):
     # y[i] = sum(k: (f32(k) * x[i, k]))
     k = jax.lax.broadcasted_iota(jnp.int32, (1, 12), 1)
-    v0 = k.astype(jnp.int64)
-    v1 = v0.astype(jnp.float32)
+    v1 = k.astype(jnp.float32)
     v2 = x_ref[...]
     v3 = v1 * v2
     v4 = jnp.broadcast_to(v3, (5, 12))
@@ -383,6 +418,13 @@ def _sum_iota_weighted_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_sum_iota_weighted_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((5, 12), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((5,), lambda: (np.int32(0),)))
+
+
 def sum_iota_weighted_pure(x, *, interpret=False):
     """Traceable sum_iota_weighted(x f32[5, 12]) -> y f32[5]."""
     x = jnp.asarray(x).reshape(-1)
@@ -390,10 +432,7 @@ def sum_iota_weighted_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _sum_iota_weighted_y,
         out_shape=jax.ShapeDtypeStruct((5,), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((5, 12), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((5,), lambda: (np.int32(0),)),
+        grid_spec=_sum_iota_weighted_y_grid,
         interpret=interpret,
     )(x.reshape(5, 12))
     return y.reshape(5)
@@ -419,6 +458,13 @@ def _prod_strided_f64_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_prod_strided_f64_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((4, 3, 2), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4,), lambda: (np.int32(0),)))
+
+
 def prod_strided_f64_pure(x, *, interpret=False):
     """Traceable prod_strided_f64(x f64[4, 6]) -> y f64[4]."""
     x = jnp.asarray(x).reshape(-1)
@@ -426,10 +472,7 @@ def prod_strided_f64_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _prod_strided_f64_y,
         out_shape=jax.ShapeDtypeStruct((4,), jnp.float64),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((4, 3, 2), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((4,), lambda: (np.int32(0),)),
+        grid_spec=_prod_strided_f64_y_grid,
         interpret=interpret,
     )(x.reshape(4, 3, 2))
     return y.reshape(4)
@@ -454,6 +497,13 @@ def _any_all_strided_y(m_ref, y_ref):
     out = out.reshape((6,))
     y_ref[...] = out
 
+
+_any_all_strided_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((6, 8, 2), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((6,), lambda: (np.int32(0),)))
+
 def _any_all_strided_z(m_ref, z_ref):
     # z[i] = all(k: m[i, k])
     v0 = m_ref[...][:, :, 0]
@@ -464,6 +514,13 @@ def _any_all_strided_z(m_ref, z_ref):
     z_ref[...] = out
 
 
+_any_all_strided_z_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((6, 8, 2), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((6,), lambda: (np.int32(0),)))
+
+
 def any_all_strided_pure(m, *, interpret=False):
     """Traceable any_all_strided(m bool[6, 8] (storage of 95)) -> y bool[6], z bool[6]."""
     m = jnp.asarray(m).reshape(-1)
@@ -471,20 +528,14 @@ def any_all_strided_pure(m, *, interpret=False):
     y = pl.pallas_call(
         _any_all_strided_y,
         out_shape=jax.ShapeDtypeStruct((6,), jnp.bool_),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((6, 8, 2), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((6,), lambda: (np.int32(0),)),
+        grid_spec=_any_all_strided_y_grid,
         interpret=interpret,
     )(_pad(m, 96).reshape(6, 8, 2))
     # z
     z = pl.pallas_call(
         _any_all_strided_z,
         out_shape=jax.ShapeDtypeStruct((6,), jnp.bool_),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((6, 8, 2), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((6,), lambda: (np.int32(0),)),
+        grid_spec=_any_all_strided_z_grid,
         interpret=interpret,
     )(_pad(m, 96).reshape(6, 8, 2))
     return y.reshape(6), z.reshape(6)
@@ -511,6 +562,13 @@ def _min_i16_permuted_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_min_i16_permuted_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((5, 7), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((7,), lambda: (np.int32(0),)))
+
+
 def min_i16_permuted_pure(x, *, interpret=False):
     """Traceable min_i16_permuted(x i16[5, 7]) -> y i16[7]."""
     x = jnp.asarray(x).reshape(-1)
@@ -518,10 +576,7 @@ def min_i16_permuted_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _min_i16_permuted_y,
         out_shape=jax.ShapeDtypeStruct((7,), jnp.int16),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((5, 7), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((7,), lambda: (np.int32(0),)),
+        grid_spec=_min_i16_permuted_y_grid,
         interpret=interpret,
     )(x.reshape(5, 7))
     return y.reshape(7)
@@ -548,6 +603,13 @@ def _count_true_y(m_ref, y_ref):
     y_ref[...] = out
 
 
+_count_true_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((4, 8), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4,), lambda: (np.int32(0),)))
+
+
 def count_true_pure(m, *, interpret=False):
     """Traceable count_true(m bool[4, 8]) -> y i64[4]."""
     m = jnp.asarray(m).reshape(-1)
@@ -555,10 +617,7 @@ def count_true_pure(m, *, interpret=False):
     y = pl.pallas_call(
         _count_true_y,
         out_shape=jax.ShapeDtypeStruct((4,), jnp.int64),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((4, 8), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((4,), lambda: (np.int32(0),)),
+        grid_spec=_count_true_y_grid,
         interpret=interpret,
     )(m.reshape(4, 8))
     return y.reshape(4)
@@ -584,6 +643,12 @@ def _sum_empty_y(y_ref):
     y_ref[...] = out
 
 
+_sum_empty_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[],
+    out_specs=pl.BlockSpec((4,), lambda: (np.int32(0),)))
+
+
 def sum_empty_pure(x, *, interpret=False):
     """Traceable sum_empty(x f32[4, 0]) -> y f32[4]."""
     x = jnp.asarray(x).reshape(-1)
@@ -591,9 +656,7 @@ def sum_empty_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _sum_empty_y,
         out_shape=jax.ShapeDtypeStruct((4,), jnp.float32),
-        grid=(),
-        in_specs=[],
-        out_specs=pl.BlockSpec((4,), lambda: (np.int32(0),)),
+        grid_spec=_sum_empty_y_grid,
         interpret=interpret,
     )()
     return y.reshape(4)
@@ -616,12 +679,19 @@ def _embedding_bag_sum_y(idx_ref, table_ref, y_ref):
     v2 = jnp.broadcast_to(v1, (1, 8, 1))
     v2 = jnp.sum(v2, axis=(2,), keepdims=True).astype(jnp.float32)
     out = jnp.broadcast_to(v2, (1, 8, 1))
-    out = out.reshape((8,))
     out = out.reshape((1, 8))
     @pl.when((pl.program_id(1) == 0))
     def _init():
         y_ref[...] = jnp.full(y_ref.shape, 0, jnp.float32)
     y_ref[...] = y_ref[...] + out
+
+
+_embedding_bag_sum_y_grid = pltpu.PrefetchScalarGridSpec(
+    num_scalar_prefetch=1,
+    grid=(3, 5),
+    in_specs=[
+        pl.BlockSpec((None, 1, 8), lambda b, s, idx_ref: (jnp.clip(idx_ref[(5*b + s)], 0, 19), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((None, 1, 8), lambda b, s, idx_ref: (b, np.int32(0), np.int32(0))))
 
 
 def embedding_bag_sum_pure(table, idx, *, interpret=False):
@@ -632,12 +702,7 @@ def embedding_bag_sum_pure(table, idx, *, interpret=False):
     y = pl.pallas_call(
         _embedding_bag_sum_y,
         out_shape=jax.ShapeDtypeStruct((3, 1, 8), jnp.float32),
-        grid_spec=pltpu.PrefetchScalarGridSpec(
-            num_scalar_prefetch=1,
-            grid=(3, 5),
-            in_specs=[
-                pl.BlockSpec((None, 1, 8), lambda b, s, idx_ref: (jnp.clip(idx_ref[(5*b + s)], 0, 19), np.int32(0), np.int32(0)))],
-            out_specs=pl.BlockSpec((None, 1, 8), lambda b, s, idx_ref: (b, np.int32(0), np.int32(0)))),
+        grid_spec=_embedding_bag_sum_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "arbitrary")),
         interpret=interpret,
     )(_i32(idx), table.reshape(20, 1, 8))
@@ -664,6 +729,13 @@ def _softmax_strided_m(x_ref, m_ref):
     out = out.reshape((4,))
     m_ref[...] = out
 
+
+_softmax_strided_m_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((4, 8, 2), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4,), lambda: (np.int32(0),)))
+
 def _softmax_strided_z(x_ref, m_ref, z_ref):
     # z[n] = sum(d < 8: exp((x[n, (2 * d)] - m[n])))
     v0 = x_ref[...][:, :, 0]
@@ -676,6 +748,14 @@ def _softmax_strided_z(x_ref, m_ref, z_ref):
     out = jnp.broadcast_to(v4, (4, 1))
     out = out.reshape((4,))
     z_ref[...] = out
+
+
+_softmax_strided_z_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((4, 8, 2), lambda: (np.int32(0), np.int32(0), np.int32(0))),
+        pl.BlockSpec((4,), lambda: (np.int32(0),))],
+    out_specs=pl.BlockSpec((4,), lambda: (np.int32(0),)))
 
 def _softmax_strided_y(x_ref, m_ref, z_ref, y_ref):
     # y[n, d] = (exp((x[n, (2 * d)] - m[n])) / z[n])
@@ -691,6 +771,15 @@ def _softmax_strided_y(x_ref, m_ref, z_ref, y_ref):
     y_ref[...] = out
 
 
+_softmax_strided_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((4, 8, 2), lambda: (np.int32(0), np.int32(0), np.int32(0))),
+        pl.BlockSpec((4,), lambda: (np.int32(0),)),
+        pl.BlockSpec((4,), lambda: (np.int32(0),))],
+    out_specs=pl.BlockSpec((4, 8), lambda: (np.int32(0), np.int32(0))))
+
+
 def softmax_strided_pure(x, *, interpret=False):
     """Traceable softmax_strided(x f32[4, 16]) -> y f32[4, 8]."""
     x = jnp.asarray(x).reshape(-1)
@@ -698,33 +787,21 @@ def softmax_strided_pure(x, *, interpret=False):
     m = pl.pallas_call(
         _softmax_strided_m,
         out_shape=jax.ShapeDtypeStruct((4,), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((4, 8, 2), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((4,), lambda: (np.int32(0),)),
+        grid_spec=_softmax_strided_m_grid,
         interpret=interpret,
     )(x.reshape(4, 8, 2))
     # z
     z = pl.pallas_call(
         _softmax_strided_z,
         out_shape=jax.ShapeDtypeStruct((4,), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((4, 8, 2), lambda: (np.int32(0), np.int32(0), np.int32(0))),
-            pl.BlockSpec((4,), lambda: (np.int32(0),))],
-        out_specs=pl.BlockSpec((4,), lambda: (np.int32(0),)),
+        grid_spec=_softmax_strided_z_grid,
         interpret=interpret,
     )(x.reshape(4, 8, 2), m)
     # y
     y = pl.pallas_call(
         _softmax_strided_y,
         out_shape=jax.ShapeDtypeStruct((4, 8), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((4, 8, 2), lambda: (np.int32(0), np.int32(0), np.int32(0))),
-            pl.BlockSpec((4,), lambda: (np.int32(0),)),
-            pl.BlockSpec((4,), lambda: (np.int32(0),))],
-        out_specs=pl.BlockSpec((4, 8), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_softmax_strided_y_grid,
         interpret=interpret,
     )(x.reshape(4, 8, 2), m, z)
     y = y.reshape(-1)
@@ -751,6 +828,13 @@ def _max_sym_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_max_sym_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((64, 32), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((64,), lambda: (np.int32(0),)))
+
+
 def max_sym_pure(x, *, interpret=False):
     """Traceable max_sym(x f32[64, 32]) -> y f32[64]."""
     x = jnp.asarray(x).reshape(-1)
@@ -758,10 +842,7 @@ def max_sym_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _max_sym_y,
         out_shape=jax.ShapeDtypeStruct((64,), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((64, 32), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((64,), lambda: (np.int32(0),)),
+        grid_spec=_max_sym_y_grid,
         interpret=interpret,
     )(x.reshape(64, 32))
     return y.reshape(64)

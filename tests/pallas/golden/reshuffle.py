@@ -32,6 +32,13 @@ def _reshuffle_mod4_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_reshuffle_mod4_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((4, 64), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((256,), lambda: (np.int32(0),)))
+
+
 def reshuffle_mod4_pure(x, *, interpret=False):
     """Traceable reshuffle_mod4(x f32[4, 64]) -> y f32[256]."""
     x = jnp.asarray(x).reshape(-1)
@@ -39,10 +46,7 @@ def reshuffle_mod4_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _reshuffle_mod4_y,
         out_shape=jax.ShapeDtypeStruct((256,), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((4, 64), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((256,), lambda: (np.int32(0),)),
+        grid_spec=_reshuffle_mod4_y_grid,
         interpret=interpret,
     )(x.reshape(4, 64))
     return y.reshape(256)
@@ -68,6 +72,13 @@ def _repeat_interleave3_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_repeat_interleave3_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((10,), lambda: (np.int32(0),))],
+    out_specs=pl.BlockSpec((30,), lambda: (np.int32(0),)))
+
+
 def repeat_interleave3_pure(x, *, interpret=False):
     """Traceable repeat_interleave3(x f32[10]) -> y f32[30]."""
     x = jnp.asarray(x).reshape(-1)
@@ -75,10 +86,7 @@ def repeat_interleave3_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _repeat_interleave3_y,
         out_shape=jax.ShapeDtypeStruct((30,), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((10,), lambda: (np.int32(0),))],
-        out_specs=pl.BlockSpec((30,), lambda: (np.int32(0),)),
+        grid_spec=_repeat_interleave3_y_grid,
         interpret=interpret,
     )(x)
     return y.reshape(30)
@@ -104,6 +112,13 @@ def _tile3_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_tile3_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((5,), lambda: (np.int32(0),))],
+    out_specs=pl.BlockSpec((15,), lambda: (np.int32(0),)))
+
+
 def tile3_pure(x, *, interpret=False):
     """Traceable tile3(x f32[5]) -> y f32[15]."""
     x = jnp.asarray(x).reshape(-1)
@@ -111,10 +126,7 @@ def tile3_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _tile3_y,
         out_shape=jax.ShapeDtypeStruct((15,), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((5,), lambda: (np.int32(0),))],
-        out_specs=pl.BlockSpec((15,), lambda: (np.int32(0),)),
+        grid_spec=_tile3_y_grid,
         interpret=interpret,
     )(x)
     return y.reshape(15)
@@ -139,6 +151,13 @@ def _roll5_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_roll5_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((16,), lambda: (np.int32(0),))],
+    out_specs=pl.BlockSpec((16,), lambda: (np.int32(0),)))
+
+
 def roll5_pure(x, *, interpret=False):
     """Traceable roll5(x f32[16]) -> y f32[16]."""
     x = jnp.asarray(x).reshape(-1)
@@ -146,10 +165,7 @@ def roll5_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _roll5_y,
         out_shape=jax.ShapeDtypeStruct((16,), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((16,), lambda: (np.int32(0),))],
-        out_specs=pl.BlockSpec((16,), lambda: (np.int32(0),)),
+        grid_spec=_roll5_y_grid,
         interpret=interpret,
     )(x)
     return y.reshape(16)
@@ -174,6 +190,13 @@ def _roll_sym_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_roll_sym_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((64,), lambda: (np.int32(0),))],
+    out_specs=pl.BlockSpec((64,), lambda: (np.int32(0),)))
+
+
 def roll_sym_pure(x, *, interpret=False):
     """Traceable roll_sym(x f32[64]) -> y f32[64]."""
     x = jnp.asarray(x).reshape(-1)
@@ -181,10 +204,7 @@ def roll_sym_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _roll_sym_y,
         out_shape=jax.ShapeDtypeStruct((64,), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((64,), lambda: (np.int32(0),))],
-        out_specs=pl.BlockSpec((64,), lambda: (np.int32(0),)),
+        grid_spec=_roll_sym_y_grid,
         interpret=interpret,
     )(x)
     return y.reshape(64)
@@ -210,6 +230,13 @@ def _floordiv_negative_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_floordiv_negative_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((8,), lambda: (np.int32(0),))],
+    out_specs=pl.BlockSpec((16,), lambda: (np.int32(0),)))
+
+
 def floordiv_negative_pure(x, *, interpret=False):
     """Traceable floordiv_negative(x f32[8]) -> y f32[16]."""
     x = jnp.asarray(x).reshape(-1)
@@ -217,10 +244,7 @@ def floordiv_negative_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _floordiv_negative_y,
         out_shape=jax.ShapeDtypeStruct((16,), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((8,), lambda: (np.int32(0),))],
-        out_specs=pl.BlockSpec((16,), lambda: (np.int32(0),)),
+        grid_spec=_floordiv_negative_y_grid,
         interpret=interpret,
     )(x)
     return y.reshape(16)
@@ -245,6 +269,13 @@ def _floordiv_negative_divisor_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_floordiv_negative_divisor_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((9,), lambda: (np.int32(0),))],
+    out_specs=pl.BlockSpec((16,), lambda: (np.int32(0),)))
+
+
 def floordiv_negative_divisor_pure(x, *, interpret=False):
     """Traceable floordiv_negative_divisor(x f32[9]) -> y f32[16]."""
     x = jnp.asarray(x).reshape(-1)
@@ -252,10 +283,7 @@ def floordiv_negative_divisor_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _floordiv_negative_divisor_y,
         out_shape=jax.ShapeDtypeStruct((16,), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((9,), lambda: (np.int32(0),))],
-        out_specs=pl.BlockSpec((16,), lambda: (np.int32(0),)),
+        grid_spec=_floordiv_negative_divisor_y_grid,
         interpret=interpret,
     )(x)
     return y.reshape(16)
@@ -280,6 +308,13 @@ def _mod_negative_divisor_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_mod_negative_divisor_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((4,), lambda: (np.int32(0),))],
+    out_specs=pl.BlockSpec((12,), lambda: (np.int32(0),)))
+
+
 def mod_negative_divisor_pure(x, *, interpret=False):
     """Traceable mod_negative_divisor(x f32[4]) -> y f32[12]."""
     x = jnp.asarray(x).reshape(-1)
@@ -287,10 +322,7 @@ def mod_negative_divisor_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _mod_negative_divisor_y,
         out_shape=jax.ShapeDtypeStruct((12,), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((4,), lambda: (np.int32(0),))],
-        out_specs=pl.BlockSpec((12,), lambda: (np.int32(0),)),
+        grid_spec=_mod_negative_divisor_y_grid,
         interpret=interpret,
     )(x)
     return y.reshape(12)
@@ -315,6 +347,13 @@ def _depth_to_space_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_depth_to_space_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((2, 2, 3, 3), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((6, 6), lambda: (np.int32(0), np.int32(0))))
+
+
 def depth_to_space_pure(x, *, interpret=False):
     """Traceable depth_to_space(x f32[4, 3, 3]) -> y f32[6, 6]."""
     x = jnp.asarray(x).reshape(-1)
@@ -322,10 +361,7 @@ def depth_to_space_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _depth_to_space_y,
         out_shape=jax.ShapeDtypeStruct((6, 6), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((2, 2, 3, 3), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((6, 6), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_depth_to_space_y_grid,
         interpret=interpret,
     )(x.reshape(2, 2, 3, 3))
     y = y.reshape(-1)
@@ -351,6 +387,13 @@ def _space_to_depth_flat_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_space_to_depth_flat_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((3, 2, 3, 2), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4, 3, 3), lambda: (np.int32(0), np.int32(0), np.int32(0))))
+
+
 def space_to_depth_flat_pure(x, *, interpret=False):
     """Traceable space_to_depth_flat(x f32[6, 6]) -> y f32[4, 3, 3]."""
     x = jnp.asarray(x).reshape(-1)
@@ -358,10 +401,7 @@ def space_to_depth_flat_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _space_to_depth_flat_y,
         out_shape=jax.ShapeDtypeStruct((4, 3, 3), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((3, 2, 3, 2), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((4, 3, 3), lambda: (np.int32(0), np.int32(0), np.int32(0))),
+        grid_spec=_space_to_depth_flat_y_grid,
         interpret=interpret,
     )(x.reshape(3, 2, 3, 2))
     y = y.reshape(-1)
@@ -387,6 +427,13 @@ def _reshuffle_digits_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_reshuffle_digits_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((2, 3, 4), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((2, 12), lambda: (np.int32(0), np.int32(0))))
+
+
 def reshuffle_digits_pure(x, *, interpret=False):
     """Traceable reshuffle_digits(x f32[24]) -> y f32[2, 12]."""
     x = jnp.asarray(x).reshape(-1)
@@ -394,10 +441,7 @@ def reshuffle_digits_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _reshuffle_digits_y,
         out_shape=jax.ShapeDtypeStruct((2, 12), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((2, 3, 4), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((2, 12), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_reshuffle_digits_y_grid,
         interpret=interpret,
     )(x.reshape(2, 3, 4))
     y = y.reshape(-1)
@@ -423,6 +467,13 @@ def _row_digit_swap_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_row_digit_swap_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((8, 2, 4096), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((16, 4096), lambda: (np.int32(0), np.int32(0))))
+
+
 def row_digit_swap_pure(x, *, interpret=False):
     """Traceable row_digit_swap(x f32[16, 4096]) -> y f32[16, 4096]."""
     x = jnp.asarray(x).reshape(-1)
@@ -430,10 +481,7 @@ def row_digit_swap_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _row_digit_swap_y,
         out_shape=jax.ShapeDtypeStruct((16, 4096), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((8, 2, 4096), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((16, 4096), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_row_digit_swap_y_grid,
         interpret=interpret,
     )(x.reshape(8, 2, 4096))
     y = y.reshape(-1)

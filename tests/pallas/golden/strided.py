@@ -36,6 +36,13 @@ def _slice_step2_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_slice_step2_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((8, 2), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8,), lambda: (np.int32(0),)))
+
+
 def slice_step2_pure(x, *, interpret=False):
     """Traceable slice_step2(x f32[16]) -> y f32[8]."""
     x = jnp.asarray(x).reshape(-1)
@@ -43,10 +50,7 @@ def slice_step2_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _slice_step2_y,
         out_shape=jax.ShapeDtypeStruct((8,), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((8, 2), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((8,), lambda: (np.int32(0),)),
+        grid_spec=_slice_step2_y_grid,
         interpret=interpret,
     )(x.reshape(8, 2))
     return y.reshape(8)
@@ -70,6 +74,13 @@ def _slice_1_step2_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_slice_1_step2_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((8, 2), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8,), lambda: (np.int32(0),)))
+
+
 def slice_1_step2_pure(x, *, interpret=False):
     """Traceable slice_1_step2(x f32[16]) -> y f32[8]."""
     x = jnp.asarray(x).reshape(-1)
@@ -77,10 +88,7 @@ def slice_1_step2_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _slice_1_step2_y,
         out_shape=jax.ShapeDtypeStruct((8,), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((8, 2), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((8,), lambda: (np.int32(0),)),
+        grid_spec=_slice_1_step2_y_grid,
         interpret=interpret,
     )(x.reshape(8, 2))
     return y.reshape(8)
@@ -104,6 +112,13 @@ def _slice_5_step2_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_slice_5_step2_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((5, 2), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((3,), lambda: (np.int32(0),)))
+
+
 def slice_5_step2_pure(x, *, interpret=False):
     """Traceable slice_5_step2(x f32[10]) -> y f32[3]."""
     x = jnp.asarray(x).reshape(-1)
@@ -111,10 +126,7 @@ def slice_5_step2_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _slice_5_step2_y,
         out_shape=jax.ShapeDtypeStruct((3,), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((5, 2), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((3,), lambda: (np.int32(0),)),
+        grid_spec=_slice_5_step2_y_grid,
         interpret=interpret,
     )(x.reshape(5, 2))
     return y.reshape(3)
@@ -138,6 +150,13 @@ def _slice_cols_5_step2_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_slice_cols_5_step2_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((4, 4, 2), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4, 2), lambda: (np.int32(0), np.int32(0))))
+
+
 def slice_cols_5_step2_pure(x, *, interpret=False):
     """Traceable slice_cols_5_step2(x f32[4, 8]) -> y f32[4, 2]."""
     x = jnp.asarray(x).reshape(-1)
@@ -145,10 +164,7 @@ def slice_cols_5_step2_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _slice_cols_5_step2_y,
         out_shape=jax.ShapeDtypeStruct((4, 2), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((4, 4, 2), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((4, 2), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_slice_cols_5_step2_y_grid,
         interpret=interpret,
     )(x.reshape(4, 4, 2))
     y = y.reshape(-1)
@@ -173,6 +189,13 @@ def _slice_2d_step2_step3_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_slice_2d_step2_step3_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((4, 8, 3), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4, 4), lambda: (np.int32(0), np.int32(0))))
+
+
 def slice_2d_step2_step3_pure(x, *, interpret=False):
     """Traceable slice_2d_step2_step3(x f32[8, 12]) -> y f32[4, 4]."""
     x = jnp.asarray(x).reshape(-1)
@@ -180,10 +203,7 @@ def slice_2d_step2_step3_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _slice_2d_step2_step3_y,
         out_shape=jax.ShapeDtypeStruct((4, 4), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((4, 8, 3), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((4, 4), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_slice_2d_step2_step3_y_grid,
         interpret=interpret,
     )(x.reshape(4, 8, 3))
     y = y.reshape(-1)
@@ -208,6 +228,13 @@ def _slice_chain_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_slice_chain_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((4, 20, 24), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4, 20), lambda: (np.int32(0), np.int32(0))))
+
+
 def slice_chain_pure(x, *, interpret=False):
     """Traceable slice_chain(x f32[4, 480]) -> y f32[4, 20]."""
     x = jnp.asarray(x).reshape(-1)
@@ -215,10 +242,7 @@ def slice_chain_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _slice_chain_y,
         out_shape=jax.ShapeDtypeStruct((4, 20), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((4, 20, 24), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((4, 20), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_slice_chain_y_grid,
         interpret=interpret,
     )(x.reshape(4, 20, 24))
     y = y.reshape(-1)
@@ -238,9 +262,8 @@ def slice_chain(x, *, interpret=None):
 def _rope_interleaved_y(x_ref, cos_ref, x2_ref, sin_ref, x3_ref, cos2_ref, x4_ref, sin2_ref, y_ref):
     # y[r, c] = where(((c % 2) == 0), ((x[r, (2 * (c // 2))] * cos[r, (c // 2)]) - (x[r, ((2 * (c // 2)) + 1)] * sin[r, (c // 2)])), ((x[r, ((2 * (c // 2)) + 1)] * cos[r, (c // 2)]) + (x[r, (2 * (c // 2))] * sin[r, (c // 2)])))
     c = jax.lax.broadcasted_iota(jnp.int32, (1, 64), 1)
-    v0 = c.astype(jnp.int64)
-    v2 = v0 % jnp.int64(2)
-    v4 = v2 == jnp.int64(0)
+    v2 = c % jnp.int32(2)
+    v4 = v2 == jnp.int32(0)
     v5 = x_ref[...][:, :, 0]
     v5 = v5.reshape((32, 32, 1))
     v5 = jnp.broadcast_to(v5, (32, 32, 2))
@@ -284,6 +307,20 @@ def _rope_interleaved_y(x_ref, cos_ref, x2_ref, sin_ref, x3_ref, cos2_ref, x4_re
     y_ref[...] = out
 
 
+_rope_interleaved_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((32, 32, 2), lambda: (np.int32(0), np.int32(0), np.int32(0))),
+        pl.BlockSpec((32, 32), lambda: (np.int32(0), np.int32(0))),
+        pl.BlockSpec((32, 32, 2), lambda: (np.int32(0), np.int32(0), np.int32(0))),
+        pl.BlockSpec((32, 32), lambda: (np.int32(0), np.int32(0))),
+        pl.BlockSpec((32, 32, 2), lambda: (np.int32(0), np.int32(0), np.int32(0))),
+        pl.BlockSpec((32, 32), lambda: (np.int32(0), np.int32(0))),
+        pl.BlockSpec((32, 32, 2), lambda: (np.int32(0), np.int32(0), np.int32(0))),
+        pl.BlockSpec((32, 32), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((32, 64), lambda: (np.int32(0), np.int32(0))))
+
+
 def rope_interleaved_pure(x, cos, sin, *, interpret=False):
     """Traceable rope_interleaved(x f32[32, 64], cos f32[32, 32], sin f32[32, 32]) -> y f32[32, 64]."""
     x = jnp.asarray(x).reshape(-1)
@@ -293,17 +330,7 @@ def rope_interleaved_pure(x, cos, sin, *, interpret=False):
     y = pl.pallas_call(
         _rope_interleaved_y,
         out_shape=jax.ShapeDtypeStruct((32, 64), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((32, 32, 2), lambda: (np.int32(0), np.int32(0), np.int32(0))),
-            pl.BlockSpec((32, 32), lambda: (np.int32(0), np.int32(0))),
-            pl.BlockSpec((32, 32, 2), lambda: (np.int32(0), np.int32(0), np.int32(0))),
-            pl.BlockSpec((32, 32), lambda: (np.int32(0), np.int32(0))),
-            pl.BlockSpec((32, 32, 2), lambda: (np.int32(0), np.int32(0), np.int32(0))),
-            pl.BlockSpec((32, 32), lambda: (np.int32(0), np.int32(0))),
-            pl.BlockSpec((32, 32, 2), lambda: (np.int32(0), np.int32(0), np.int32(0))),
-            pl.BlockSpec((32, 32), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((32, 64), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_rope_interleaved_y_grid,
         interpret=interpret,
     )(x.reshape(32, 32, 2), cos.reshape(32, 32), x.reshape(32, 32, 2), sin.reshape(32, 32), x.reshape(32, 32, 2), cos.reshape(32, 32), x.reshape(32, 32, 2), sin.reshape(32, 32))
     y = y.reshape(-1)
@@ -323,8 +350,7 @@ def rope_interleaved(x, cos, sin, *, interpret=None):
 def _rope_halves_y(x_ref, cos_ref, x2_ref, sin_ref, x3_ref, cos2_ref, x4_ref, sin2_ref, y_ref):
     # y[r, c] = where((c < 32), ((x[r, (c % 32)] * cos[r, (c % 32)]) - (x[r, ((c % 32) + 32)] * sin[r, (c % 32)])), ((x[r, ((c % 32) + 32)] * cos[r, (c % 32)]) + (x[r, (c % 32)] * sin[r, (c % 32)])))
     c = jax.lax.broadcasted_iota(jnp.int32, (1, 64), 1)
-    v0 = c.astype(jnp.int64)
-    v2 = v0 < jnp.int64(32)
+    v2 = c < jnp.int32(32)
     v3 = x_ref[...][:, 0:32]
     v3 = v3.reshape((32, 1, 32))
     v3 = jnp.broadcast_to(v3, (32, 2, 32))
@@ -368,6 +394,20 @@ def _rope_halves_y(x_ref, cos_ref, x2_ref, sin_ref, x3_ref, cos2_ref, x4_ref, si
     y_ref[...] = out
 
 
+_rope_halves_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((32, 64), lambda: (np.int32(0), np.int32(0))),
+        pl.BlockSpec((32, 32), lambda: (np.int32(0), np.int32(0))),
+        pl.BlockSpec((32, 64), lambda: (np.int32(0), np.int32(0))),
+        pl.BlockSpec((32, 32), lambda: (np.int32(0), np.int32(0))),
+        pl.BlockSpec((32, 64), lambda: (np.int32(0), np.int32(0))),
+        pl.BlockSpec((32, 32), lambda: (np.int32(0), np.int32(0))),
+        pl.BlockSpec((32, 64), lambda: (np.int32(0), np.int32(0))),
+        pl.BlockSpec((32, 32), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((32, 64), lambda: (np.int32(0), np.int32(0))))
+
+
 def rope_halves_pure(x, cos, sin, *, interpret=False):
     """Traceable rope_halves(x f32[32, 64], cos f32[32, 32], sin f32[32, 32]) -> y f32[32, 64]."""
     x = jnp.asarray(x).reshape(-1)
@@ -377,17 +417,7 @@ def rope_halves_pure(x, cos, sin, *, interpret=False):
     y = pl.pallas_call(
         _rope_halves_y,
         out_shape=jax.ShapeDtypeStruct((32, 64), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((32, 64), lambda: (np.int32(0), np.int32(0))),
-            pl.BlockSpec((32, 32), lambda: (np.int32(0), np.int32(0))),
-            pl.BlockSpec((32, 64), lambda: (np.int32(0), np.int32(0))),
-            pl.BlockSpec((32, 32), lambda: (np.int32(0), np.int32(0))),
-            pl.BlockSpec((32, 64), lambda: (np.int32(0), np.int32(0))),
-            pl.BlockSpec((32, 32), lambda: (np.int32(0), np.int32(0))),
-            pl.BlockSpec((32, 64), lambda: (np.int32(0), np.int32(0))),
-            pl.BlockSpec((32, 32), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((32, 64), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_rope_halves_y_grid,
         interpret=interpret,
     )(x.reshape(32, 64), cos.reshape(32, 32), x.reshape(32, 64), sin.reshape(32, 32), x.reshape(32, 64), cos.reshape(32, 32), x.reshape(32, 64), sin.reshape(32, 32))
     y = y.reshape(-1)
@@ -412,6 +442,13 @@ def _slice_step3_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_slice_step3_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((6, 3), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((6,), lambda: (np.int32(0),)))
+
+
 def slice_step3_pure(x, *, interpret=False):
     """Traceable slice_step3(x f32[16]) -> y f32[6]."""
     x = jnp.asarray(x).reshape(-1)
@@ -419,10 +456,7 @@ def slice_step3_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _slice_step3_y,
         out_shape=jax.ShapeDtypeStruct((6,), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((6, 3), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((6,), lambda: (np.int32(0),)),
+        grid_spec=_slice_step3_y_grid,
         interpret=interpret,
     )(_pad(x, 18).reshape(6, 3))
     return y.reshape(6)
@@ -445,6 +479,13 @@ def _slice_1_step3_of17_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_slice_1_step3_of17_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((6, 3), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((6,), lambda: (np.int32(0),)))
+
+
 def slice_1_step3_of17_pure(x, *, interpret=False):
     """Traceable slice_1_step3_of17(x f32[17]) -> y f32[6]."""
     x = jnp.asarray(x).reshape(-1)
@@ -452,10 +493,7 @@ def slice_1_step3_of17_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _slice_1_step3_of17_y,
         out_shape=jax.ShapeDtypeStruct((6,), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((6, 3), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((6,), lambda: (np.int32(0),)),
+        grid_spec=_slice_1_step3_of17_y_grid,
         interpret=interpret,
     )(_pad(x, 18).reshape(6, 3))
     return y.reshape(6)
@@ -478,6 +516,13 @@ def _slice_2_14_5_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_slice_2_14_5_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((4, 5), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((3,), lambda: (np.int32(0),)))
+
+
 def slice_2_14_5_pure(x, *, interpret=False):
     """Traceable slice_2_14_5(x f32[16]) -> y f32[3]."""
     x = jnp.asarray(x).reshape(-1)
@@ -485,10 +530,7 @@ def slice_2_14_5_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _slice_2_14_5_y,
         out_shape=jax.ShapeDtypeStruct((3,), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((4, 5), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((3,), lambda: (np.int32(0),)),
+        grid_spec=_slice_2_14_5_y_grid,
         interpret=interpret,
     )(_pad(x, 20).reshape(4, 5))
     return y.reshape(3)
@@ -511,6 +553,13 @@ def _flip_1d_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_flip_1d_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((16,), lambda: (np.int32(0),))],
+    out_specs=pl.BlockSpec((16,), lambda: (np.int32(0),)))
+
+
 def flip_1d_pure(x, *, interpret=False):
     """Traceable flip_1d(x f32[16]) -> y f32[16]."""
     x = jnp.asarray(x).reshape(-1)
@@ -518,10 +567,7 @@ def flip_1d_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _flip_1d_y,
         out_shape=jax.ShapeDtypeStruct((16,), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((16,), lambda: (np.int32(0),))],
-        out_specs=pl.BlockSpec((16,), lambda: (np.int32(0),)),
+        grid_spec=_flip_1d_y_grid,
         interpret=interpret,
     )(x)
     return y.reshape(16)
@@ -544,6 +590,13 @@ def _flip_cols_step2_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_flip_cols_step2_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((4, 4, 2), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4, 4), lambda: (np.int32(0), np.int32(0))))
+
+
 def flip_cols_step2_pure(x, *, interpret=False):
     """Traceable flip_cols_step2(x f32[4, 8]) -> y f32[4, 4]."""
     x = jnp.asarray(x).reshape(-1)
@@ -551,10 +604,7 @@ def flip_cols_step2_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _flip_cols_step2_y,
         out_shape=jax.ShapeDtypeStruct((4, 4), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((4, 4, 2), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((4, 4), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_flip_cols_step2_y_grid,
         interpret=interpret,
     )(x.reshape(4, 4, 2))
     y = y.reshape(-1)
@@ -579,6 +629,13 @@ def _flip_of_transpose_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_flip_of_transpose_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((6, 8), lambda: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8, 6), lambda: (np.int32(0), np.int32(0))))
+
+
 def flip_of_transpose_pure(x, *, interpret=False):
     """Traceable flip_of_transpose(x f32[6, 8]) -> y f32[8, 6]."""
     x = jnp.asarray(x).reshape(-1)
@@ -586,10 +643,7 @@ def flip_of_transpose_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _flip_of_transpose_y,
         out_shape=jax.ShapeDtypeStruct((8, 6), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((6, 8), lambda: (np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((8, 6), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_flip_of_transpose_y_grid,
         interpret=interpret,
     )(x.reshape(6, 8))
     y = y.reshape(-1)
@@ -614,6 +668,13 @@ def _slice_sym_y(x_ref, y_ref):
     y_ref[...] = out
 
 
+_slice_sym_y_grid = pl.GridSpec(
+    grid=(),
+    in_specs=[
+        pl.BlockSpec((24, 16, 3), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((24, 16), lambda: (np.int32(0), np.int32(0))))
+
+
 def slice_sym_pure(x, *, interpret=False):
     """Traceable slice_sym(x f32[64, 48]) -> y f32[24, 16]."""
     x = jnp.asarray(x).reshape(-1)
@@ -621,10 +682,7 @@ def slice_sym_pure(x, *, interpret=False):
     y = pl.pallas_call(
         _slice_sym_y,
         out_shape=jax.ShapeDtypeStruct((24, 16), jnp.float32),
-        grid=(),
-        in_specs=[
-            pl.BlockSpec((24, 16, 3), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-        out_specs=pl.BlockSpec((24, 16), lambda: (np.int32(0), np.int32(0))),
+        grid_spec=_slice_sym_y_grid,
         interpret=interpret,
     )(x.reshape(32, 32, 3))
     y = y.reshape(-1)
