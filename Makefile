@@ -83,19 +83,19 @@ asan:
 	$(MAKE) $(ASAN) build-asan/athene $(KTESTS:$(B)/%=build-asan/%) $(CTESTS:$(B)/%=build-asan/%) $(DTESTS:$(B)/%=build-asan/%)
 	@for t in $(CTESTS:$(B)/%=build-asan/%); do echo "== $$t"; ./$$t || exit 1; done
 	@for t in $(KTESTS:$(B)/%=build-asan/%); do echo "== $$t"; ./$$t $(SIZEARGS) $(EXAMPLES) || exit 1; done
-	@for t in $(DTESTS:$(B)/%=build-asan/%); do echo "== $$t"; ./$$t --count 300 || exit 1; done
+	@for t in $(DTESTS:$(B)/%=build-asan/%); do echo "== $$t"; ./$$t --count 500 || exit 1; done
 	$(MAKE) $(ASAN) examples
 	ASAN_OPTIONS=allocator_may_return_null=1 sh tests/run_diag.sh build-asan/athene
 
-# ThreadSanitizer (clang): the C tests that run threads, and the
+# ThreadSanitizer (clang): the C test that runs threads (the pool), and the
 # differential test with 3 threads.
 TSAN = B=build-tsan CC=clang CFLAGS="-O1 -g -fsanitize=thread -fno-omit-frame-pointer"
-TTESTS = $(B)/stage_test $(B)/inst_test
+TTESTS = $(B)/stage_test
 
 tsan:
 	$(MAKE) $(TSAN) $(TTESTS:$(B)/%=build-tsan/%) $(DTESTS:$(B)/%=build-tsan/%)
 	@for t in $(TTESTS:$(B)/%=build-tsan/%); do echo "== $$t"; ./$$t || exit 1; done
-	@for t in $(DTESTS:$(B)/%=build-tsan/%); do echo "== $$t"; ./$$t --count 150 --threads 3 || exit 1; done
+	@for t in $(DTESTS:$(B)/%=build-tsan/%); do echo "== $$t"; ./$$t --count 400 --threads 3 || exit 1; done
 
 # libFuzzer on the public API, then the mutation fuzzer of the command line,
 # both under ASan+UBSan (clang), for FUZZ_TIME and FUZZ_CLI_TIME seconds.
