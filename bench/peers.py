@@ -11,7 +11,9 @@ output element once), and the fraction of copy. Given athene's results
 (--athene FILE: the lines `athene run bench/perf.ath --bench` prints,
 `NAME: ... time_s=<seconds> gbps=<GB/s>`), it prints athene's GB/s and
 fraction of copy beside them, athene's ratio to each peer, and the median
-and minimum of those over the 57 permutations. Case names are the kernel
+and minimum of those over the 57 permutations. Strided reads also print
+their physical limit: logical bytes over the bytes of the cache lines they
+touch (0.67 of copy for x[:, ::2], 0.40 for x[:, 1::4] in f32). Case names are the kernel
 names of bench/perf.ath.
 
     python3 bench/peers.py [--quick] [--only NAME[,NAME...]] [--athene FILE]
@@ -93,6 +95,19 @@ class Case:
         if self.kind == "copy":
             return 2 * F32 * p["n"]
         raise ValueError(self.kind)
+
+
+def physical_limit(case):
+    """For a strided read, the most of copy it can reach in logical bytes:
+    logical bytes / bytes of the cache lines (64 B) it touches. Reads that
+    skip within lines touch every line of the rows they read."""
+    rows, cols = case.p["shape"]
+    ri, ci = case.p["index"]
+    nr, nc = len(range(*ri.indices(rows))), len(range(*ci.indices(cols)))
+    step = ci.indices(cols)[2]
+    line_frac = 1.0 if step * F32 <= 64 else min(1.0, 64 / (step * F32))
+    physical = nr * cols * F32 * line_frac + nr * nc * F32
+    return 2 * F32 * nr * nc / physical
 
 
 def slice_shape(shape, index):
@@ -441,6 +456,8 @@ def main():
             a = row.get("athene")
             text += "   " + " ".join("%-8s" % ("-" if a is None or not row.get(p) else "%.2fx" % (a / row[p]))
                                      for p in peers)
+        if case.kind == "slice":
+            text += "   (physical limit %.2f of copy)" % physical_limit(case)
         print(text, flush=True)
         x = None
 
