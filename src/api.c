@@ -91,9 +91,14 @@ static void pass_body(Inst *in, int t)
 
 /* ---- contexts ---- */
 
+static atomic_int live_contexts; /* the thread pool stops with the last one */
+
 athene_ctx *athene_create(void)
 {
-	return calloc(1, sizeof(athene_ctx));
+	athene_ctx *c = calloc(1, sizeof(athene_ctx));
+	if (c)
+		atomic_fetch_add(&live_contexts, 1);
+	return c;
 }
 
 void athene_destroy(athene_ctx *c)
@@ -105,6 +110,8 @@ void athene_destroy(athene_ctx *c)
 	arena_free(&c->arena);
 	diag_free(&c->diag);
 	free(c);
+	if (atomic_fetch_sub(&live_contexts, 1) == 1)
+		pool_shutdown(); /* started again by the next run */
 }
 
 const char *athene_errors(const athene_ctx *c)

@@ -696,8 +696,19 @@ static void box_copy(char *dst, const int64_t *ds, const char *src, const int64_
 /* ---- registers ---- */
 
 /* The register machine's loops, compiled for AVX2 too where the CPU has it
- * (chosen at load time), and vectorised. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+ * (chosen at load time), and vectorised. Not under the sanitizers: an
+ * ifunc resolver runs before their runtime is up. */
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+#define ATHENE_SANITIZED 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#define ATHENE_SANITIZED 1
+#endif
+#if defined(ATHENE_SANITIZED)
+#define HOT
+#elif defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define HOT __attribute__((target_clones("avx2", "default"), optimize("O3")))
 #elif defined(__x86_64__) && defined(__clang__)
 #define HOT __attribute__((target_clones("avx2", "default")))
@@ -1368,8 +1379,18 @@ static void store_unit(W *w)
 	dense(shape, n, o->es, ss);
 	unsigned char *dst = (unsigned char *)o->base + off * (int64_t)o->es;
 	const Val *res = &w->reg[(size_t)x->p->result * VM_LANES];
-	if (contiguous(shape, ds, ss, n)) {
+	if (contiguous(shape, ds, ss, n) && !x->stream) {
 		from_lanes(dst, x->p->out, res, w->lanes[0]); /* write in place */
+		return;
+	}
+	if (contiguous(shape, ds, ss, n)) { /* a big output: streaming stores, no line fetched for them */
+		int64_t len = w->lanes[0], one = (int64_t)o->es;
+		const void *from = res;
+		if (x->p->out != ATHENE_F32) {
+			from_lanes(w->tmp, x->p->out, res, w->lanes[0]);
+			from = w->tmp;
+		}
+		copy_box(dst, &one, from, &one, &len, 1, o->es, COPY_STREAM);
 		return;
 	}
 	from_lanes(w->tmp, x->p->out, res, w->lanes[0]);
