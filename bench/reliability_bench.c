@@ -1,8 +1,9 @@
 /* Times what issue 8 promised stays fast whatever the input: loading a 2 MB
- * file of nested calls (the parser is linear), and check and explain of the
- * huge-size reproducers (every checker is bounded). Prints one line per
- * case with its time and whether it compiled; each should take well under a
- * second. Timing only: the tests check the results. */
+ * file of nested calls (the parser is linear), files of many kernels, and
+ * check and explain of the huge-size reproducers (every checker is
+ * bounded). Prints one line per case with its time and whether it
+ * compiled; each should take well under a second. Timing only: the tests
+ * check the results. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +59,27 @@ static void bench_parse(void)
 	free(src);
 }
 
+/* Many small kernels in one file: loading must stay linear in their number
+ * (each is checked against the names of the others). */
+static void bench_many_kernels(int n)
+{
+	size_t cap = (size_t)n * 64 + 1, len = 0;
+	char *src = malloc(cap);
+	if (!src)
+		exit(1);
+	for (int i = 0; i < n; i++)
+		len += (size_t)snprintf(src + len, cap - len, "kernel k%d(x: f32[1]) -> (y: f32[1]) { y[i] = x[i] }\n", i);
+	athene_ctx *c = athene_create();
+	double t0 = now(), c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+	int rc = athene_load(c, "many.ath", src);
+	double t = now() - t0, cpu = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
+	char label[64];
+	snprintf(label, sizeof label, "%d small kernels (%.1f MB)", n, (double)len / 1e6);
+	printf("parse  %-44s %8.3f s  %s (cpu %.3f s)\n", label, t, rc ? "error" : "ok", cpu);
+	athene_destroy(c);
+	free(src);
+}
+
 /* The huge-size reproducers of issue 8, and a few more at the limits. */
 static const struct {
 	const char *name, *src;
@@ -109,6 +131,8 @@ static void bench_case(int i)
 int main(void)
 {
 	bench_parse();
+	bench_many_kernels(2500);
+	bench_many_kernels(10000);
 	for (int i = 0; i < (int)(sizeof CASES / sizeof CASES[0]); i++)
 		bench_case(i);
 	return 0;
