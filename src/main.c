@@ -407,18 +407,19 @@ static void summary(const char *kname, const athene_param *pi, const void *logic
 
 /* ---- --check: the native executor against the reference ---- */
 
-/* Bit-exact for integers and bool; for floats |a - b| <= rtol·|b| + atol
- * with b the reference's value (docs/language.md, the command line). NaN
- * matches NaN, an infinity only itself. */
+/* Floats: |a - b| <= rtol·|b| + atol with b the reference's value
+ * (docs/language.md, the command line). NaN matches NaN, an infinity only
+ * itself. */
 static bool close_enough(athene_dtype t, double a, double b, double *diff)
 {
-	*diff = isnan(a) && isnan(b) ? 0 : a == b ? 0 : fabs(a - b);
-	if (isnan(*diff))
-		*diff = INFINITY;
-	if (!athene_dtype_is_float(t))
-		return a == b;
+	if (!isfinite(a) || !isfinite(b)) {
+		bool same = a == b || (isnan(a) && isnan(b));
+		*diff = same ? 0 : INFINITY;
+		return same;
+	}
 	bool half = t == ATHENE_F16 || t == ATHENE_BF16;
 	double rtol = half ? 1e-2 : 1e-5, atol = half ? 0 : 1e-6;
+	*diff = fabs(a - b);
 	return *diff <= rtol * fabs(b) + atol;
 }
 
