@@ -122,8 +122,12 @@ $(B)/reliability_bench: bench/reliability_bench.c $(B)/libathene.a
 $(B)/exec_bench: bench/exec_bench.c tests/testlib.h $(B)/libathene.a
 	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) -Itests $< $(B)/libathene.a -o $@ $(LDLIBS)
 
-bench: all $(B)/compile_bench $(B)/reliability_bench $(B)/exec_bench
+$(B)/emit_bench: bench/emit_bench.c tests/testlib.h $(B)/libathene.a
+	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) -Itests $< $(B)/libathene.a -o $@ $(LDLIBS)
+
+bench: all $(B)/compile_bench $(B)/reliability_bench $(B)/exec_bench $(B)/emit_bench
 	./$(B)/compile_bench $(SIZEARGS) $(EXAMPLES)
+	./$(B)/emit_bench $(SIZEARGS) $(EXAMPLES)
 	./$(B)/exec_bench bench/perf.ath
 	./$(B)/reliability_bench
 	@$(MAKE) --no-print-directory python-bench

@@ -1038,16 +1038,45 @@ static void record(Em *e, const Ins *x, const char *cond, const char *value, uns
 /* The atom of load x that subscripts dim d and needs a check, or -1: a
  * subscript whose range is proven (a clamp) needs none; wrap() proves
  * nothing, its range assumes a valid index. */
+/* The values a subscript can take, proven: a load's dtype, a clamp of
+ * constant bounds. (The analysis's atom ranges assume valid indices.) */
+static bool proven_range(const Em *e, const Node *n, int64_t *lo, int64_t *hi)
+{
+	if (n->kind == N_INT) {
+		*lo = *hi = n->ival;
+		return true;
+	}
+	if (n->kind == N_SIZE) {
+		*lo = *hi = e->in->size[n->sym];
+		return true;
+	}
+	if (n->kind == N_LOAD || n->kind == N_FLAT) {
+		int bits = dt_bits(n->t->dt);
+		if (n->t->dt == ATHENE_BOOL || bits >= 64 || dt_is_float(n->t->dt))
+			return n->t->dt == ATHENE_BOOL && (*lo = 0, *hi = 1, true);
+		*lo = dt_is_signed(n->t->dt) ? -((int64_t)1 << (bits - 1)) : 0;
+		*hi = dt_is_signed(n->t->dt) ? ((int64_t)1 << (bits - 1)) - 1 : ((int64_t)1 << bits) - 1;
+		return true;
+	}
+	int64_t l1, h1, l2, h2;
+	if (n->kind == N_OP && n->op == OP_CLAMP && proven_range(e, n->args[1], &l1, &h1) &&
+	    proven_range(e, n->args[2], &l2, &h2)) {
+		*lo = l1;
+		*hi = h2;
+		return true;
+	}
+	return false;
+}
+
 static int checked_atom(const Em *e, const Ins *x, int d)
 {
 	const Node *n = x->src;
 	const Layout *l = tensor_layout(e->in, n->t);
 	for (int i = 0; i < x->natoms; i++) {
 		const Node *s = x->atom[i]->p;
-		if (s != n->args[d])
-			continue;
-		bool wrap = s->kind == N_OP && s->op == OP_WRAP;
-		return !wrap && x->atom[i]->lo >= 0 && x->atom[i]->hi < l->shape[d] ? -1 : i;
+		int64_t lo, hi;
+		if (s == n->args[d])
+			return proven_range(e, s, &lo, &hi) && lo >= 0 && hi < l->shape[d] ? -1 : i;
 	}
 	return -1;
 }
