@@ -24,6 +24,39 @@ def _run(pure, args, interpret):
     return pure(*args, interpret=False if interpret is None else interpret)
 
 
+def _record_init(err_ref):
+    """Zeroes the bad-index record: count, check, value, position."""
+    for k in range(11):
+        err_ref[k] = jnp.int32(0)
+
+
+def _record(err_ref, bad, check, value, base):
+    """Counts this block's out-of-range indices of one check; keeps the first."""
+    if jnp.ndim(bad) == 0:
+        k, pos, count = 0, (0,) * len(base), bad.astype(jnp.int32)
+    else:
+        k = jnp.argmax(bad.reshape(-1))
+        pos = jnp.unravel_index(k, bad.shape)
+        count = jnp.sum(bad.astype(jnp.int32))
+        value = value.reshape(-1)[k]
+
+    @pl.when((err_ref[0] == 0) & (count > 0))
+    def _first():
+        err_ref[1] = jnp.int32(check)
+        err_ref[2] = jnp.asarray(value).astype(jnp.int32)
+        for d, b in enumerate(base):
+            err_ref[3 + d] = jnp.asarray(b + pos[d]).astype(jnp.int32)
+
+    err_ref[0] += count
+
+
+def _raise_bad(bad, messages):
+    """Raises IndexError for the first out-of-range index a kernel counted."""
+    for rec in np.asarray(bad).reshape(-1, 11):
+        if rec[0]:
+            raise IndexError(messages[rec[1]].format(*rec.tolist()))
+
+
 def _i32(a):
     """Index values as int32, saturated: an index that does not fit stays out of range."""
     if a.dtype == jnp.int64:
@@ -561,10 +594,16 @@ def f32_to_bf16_transposed(x, *, interpret=None):
 
 # ---- kernel gather_bf16
 
-def _gather_bf16_y(idx_ref, table_ref, y_ref):
+def _gather_bf16_y(idx_ref, table_ref, y_ref, err_ref):
     # y[s, d] = table[idx[s], d]
+    @pl.when(pl.program_id(0) == 0)
+    def _init():
+        _record_init(err_ref)
+    v0 = idx_ref[pl.program_id(0)]
     v1 = table_ref[...][0, :]
     v1 = v1.reshape((1, 4))
+    bad = (v0 < 0) | (v0 >= 10)
+    _record(err_ref, bad, 0, v0, (pl.program_id(0), 0))
     out = jnp.broadcast_to(v1, (1, 4))
     y_ref[...] = out
 
@@ -574,31 +613,38 @@ _gather_bf16_y_grid = pltpu.PrefetchScalarGridSpec(
     grid=(5,),
     in_specs=[
         pl.BlockSpec((None, 1, 4), lambda s, idx_ref: (jnp.clip(idx_ref[s], 0, 9), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((None, 1, 4), lambda s, idx_ref: (s, np.int32(0), np.int32(0))))
+    out_specs=[pl.BlockSpec((None, 1, 4), lambda s, idx_ref: (s, np.int32(0), np.int32(0))), pl.BlockSpec((11,), lambda *_: (np.int32(0),), memory_space=pltpu.SMEM)])
+
+
+_gather_bf16_MESSAGES = (
+    "kernel gather_bf16: index {2} out of range for dim 0 of 'table' (size 10) at y[{3}, {4}]",
+)
 
 
 def gather_bf16_pure(table, idx, *, interpret=False):
-    """Traceable gather_bf16(table bf16[10, 4], idx i64[5]) -> y bf16[5, 4]."""
+    """Traceable gather_bf16(table bf16[10, 4], idx i64[5]) -> y bf16[5, 4]. Returns the outputs, then the bad-index records."""
     table = jnp.asarray(table).reshape(-1)
     idx = jnp.asarray(idx).reshape(-1)
     # y
-    y = pl.pallas_call(
+    y, bad0 = pl.pallas_call(
         _gather_bf16_y,
-        out_shape=jax.ShapeDtypeStruct((5, 1, 4), jnp.bfloat16),
+        out_shape=(jax.ShapeDtypeStruct((5, 1, 4), jnp.bfloat16), jax.ShapeDtypeStruct((11,), jnp.int32)),
         grid_spec=_gather_bf16_y_grid,
-        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("arbitrary",)),
         interpret=interpret,
     )(_i32(idx), table.reshape(10, 1, 4))
     y = y.reshape(-1)
-    return y.reshape(5, 4)
+    return y.reshape(5, 4), bad0
 
 
 _gather_bf16 = jax.jit(gather_bf16_pure, static_argnames="interpret")
 
 
 def gather_bf16(table, idx, *, interpret=None):
-    """gather_bf16(table bf16[10, 4], idx i64[5]) -> y bf16[5, 4]."""
-    return _run(_gather_bf16, (table, idx), interpret)
+    """gather_bf16(table bf16[10, 4], idx i64[5]) -> y bf16[5, 4]. Raises IndexError for an out-of-range gather index."""
+    *outs, bad = _run(_gather_bf16, (table, idx), interpret)
+    _raise_bad(bad, _gather_bf16_MESSAGES)
+    return outs[0]
 
 
 # ---- kernel sum_f64_transposed

@@ -24,6 +24,39 @@ def _run(pure, args, interpret):
     return pure(*args, interpret=False if interpret is None else interpret)
 
 
+def _record_init(err_ref):
+    """Zeroes the bad-index record: count, check, value, position."""
+    for k in range(11):
+        err_ref[k] = jnp.int32(0)
+
+
+def _record(err_ref, bad, check, value, base):
+    """Counts this block's out-of-range indices of one check; keeps the first."""
+    if jnp.ndim(bad) == 0:
+        k, pos, count = 0, (0,) * len(base), bad.astype(jnp.int32)
+    else:
+        k = jnp.argmax(bad.reshape(-1))
+        pos = jnp.unravel_index(k, bad.shape)
+        count = jnp.sum(bad.astype(jnp.int32))
+        value = value.reshape(-1)[k]
+
+    @pl.when((err_ref[0] == 0) & (count > 0))
+    def _first():
+        err_ref[1] = jnp.int32(check)
+        err_ref[2] = jnp.asarray(value).astype(jnp.int32)
+        for d, b in enumerate(base):
+            err_ref[3 + d] = jnp.asarray(b + pos[d]).astype(jnp.int32)
+
+    err_ref[0] += count
+
+
+def _raise_bad(bad, messages):
+    """Raises IndexError for the first out-of-range index a kernel counted."""
+    for rec in np.asarray(bad).reshape(-1, 11):
+        if rec[0]:
+            raise IndexError(messages[rec[1]].format(*rec.tolist()))
+
+
 def _i32(a):
     """Index values as int32, saturated: an index that does not fit stays out of range."""
     if a.dtype == jnp.int64:
@@ -246,10 +279,16 @@ _let_gathered_u_grid = pl.GridSpec(
         pl.BlockSpec((10, 4), lambda: (np.int32(0), np.int32(0)))],
     out_specs=pl.BlockSpec((10, 4), lambda: (np.int32(0), np.int32(0))))
 
-def _let_gathered_y(idx_ref, u_ref, y_ref):
+def _let_gathered_y(idx_ref, u_ref, y_ref, err_ref):
     # y[s, c] = u[idx[s], c]
+    @pl.when(pl.program_id(0) == 0)
+    def _init():
+        _record_init(err_ref)
+    v0 = idx_ref[pl.program_id(0)]
     v1 = u_ref[...][0, :]
     v1 = v1.reshape((1, 4))
+    bad = (v0 < 0) | (v0 >= 10)
+    _record(err_ref, bad, 0, v0, (pl.program_id(0), 0))
     out = jnp.broadcast_to(v1, (1, 4))
     y_ref[...] = out
 
@@ -259,11 +298,16 @@ _let_gathered_y_grid = pltpu.PrefetchScalarGridSpec(
     grid=(6,),
     in_specs=[
         pl.BlockSpec((None, 1, 4), lambda s, idx_ref: (jnp.clip(idx_ref[s], 0, 9), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((None, 1, 4), lambda s, idx_ref: (s, np.int32(0), np.int32(0))))
+    out_specs=[pl.BlockSpec((None, 1, 4), lambda s, idx_ref: (s, np.int32(0), np.int32(0))), pl.BlockSpec((11,), lambda *_: (np.int32(0),), memory_space=pltpu.SMEM)])
+
+
+_let_gathered_MESSAGES = (
+    "kernel let_gathered: index {2} out of range for dim 0 of 'u' (size 10) at y[{3}, {4}]",
+)
 
 
 def let_gathered_pure(t, idx, *, interpret=False):
-    """Traceable let_gathered(t f32[10, 4], idx i64[6]) -> y f32[6, 4]."""
+    """Traceable let_gathered(t f32[10, 4], idx i64[6]) -> y f32[6, 4]. Returns the outputs, then the bad-index records."""
     t = jnp.asarray(t).reshape(-1)
     idx = jnp.asarray(idx).reshape(-1)
     # u
@@ -275,23 +319,25 @@ def let_gathered_pure(t, idx, *, interpret=False):
     )(t.reshape(10, 4))
     u = u.reshape(-1)
     # y
-    y = pl.pallas_call(
+    y, bad1 = pl.pallas_call(
         _let_gathered_y,
-        out_shape=jax.ShapeDtypeStruct((6, 1, 4), jnp.float32),
+        out_shape=(jax.ShapeDtypeStruct((6, 1, 4), jnp.float32), jax.ShapeDtypeStruct((11,), jnp.int32)),
         grid_spec=_let_gathered_y_grid,
-        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("arbitrary",)),
         interpret=interpret,
     )(_i32(idx), u.reshape(10, 1, 4))
     y = y.reshape(-1)
-    return y.reshape(6, 4)
+    return y.reshape(6, 4), bad1
 
 
 _let_gathered = jax.jit(let_gathered_pure, static_argnames="interpret")
 
 
 def let_gathered(t, idx, *, interpret=None):
-    """let_gathered(t f32[10, 4], idx i64[6]) -> y f32[6, 4]."""
-    return _run(_let_gathered, (t, idx), interpret)
+    """let_gathered(t f32[10, 4], idx i64[6]) -> y f32[6, 4]. Raises IndexError for an out-of-range gather index."""
+    *outs, bad = _run(_let_gathered, (t, idx), interpret)
+    _raise_bad(bad, _let_gathered_MESSAGES)
+    return outs[0]
 
 
 # ---- kernel fused_weak

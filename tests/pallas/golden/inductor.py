@@ -132,10 +132,21 @@ def embed_wrap_flat(t, idx, *, interpret=None):
 
 # ---- kernel embed_wrap_dim
 
-def _embed_wrap_dim_out(idx_ref, idx2_ref, idx3_ref, t_ref, out_ref):
+def _embed_wrap_dim_out(idx_ref, idx2_ref, idx3_ref, t_ref, out_ref, err_ref):
     # out[s, d] = t[where((idx[s] >= 0), idx[s], (idx[s] + 64)), d]
+    @pl.when(pl.program_id(0) == 0)
+    def _init():
+        _record_init(err_ref)
+    v0 = idx_ref[pl.program_id(0)]
+    v2 = v0 >= jnp.int32(0)
+    v3 = idx2_ref[pl.program_id(0)]
+    v5 = idx3_ref[pl.program_id(0)]
+    v7 = v5 + jnp.int32(64)
+    v8 = jnp.where(v2, v3, v7)
     v9 = t_ref[...][0, :]
     v9 = v9.reshape((1, 32))
+    bad = (v8 < 0) | (v8 >= 64)
+    _record(err_ref, bad, 0, v8, (pl.program_id(0), 0))
     out = jnp.broadcast_to(v9, (1, 32))
     out_ref[...] = out
 
@@ -145,31 +156,38 @@ _embed_wrap_dim_out_grid = pltpu.PrefetchScalarGridSpec(
     grid=(8,),
     in_specs=[
         pl.BlockSpec((None, 1, 32), lambda s, idx_ref, idx2_ref, idx3_ref: (jnp.clip(jnp.where(idx_ref[s] >= 0, idx2_ref[s], idx3_ref[s] + 64), 0, 63), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((None, 1, 32), lambda s, idx_ref, idx2_ref, idx3_ref: (s, np.int32(0), np.int32(0))))
+    out_specs=[pl.BlockSpec((None, 1, 32), lambda s, idx_ref, idx2_ref, idx3_ref: (s, np.int32(0), np.int32(0))), pl.BlockSpec((11,), lambda *_: (np.int32(0),), memory_space=pltpu.SMEM)])
+
+
+_embed_wrap_dim_MESSAGES = (
+    "kernel embed_wrap_dim: index {2} out of range for dim 0 of 't' (size 64) at out[{3}, {4}]",
+)
 
 
 def embed_wrap_dim_pure(t, idx, *, interpret=False):
-    """Traceable embed_wrap_dim(t f32[64, 32], idx i64[8]) -> out f32[8, 32]."""
+    """Traceable embed_wrap_dim(t f32[64, 32], idx i64[8]) -> out f32[8, 32]. Returns the outputs, then the bad-index records."""
     t = jnp.asarray(t).reshape(-1)
     idx = jnp.asarray(idx).reshape(-1)
     # out
-    out = pl.pallas_call(
+    out, bad0 = pl.pallas_call(
         _embed_wrap_dim_out,
-        out_shape=jax.ShapeDtypeStruct((8, 1, 32), jnp.float32),
+        out_shape=(jax.ShapeDtypeStruct((8, 1, 32), jnp.float32), jax.ShapeDtypeStruct((11,), jnp.int32)),
         grid_spec=_embed_wrap_dim_out_grid,
-        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("arbitrary",)),
         interpret=interpret,
     )(_i32(idx), _i32(idx), _i32(idx), t.reshape(64, 1, 32))
     out = out.reshape(-1)
-    return out.reshape(8, 32)
+    return out.reshape(8, 32), bad0
 
 
 _embed_wrap_dim = jax.jit(embed_wrap_dim_pure, static_argnames="interpret")
 
 
 def embed_wrap_dim(t, idx, *, interpret=None):
-    """embed_wrap_dim(t f32[64, 32], idx i64[8]) -> out f32[8, 32]."""
-    return _run(_embed_wrap_dim, (t, idx), interpret)
+    """embed_wrap_dim(t f32[64, 32], idx i64[8]) -> out f32[8, 32]. Raises IndexError for an out-of-range gather index."""
+    *outs, bad = _run(_embed_wrap_dim, (t, idx), interpret)
+    _raise_bad(bad, _embed_wrap_dim_MESSAGES)
+    return outs[0]
 
 
 # ---- kernel index_select_cols

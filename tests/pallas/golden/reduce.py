@@ -24,6 +24,39 @@ def _run(pure, args, interpret):
     return pure(*args, interpret=False if interpret is None else interpret)
 
 
+def _record_init(err_ref):
+    """Zeroes the bad-index record: count, check, value, position."""
+    for k in range(11):
+        err_ref[k] = jnp.int32(0)
+
+
+def _record(err_ref, bad, check, value, base):
+    """Counts this block's out-of-range indices of one check; keeps the first."""
+    if jnp.ndim(bad) == 0:
+        k, pos, count = 0, (0,) * len(base), bad.astype(jnp.int32)
+    else:
+        k = jnp.argmax(bad.reshape(-1))
+        pos = jnp.unravel_index(k, bad.shape)
+        count = jnp.sum(bad.astype(jnp.int32))
+        value = value.reshape(-1)[k]
+
+    @pl.when((err_ref[0] == 0) & (count > 0))
+    def _first():
+        err_ref[1] = jnp.int32(check)
+        err_ref[2] = jnp.asarray(value).astype(jnp.int32)
+        for d, b in enumerate(base):
+            err_ref[3 + d] = jnp.asarray(b + pos[d]).astype(jnp.int32)
+
+    err_ref[0] += count
+
+
+def _raise_bad(bad, messages):
+    """Raises IndexError for the first out-of-range index a kernel counted."""
+    for rec in np.asarray(bad).reshape(-1, 11):
+        if rec[0]:
+            raise IndexError(messages[rec[1]].format(*rec.tolist()))
+
+
 def _i32(a):
     """Index values as int32, saturated: an index that does not fit stays out of range."""
     if a.dtype == jnp.int64:
@@ -672,10 +705,16 @@ def sum_empty(x, *, interpret=None):
 
 # ---- kernel embedding_bag_sum
 
-def _embedding_bag_sum_y(idx_ref, table_ref, y_ref):
+def _embedding_bag_sum_y(idx_ref, table_ref, y_ref, err_ref):
     # y[b, d] = sum(s: table[idx[b, s], d])
+    @pl.when((pl.program_id(0) == 0) & (pl.program_id(1) == 0))
+    def _init():
+        _record_init(err_ref)
+    v0 = idx_ref[(5*pl.program_id(0) + pl.program_id(1))]
     v1 = table_ref[...][0, :]
     v1 = v1.reshape((1, 8, 1))
+    bad = (v0 < 0) | (v0 >= 20)
+    _record(err_ref, bad, 0, v0, (pl.program_id(0), 0))
     v2 = jnp.broadcast_to(v1, (1, 8, 1))
     v2 = jnp.sum(v2, axis=(2,), keepdims=True).astype(jnp.float32)
     out = jnp.broadcast_to(v2, (1, 8, 1))
@@ -691,31 +730,38 @@ _embedding_bag_sum_y_grid = pltpu.PrefetchScalarGridSpec(
     grid=(3, 5),
     in_specs=[
         pl.BlockSpec((None, 1, 8), lambda b, s, idx_ref: (jnp.clip(idx_ref[(5*b + s)], 0, 19), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((None, 1, 8), lambda b, s, idx_ref: (b, np.int32(0), np.int32(0))))
+    out_specs=[pl.BlockSpec((None, 1, 8), lambda b, s, idx_ref: (b, np.int32(0), np.int32(0))), pl.BlockSpec((11,), lambda *_: (np.int32(0),), memory_space=pltpu.SMEM)])
+
+
+_embedding_bag_sum_MESSAGES = (
+    "kernel embedding_bag_sum: index {2} out of range for dim 0 of 'table' (size 20) at y[{3}, {4}]",
+)
 
 
 def embedding_bag_sum_pure(table, idx, *, interpret=False):
-    """Traceable embedding_bag_sum(table f32[20, 8], idx i64[3, 5]) -> y f32[3, 8]."""
+    """Traceable embedding_bag_sum(table f32[20, 8], idx i64[3, 5]) -> y f32[3, 8]. Returns the outputs, then the bad-index records."""
     table = jnp.asarray(table).reshape(-1)
     idx = jnp.asarray(idx).reshape(-1)
     # y
-    y = pl.pallas_call(
+    y, bad0 = pl.pallas_call(
         _embedding_bag_sum_y,
-        out_shape=jax.ShapeDtypeStruct((3, 1, 8), jnp.float32),
+        out_shape=(jax.ShapeDtypeStruct((3, 1, 8), jnp.float32), jax.ShapeDtypeStruct((11,), jnp.int32)),
         grid_spec=_embedding_bag_sum_y_grid,
-        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "arbitrary")),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("arbitrary", "arbitrary")),
         interpret=interpret,
     )(_i32(idx), table.reshape(20, 1, 8))
     y = y.reshape(-1)
-    return y.reshape(3, 8)
+    return y.reshape(3, 8), bad0
 
 
 _embedding_bag_sum = jax.jit(embedding_bag_sum_pure, static_argnames="interpret")
 
 
 def embedding_bag_sum(table, idx, *, interpret=None):
-    """embedding_bag_sum(table f32[20, 8], idx i64[3, 5]) -> y f32[3, 8]."""
-    return _run(_embedding_bag_sum, (table, idx), interpret)
+    """embedding_bag_sum(table f32[20, 8], idx i64[3, 5]) -> y f32[3, 8]. Raises IndexError for an out-of-range gather index."""
+    *outs, bad = _run(_embedding_bag_sum, (table, idx), interpret)
+    _raise_bad(bad, _embedding_bag_sum_MESSAGES)
+    return outs[0]
 
 
 # ---- kernel softmax_strided
