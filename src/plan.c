@@ -174,9 +174,13 @@ static void check_gather_vars(Arena *ar, PlanStmt *ps, PlanOperand *op)
 		Buf b = {0};
 		dump_node(&b, v->gat[g].index_load);
 		char *r = arena_alloc(ar, 256);
-		snprintf(r, 256, "the index %s changes inside a block: %s, so a block holds several values of '%s'",
-		         buf_str(&b), ps->scatter ? "the store is not a view" : "another access splits it into digits",
-		         bad->name);
+		int vi = find_pvar(ps, bad);
+		if (ps->scatter)
+			snprintf(r, 256, "the index %s changes inside a block: the store is not a view, so a block holds "
+			         "several values of '%s'", buf_str(&b), bad->name);
+		else
+			snprintf(r, 256, "the index %s changes inside a block: it reads '%s' below its unit (%lld), and a block "
+			         "of a split variable holds whole units", buf_str(&b), bad->name, (long long)ps->vars[vi].unit);
 		buf_free(&b);
 		op->reason = r;
 		op->cls = VIEW_ELEM;
