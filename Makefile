@@ -110,7 +110,7 @@ $(B)/fuzz_api: tests/fuzz_api.c $(B)/libathene.a
 fuzz:
 	$(MAKE) $(FUZZ) $(FB)/fuzz_api $(FB)/athene
 	@mkdir -p $(FB)/corpus
-	ASAN_OPTIONS=allocator_may_return_null=1 ./$(FB)/fuzz_api -max_total_time=$(FUZZ_TIME) -timeout=10 -print_final_stats=1 -artifact_prefix=$(FB)/ $(FB)/corpus tests/fuzz
+	ASAN_OPTIONS=allocator_may_return_null=1 ./$(FB)/fuzz_api -max_total_time=$(FUZZ_TIME) -timeout=30 -print_final_stats=1 -artifact_prefix=$(FB)/ $(FB)/corpus tests/fuzz
 	ASAN_OPTIONS=allocator_may_return_null=1 python3 tests/fuzz_cli.py $(FB)/athene --seconds $(FUZZ_CLI_TIME)
 
 $(B)/compile_bench: bench/compile_bench.c tests/testlib.h $(B)/libathene.a
