@@ -45,6 +45,7 @@
  * is one more failure. The last line is "N passed, M failed". */
 #include <inttypes.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1531,6 +1532,34 @@ static int check_coverage(void)
 	return missing;
 }
 
+/* A crash (in the library: a test must not lose the case) prints the case
+ * being run before the process dies of the signal. Not under the
+ * sanitizers, whose own handlers report the crash. */
+static char crash_text[1 << 16];
+
+static void on_crash(int sig)
+{
+	fputs(crash_text, stderr);
+	fflush(stderr);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void catch_crashes(void)
+{
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+	return;
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+	return;
+#endif
+	static const int sigs[] = {SIGSEGV, SIGFPE, SIGILL, SIGABRT};
+	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+		signal(sigs[i], on_crash);
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: diff_test [--seed S] [--count N] [--threads T] [--only C] [--print]\n");
@@ -1567,6 +1596,7 @@ int main(int argc, char **argv)
 	printf("diff_test: seed %" PRIu64 ", %ld cases, the executor with 1 and %d threads against the interpreter\n",
 	       seed, last - first, threads);
 	fflush(stdout);
+	catch_crashes();
 	long passed = 0, failed = 0;
 	for (long i = first; i < last; i++) {
 		Case c = {.index = i, .seed = seed};
@@ -1574,6 +1604,8 @@ int main(int argc, char **argv)
 		rs = seed ^ (0x2545f4914f6cdd1dull * (uint64_t)(i + 1));
 		rnext();
 		c.src = generate();
+		snprintf(crash_text, sizeof crash_text, "diff_test: crashed in case %ld (rerun alone: diff_test --seed %" PRIu64
+		         " --only %ld --threads %d)\n%s", i, seed, i, threads, c.src);
 		run_case(&c, threads);
 		if (c.failed || print || only >= 0) {
 			print_case(&c, seed, threads);
