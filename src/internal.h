@@ -388,6 +388,11 @@ bool node_equal(const Node *a, const Node *b); /* structurally equal */
  * Inductor writes it, where(v < 0, v + m, v) (also v >= 0 with the branches
  * swapped, and 0 > v, 0 <= v), with the constant m > 0 in *m; else NULL. */
 const Node *wrap_of(const Inst *in, const Node *n, int64_t *m);
+/* The values of input p valid as indices, over its uses as a whole
+ * subscript (idx[s] or a wrap of it, either spelling) and as a term of a
+ * flat offset (idx[s] or idx.flat[s], wrapped or not): 0, or -1 when it is
+ * used so nowhere. After the simplify pass. */
+int lower_index_range(const Inst *in, const Tensor *p, int64_t *lo, int64_t *hi);
 
 /* ---------------------------------------------------------------- view.c */
 

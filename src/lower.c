@@ -667,6 +667,63 @@ void lower_inst(Inst *in, bool raw)
 	}
 }
 
+/* ---- valid index values ---- */
+
+static bool is_load_of(const Node *n, const Tensor *p)
+{
+	return (n->kind == N_LOAD || n->kind == N_FLAT) && n->t == p;
+}
+
+/* Narrows [*lo, *hi], the values a use may take (a dim's [0, n), or what
+ * keeps a flat offset in its storage), to those of p itself when the use is
+ * p's load or a wrap of it (either spelling): wrapped by m, [-m, m) when all
+ * of [0, m) is valid, else the non-negative part. False for other uses. */
+static bool use_range(const Inst *in, const Node *use, const Tensor *p, int64_t *lo, int64_t *hi)
+{
+	int64_t m = 0;
+	const Node *v = wrap_of(in, use, &m);
+	if (!v)
+		v = use, m = 0;
+	if (!is_load_of(v, p))
+		return false;
+	if (m) {
+		*lo = *lo <= 0 && *hi >= m - 1 ? -m : *lo > 0 ? *lo : 0;
+		*hi = *hi < m - 1 ? *hi : m - 1;
+	}
+	return true;
+}
+
+int lower_index_range(const Inst *in, const Tensor *p, int64_t *lo, int64_t *hi)
+{
+	const Kernel *k = in->k;
+	int64_t rlo = INT64_MIN, rhi = INT64_MAX;
+	bool found = false;
+	for (int i = 0; i < k->loads.n; i++) {
+		const Node *n = k->loads.v[i];
+		const Sym *e = in->load_off[n->load_id];
+		int64_t l, h;
+		for (int j = 0; n->kind == N_FLAT && e->kind == S_ADD && j < e->n; j++)
+			if (e->a[j]->kind == S_ATOM && sym_term_range(e, j, tensor_layout(in, n->t)->storage - 1, &l, &h) &&
+			    use_range(in, e->a[j]->p, p, &l, &h)) {
+				rlo = l > rlo ? l : rlo;
+				rhi = h < rhi ? h : rhi;
+				found = true;
+			}
+		for (int d = 0; d < n->nargs && n->kind == N_LOAD; d++) {
+			int64_t ext = tensor_layout(in, n->t)->shape[d];
+			l = 0, h = ext - 1;
+			if (!use_range(in, n->args[d], p, &l, &h))
+				continue;
+			rlo = l > rlo ? l : rlo;
+			rhi = h < rhi ? h : rhi;
+			found = true;
+		}
+	}
+	if (found)
+		*lo = rlo, *hi = rhi;
+	return found ? 0 : -1;
+}
+
 /* ---- inline: fusion decisions and the planned statements ---- */
 
 /* An index expression with no data in it: lowering gives no atoms. */
