@@ -386,6 +386,12 @@ typedef struct {
 	XOp *op;          /* per access */
 	int *opreg;       /* per access: its I_LOAD register, -1 for the store */
 	bool copy;        /* the body is one load of the output's dtype */
+	int rows;         /* > 0: the body is one row gather of the output's dtype,
+	                   * its index read at rows points of the output variables
+	                   * the gather's index depends on (row_var[0..nrow)) */
+	int nrow, row_var[MAXSCOPE];
+	void *const *storage;
+	void **lets;
 	int64_t ntasks;
 	int64_t pstride[MAXSCOPE]; /* row-major position of each output variable */
 	bool stream;
@@ -417,6 +423,7 @@ typedef struct W {
 	unsigned char **stage; /* per access: its staged box, NULL if read in place */
 	unsigned char **keep;  /* per access: the buffer, kept between boxes */
 	size_t *cap;
+	XBox *vb;              /* per output variable: its boxes in a block */
 } W;
 
 /* The scope of a reduction variable in the program, -1 for none. */
@@ -541,9 +548,39 @@ static bool needs_points(const X *x, const PlanOperand *op, int reg)
 	return false;
 }
 
+/* A body that is one row gather of the output's dtype, whose index (and
+ * only it) the other instructions compute, everything in scope 0: the rows
+ * are copied one by one, the index read at each with the interpreter's
+ * checks. Returns the number of rows, 0 when the body is no such gather. */
+static int gather_rows(X *x)
+{
+	const Ins *res = &x->p->ins[x->p->result];
+	if (res->kind != I_LOAD || res->dt != x->p->out || x->op[res->operand].point || x->op[0].point ||
+	    !x->op[res->operand].op->view->ngat || res->guard >= 0)
+		return 0;
+	for (int i = 0; i < x->p->n; i++)
+		if (x->p->ins[i].scope || x->p->ins[i].guard >= 0 || x->p->ins[i].kind == I_REDUCE)
+			return 0;
+	int64_t rows = 1;
+	x->nrow = 0;
+	for (int i = 0; i < x->ps->nlhs; i++) {
+		const PlanVar *pv = &x->ps->vars[i];
+		for (int k = 0; k < x->nd; k++)
+			if (x->d[k].var == i && x->d[k].place > 1)
+				return 0; /* a split variable: the general path */
+		if (!(pv->grid >= 0 && pv->block == 1) || pv->n <= 1)
+			continue;
+		x->row_var[x->nrow++] = i;
+		rows *= pv->n;
+	}
+	return rows > 0 && rows < INT32_MAX && x->nrow ? (int)rows : 0;
+}
+
 static bool setup(X *x, const Inst *in, int si, void *const *storage, void **lets, RunErr *err)
 {
 	x->in = in;
+	x->storage = storage;
+	x->lets = lets;
 	x->ps = &in->plan[0]->st[si];
 	x->pd = &in->planned[si];
 	x->p = in->prog[si];
@@ -586,6 +623,7 @@ static bool setup(X *x, const Inst *in, int si, void *const *storage, void **let
 	x->copy = x->p->n == 1 && res->kind == I_LOAD && !x->op[res->operand].point && res->dt == x->p->out &&
 	          !x->op[res->operand].op->view->ngat;
 	x->stream = tensor_layout(in, st->t)->storage * (int64_t)x->op[0].es >= (8 << 20);
+	x->rows = gather_rows(x);
 	x->ntasks = 1;
 	for (int g = 0; g < x->ps->ngrid; g++) {
 		const PlanVar *pv = &x->ps->vars[x->ps->grid_var[g]];
@@ -1465,12 +1503,7 @@ static void block_boxes(W *w, const int64_t *lo, const int64_t *hi)
 {
 	const X *x = w->x;
 	int nl = x->ps->nlhs, nb[MAXSCOPE], at[MAXSCOPE] = {0};
-	XBox *vb = malloc((size_t)(nl ? nl : 1) * XMAXBOX * sizeof *vb);
-	if (!vb) {
-		run_error(x->err, 0, x->pd->stmt->sp, "cannot allocate the executor's boxes");
-		w->bad = true;
-		return;
-	}
+	XBox *vb = w->vb;
 	for (int i = 0; i < nl; i++)
 		if ((nb[i] = var_boxes(x, i, lo[i], hi[i], &vb[i * XMAXBOX], XMAXBOX)) == 0)
 			goto done; /* an empty range */
@@ -1500,8 +1533,7 @@ static void block_boxes(W *w, const int64_t *lo, const int64_t *hi)
 		if (i < 0)
 			break;
 	}
-done:
-	free(vb);
+done:;
 }
 
 static void block_task(void *arg, int64_t t, int worker)
@@ -1539,9 +1571,10 @@ static void block_task(void *arg, int64_t t, int worker)
 		w->stage = calloc((size_t)x->pd->acc.n, sizeof *w->stage);
 		w->keep = calloc((size_t)x->pd->acc.n, sizeof *w->keep);
 		w->cap = calloc((size_t)x->pd->acc.n, sizeof *w->cap);
+		w->vb = malloc((size_t)(x->ps->nlhs ? x->ps->nlhs : 1) * XMAXBOX * sizeof *w->vb);
 	}
 	w->bad = false;
-	if (!w->reg || !w->splat || !w->tmp || !w->val || !w->stage || !w->keep || !w->cap)
+	if (!w->reg || !w->splat || !w->tmp || !w->val || !w->stage || !w->keep || !w->cap || !w->vb)
 		run_error(x->err, first, x->pd->stmt->sp, "cannot allocate the executor's registers");
 	else
 		block_boxes(w, lo, hi);
@@ -1588,6 +1621,88 @@ done:
 	free(vb);
 }
 
+#define ROWS_PER_TASK 512
+
+/* Rows of a gather: for each point of the row variables (the others at 0),
+ * the point evaluator computes the index (and checks it and the load, as
+ * the interpreter would at that output element); then the row moves as one
+ * box copy (a memcpy when it is contiguous on both sides). */
+static void rows_task(void *arg, int64_t t, int worker)
+{
+	(void)worker;
+	const X *x = arg;
+	const PlanStmt *ps = x->ps;
+	const Ins *ld = &x->p->ins[x->p->result];
+	const XOp *dst = &x->op[0], *src = &x->op[ld->operand];
+	const View *v = src->op->view;
+	Scalar sc = {x->in, x->pd, x->p, x->storage, x->lets, x->err, 0};
+	Point pt = {.s = &sc};
+	pt.val = calloc((size_t)x->in->k->vars.n + 1, sizeof *pt.val);
+	pt.reg = calloc((size_t)x->p->n + 1, sizeof *pt.reg);
+	int64_t shape[XMAXD], ds[XMAXD], ss[XMAXD], coord[XMAXD] = {0};
+	int n = 0;
+	bool row_dim[XMAXD] = {false};
+	for (int r = 0; r < x->nrow; r++)
+		for (int k = 0; k < x->nd; k++)
+			row_dim[k] |= x->d[k].var == x->row_var[r];
+	for (int k = 0; k < x->nsd[0]; k++) {
+		int d = x->sd[0][k];
+		if (row_dim[d])
+			continue;
+		shape[n] = x->d[d].n;
+		ds[n] = dst->stride[d] * (int64_t)dst->es;
+		ss[n++] = src->stride[d] * (int64_t)src->es;
+	}
+	int64_t dense = (int64_t)dst->es;
+	bool flat = true; /* the row contiguous on both sides */
+	for (int k = n - 1; k >= 0; k--) {
+		flat &= shape[k] <= 1 || (ds[k] == dense && ss[k] == dense);
+		dense *= shape[k];
+	}
+	if (!pt.val || !pt.reg) {
+		run_error(x->err, 0, x->pd->stmt->sp, "cannot allocate the executor's registers");
+		goto done;
+	}
+	for (int64_t row = t * ROWS_PER_TASK; row < (t + 1) * ROWS_PER_TASK && row < x->rows; row++) {
+		int64_t q = row, pos = 0, doff = dst->start, soff = src->start;
+		for (int r = x->nrow - 1; r >= 0; r--) {
+			const PlanVar *pv = &ps->vars[x->row_var[r]];
+			pt.val[pv->var->id] = q % pv->n;
+			q /= pv->n;
+		}
+		for (int i = 0; i < ps->nlhs; i++)
+			pos += pt.val[ps->vars[i].var->id] * x->pstride[i];
+		if (pos > atomic_load(&x->err->first))
+			break;
+		pt.pos = pos;
+		point_scope(&pt, 0);
+		if (pt.bad)
+			break;
+		for (int k = 0; k < x->nd; k++)
+			if (row_dim[k]) {
+				coord[k] = pt.val[ps->vars[x->d[k].var].var->id];
+				doff += coord[k] * dst->stride[k];
+				soff += coord[k] * src->stride[k];
+			}
+		for (int g = 0; g < v->ngat; g++) {
+			const VAxis *a = &v->ax[v->gat[g].axis];
+			int k = 0;
+			while (k < ld->natoms && ld->atom[k]->p != v->gat[g].atom->p)
+				k++;
+			soff += (a->start + a->step * (pt.reg[ld->atom_reg[k]].i - v->gat[g].atom->lo)) * a->stride;
+		}
+		char *d = dst->base + doff * (int64_t)dst->es;
+		const char *sp = src->base + soff * (int64_t)src->es;
+		if (flat)
+			memcpy(d, sp, (size_t)dense);
+		else
+			box_copy(d, ds, sp, ss, shape, n, dst->es, 0, false);
+	}
+done:
+	free(pt.val);
+	free(pt.reg);
+}
+
 /* Runs planned statement si through its plan; false when it is no box
  * statement (the caller runs it point by point). */
 static bool exec_stmt(const Inst *in, int si, void *const *storage, void **lets, RunErr *err)
@@ -1599,6 +1714,8 @@ static bool exec_stmt(const Inst *in, int si, void *const *storage, void **lets,
 		ok = false;
 	if (ok && x->copy)
 		copy_stmt(x);
+	else if (ok && x->rows)
+		pool_run(i64_ceil_div(x->rows, ROWS_PER_TASK), rows_task, x, nw);
 	else if (ok)
 		pool_run(x->ntasks, block_task, x, nw);
 	for (int i = 0; x && x->w && i < nw; i++) {
@@ -1611,6 +1728,7 @@ static bool exec_stmt(const Inst *in, int si, void *const *storage, void **lets,
 		free(x->w[i].stage);
 		free(x->w[i].keep);
 		free(x->w[i].cap);
+		free(x->w[i].vb);
 	}
 	if (x) {
 		free(x->op);
