@@ -1454,8 +1454,19 @@ static void run_case(Case *c, int threads)
 	for (int r = 0; r < NRUNS; r++)
 		for (int p = ni; p < np; p++) {
 			Buf *b = &ob[r][p - ni];
-			if (memcmp(b->mem, b->saved, b->lead) || memcmp(b->mem + b->lead + b->bytes, b->saved + b->lead + b->bytes, GUARD))
-				fail(c, "%s wrote outside the storage of %s\n", run_name[r], info[p].name);
+			long lo = 0, hi = 0, nlo = 0, nhi = 0;
+			for (size_t i = 0; i < b->lead; i++)
+				if (b->mem[i] != b->saved[i])
+					lo = nlo++ ? lo : (long)i - (long)b->lead;
+			for (size_t i = b->lead + b->bytes; i < b->total; i++)
+				if (b->mem[i] != b->saved[i])
+					hi = nhi++ ? hi : (long)(i - b->lead - b->bytes);
+			if (nlo)
+				fail(c, "%s wrote %ld bytes before the storage of %s (%zu bytes), from byte %ld\n", run_name[r], nlo,
+				     info[p].name, b->bytes, lo);
+			if (nhi)
+				fail(c, "%s wrote %ld bytes after the storage of %s (%zu bytes), from byte %ld past its end\n",
+				     run_name[r], nhi, info[p].name, b->bytes, hi);
 		}
 	if (c->failed && badmsg)
 		fail(c, "bad index: %s\n", badmsg);
