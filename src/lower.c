@@ -594,6 +594,55 @@ static void check_overflow(Inst *in, SymTab *t)
 		error_at(&in->diag, in->k->sp, "an index expression of kernel '%s' overflows 64 bits", in->k->name);
 }
 
+/* A load in its own statement, over the ranges its guard leaves; with a
+ * guard that is more than a box, or that no point satisfies, nothing about
+ * it is provable: the run-time checks decide. */
+static Sym *lower_own_load(Lower *l, Node *n, const Guard *g, bool raw)
+{
+	Lower lg = *l;
+	int64_t *lo, *hi;
+	bool exact;
+	if (guard_box(l->in, g, &lo, &hi, &exact)) {
+		lg.t = symtab_new(&l->in->arena, !raw);
+		lg.check = !raw && exact && !box_empty(l->in, lo, hi);
+		if (!box_empty(l->in, lo, hi))
+			lg.lo = lo, lg.hi = hi;
+	} else if (!exact) {
+		lg.check = false;
+	}
+	Sym *off = lower_load(&lg, n, lg.check);
+	if (n->kind == N_FLAT && lg.check) {
+		char what[96];
+		snprintf(what, sizeof what, "flat offset into '%s'", n->t->name);
+		check_range(&lg, n, off, tensor_layout(l->in, n->t)->storage, what);
+	}
+	if (lg.t != l->t && lg.check)
+		check_overflow(l->in, lg.t);
+	l->natoms = lg.natoms;
+	return off;
+}
+
+/* An access of a planned statement; a guarded load also over the box its
+ * guard leaves, for the analysis to fall back on (a pad: x.flat[j - 1]
+ * where j >= 1). */
+static void lower_access(Lower *l, Access *ac, Sym *store, bool raw)
+{
+	l->env = ac->env;
+	*(raw ? &ac->raw : &ac->off) = ac->load ? lower_load(l, ac->load, false) : store;
+	int64_t *lo, *hi;
+	bool boxed = ac->load && guard_box(l->in, ac->guard, &lo, &hi, &ac->exact);
+	ac->never = boxed && box_empty(l->in, lo, hi);
+	ac->moff = NULL;
+	if (boxed && !ac->never && !raw) {
+		Lower la = *l;
+		la.t = symtab_new(&l->in->arena, true);
+		la.lo = lo, la.hi = hi;
+		ac->moff = lower_load(&la, ac->load, false);
+		l->natoms = la.natoms;
+	}
+	l->env = NULL;
+}
+
 void lower_inst(Inst *in, bool raw)
 {
 	Kernel *k = in->k;
@@ -605,57 +654,14 @@ void lower_inst(Inst *in, bool raw)
 	const Guard **guard = arena_alloc(a, (size_t)(nl + 1) * sizeof *guard);
 	for (int i = 0; i < ns; i++)
 		load_guards(a, ((Stmt *)k->stmts.v[i])->rhs, NULL, guard);
-	for (int i = 0; i < nl; i++) {
-		Node *n = k->loads.v[i];
-		/* a guarded load is lowered (and checked) over the ranges its guard
-		 * leaves; with a guard that is more than a box, or that no point
-		 * satisfies, nothing is provable: the run-time checks decide */
-		Lower lg = l;
-		int64_t *lo, *hi;
-		bool exact;
-		if (guard_box(in, guard[i], &lo, &hi, &exact)) {
-			lg.t = symtab_new(a, !raw);
-			lg.lo = lo, lg.hi = hi;
-			lg.check = !raw && exact && !box_empty(in, lo, hi);
-			if (box_empty(in, lo, hi))
-				lg.lo = lg.hi = NULL;
-		} else if (!exact) {
-			lg.check = false;
-		}
-		loads[i] = lower_load(&lg, n, lg.check);
-		if (n->kind == N_FLAT && lg.check) {
-			char what[96];
-			snprintf(what, sizeof what, "flat offset into '%s'", n->t->name);
-			check_range(&lg, n, loads[i], tensor_layout(in, n->t)->storage, what);
-		}
-		if (lg.t != l.t && lg.check)
-			check_overflow(in, lg.t);
-		l.natoms = lg.natoms;
-	}
+	for (int i = 0; i < nl; i++)
+		loads[i] = lower_own_load(&l, k->loads.v[i], guard[i], raw);
 	for (int i = 0; i < ns; i++)
 		stores[i] = lower_store(&l, k->stmts.v[i]);
 	for (int p = 0; p < in->nplanned; p++) {
 		Planned *ps = &in->planned[p];
-		for (int j = 0; j < ps->acc.n; j++) {
-			Access *ac = ps->acc.v[j];
-			l.env = ac->env;
-			Sym *off = ac->load ? lower_load(&l, ac->load, false) : stores[ps->index];
-			*(raw ? &ac->raw : &ac->off) = off;
-			/* a guarded load also over the box its guard leaves, for the
-			 * analysis to fall back on (a pad: x.flat[j - 1] where j >= 1) */
-			int64_t *lo, *hi;
-			bool boxed = ac->load && guard_box(in, ac->guard, &lo, &hi, &ac->exact);
-			ac->never = boxed && box_empty(in, lo, hi);
-			ac->moff = NULL;
-			if (boxed && !ac->never && !raw) {
-				Lower la = l;
-				la.t = symtab_new(a, true);
-				la.lo = lo, la.hi = hi;
-				ac->moff = lower_load(&la, ac->load, false);
-				l.natoms = la.natoms;
-			}
-		}
-		l.env = NULL;
+		for (int j = 0; j < ps->acc.n; j++)
+			lower_access(&l, ps->acc.v[j], stores[ps->index], raw);
 	}
 	check_overflow(in, l.t);
 	if (raw) {
