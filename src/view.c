@@ -165,10 +165,11 @@ static int new_cuts(An *an, const Sym *s, int *bad)
 		int vi = (int)(t->c / (MAXCUT + 1)), j = (int)(t->c % (MAXCUT + 1));
 		int64_t sub = d / gcd64(d, k); /* the digit is cut at sub of its own units */
 		Cuts *c = &an->cuts[vi];
-		if (sub > 1 && sub < digit_extent(c, j) && an->npend < MAXPEND) {
+		int64_t place;
+		if (sub > 1 && sub < digit_extent(c, j) && an->npend < MAXPEND && i64_mul(digit_place(c, j), sub, &place)) {
 			/* applied after the walk: the digit numbering stays fixed during it */
 			an->pend[an->npend].vi = vi;
-			an->pend[an->npend++].place = digit_place(c, j) * sub;
+			an->pend[an->npend++].place = place;
 			added++;
 		}
 	}
