@@ -263,7 +263,7 @@ static struct {
 	int64_t symv[MAXSYM];
 	int nsym;
 	const char *body;
-	int big;  /* 1: a large pointwise case, 2: a large reduction */
+	int big;  /* 1: a large pointwise case, 2: a large reduction, 3: a large row gather */
 	int nest; /* reductions open */
 	int nvar;
 } G;
@@ -967,6 +967,30 @@ static Ex top(Env *e, int depth, Tens *tol_let)
 	return r;
 }
 
+/* y[b, s, d] = t[idx[b, s], d]: a row gather that is the whole body, from
+ * an index tensor of rank 1 or 2 over many rows, maybe wrapped, maybe with
+ * one op after it. */
+static Ex big_gather(const Env *e)
+{
+	int nv = e->nv;
+	const Var *d = &e->v[nv - 1];
+	int64_t ishape[2], rows = rr(100, 5000);
+	const char *isubs[2];
+	for (int k = 0; k < nv - 1; k++) {
+		ishape[k] = e->v[k].n;
+		isubs[k] = e->v[k].name;
+	}
+	Tens *ix = new_in(pct(70) ? I64 : I32, nv - 1, ishape);
+	const char *it = subs_text(ix->name, nv - 1, isubs);
+	int64_t tshape[2] = {rows, d->n};
+	Tens *t = new_in(rand_dtype(), 2, tshape);
+	const char *g = pct(50) ? fmt("wrap(%s, %s)", it, t->dim[0]) : it;
+	Ex x = {fmt("%s[%s, %s]", t->name, g, d->name), {t->dt, 0}, 0};
+	if (pct(30))
+		x = binop(x, lit(x.ty));
+	return x;
+}
+
 static int64_t pick_extent(void)
 {
 	int r = (int)rn(100);
@@ -1023,11 +1047,17 @@ static void gen_out(void)
 	memset(y, 0, sizeof *y);
 	y->name = fmt("y%d", G.nout);
 	static const int ranks[] = {0, 1, 1, 2, 2, 2, 3, 3, 4, 4, 5, 5};
-	y->rank = G.big == 2 ? (int)rn(2) : G.big ? (int)rr(1, 3) : ranks[rn(12)];
+	y->rank = G.big == 2 ? (int)rn(2) : G.big == 3 ? 2 + pct(30) : G.big ? (int)rr(1, 3) : ranks[rn(12)];
 	int64_t total = 1;
 	for (int d = 0; d < y->rank; d++) {
 		y->shape[d] = G.big == 2 ? rr(1, 4) : pick_extent();
 		total *= y->shape[d] ? y->shape[d] : 1;
+	}
+	if (G.big == 3) { /* [B,] S, D with hundreds to thousands of rows S */
+		for (int d = 0; d < y->rank - 2; d++)
+			y->shape[d] = rr(2, 4);
+		y->shape[y->rank - 2] = y->rank == 2 ? rr(513, 4000) : rr(200, 1500);
+		y->shape[y->rank - 1] = rr(1, 10);
 	}
 	if (G.big == 1) { /* 12K-48K elements */
 		int64_t want = rr(12000, 48000), left = want;
@@ -1072,7 +1102,7 @@ static void gen_out(void)
 	for (int i = 0; i < G.nlet; i++)
 		if (G.let[i].tol && !G.let[i].reads)
 			tl = &G.let[i];
-	Ex x = G.big == 2 ? reduce(&e, 1, pct(50), NULL, 0) : top(&e, G.big ? 1 : 3, tl);
+	Ex x = G.big == 2 ? reduce(&e, 1, pct(50), NULL, 0) : G.big == 3 ? big_gather(&e) : top(&e, G.big ? 1 : 3, tl);
 	y->dt = x.tol ? rand_float() : pct(50) ? x.ty.dt : rand_dtype();
 	y->tol = x.tol ? narrower(x.tol, y->dt) : 0;
 	see(fmt("output rank %d", y->rank));
@@ -1141,7 +1171,7 @@ static const char *generate(void)
 	memset(&G, 0, sizeof G);
 	G.body = "";
 	int r = (int)rn(100);
-	G.big = r < 3 ? 1 : r < 5 ? 2 : 0;
+	G.big = r < 3 ? 1 : r < 5 ? 2 : r < 7 ? 3 : 0;
 	int nlet = G.big ? 0 : pct(40) ? (int)rr(1, MAXLET) : 0;
 	for (int i = 0; i < nlet; i++)
 		gen_let();
@@ -1167,7 +1197,7 @@ static const char *generate(void)
 		layout(t, 0);
 	}
 	if (G.big)
-		see(G.big == 1 ? "large pointwise" : "large reduction");
+		see(G.big == 1 ? "large pointwise" : G.big == 2 ? "large reduction" : "large row gather");
 	const char *ins = "", *outs = "";
 	for (int i = 0; i < G.nin; i++)
 		ins = fmt("%s%s%s", ins, i ? ", " : "", param_text(&G.in[i]));
@@ -1514,7 +1544,7 @@ static int check_coverage(void)
 		"empty reduction", "let fused", "let materialised", "let holding a sum", "tolerant value",
 		"declared negative stride", "declared zero stride", "declared offset", "run-time negative stride",
 		"run-time zero stride", "run-time offset", "declared layout, output", "run-time layout, output",
-		"an input read twice", "index variable as a value", "large pointwise", "large reduction",
+		"an input read twice", "index variable as a value", "large pointwise", "large reduction", "large row gather",
 		"plan: row gather", "plan: element gather", "plan: a grid of several blocks",
 	};
 	static const char *ops[] = {"+", "-", "*", "/", "//", "%", "==", "!=", "<", "<=", ">", ">=", "&&", "||",
