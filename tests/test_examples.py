@@ -1663,3 +1663,31 @@ def test_tpu_unfold_on_large_dims_is_a_valid_plan(tmp_path):
     r = athene("explain", src, "--target", "tpu")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "over the tpu budget" in r.stdout, r.stdout
+
+
+CAT_KERNEL = """
+kernel cat(a: f32[{ra}, {ca}], b: f32[{rb}, {cb}]) -> (y: f32[{ry}, {cy}]) {{
+    y[i, j] = where({cond}, a[i, j], b[{bi}, {bj}])
+}}
+"""
+
+
+@pytest.mark.parametrize("axis,na,nb,other", [(1, 1, 1, 1), (1, 3, 5, 2), (1, 7, 2, 4),
+                                               (0, 1, 4, 3), (0, 5, 2, 6), (0, 2, 2, 1)])
+def test_cats_of_several_shapes(axis, na, nb, other, tmp_path):
+    """torch.cat([a, b], axis): two masked loads with complementary conditions."""
+    if axis == 1:
+        sa, sb, sy = (other, na), (other, nb), (other, na + nb)
+        cond, bi, bj = f"j < {na}", "i", f"j - {na}"
+    else:
+        sa, sb, sy = (na, other), (nb, other), (na + nb, other)
+        cond, bi, bj = f"i < {na}", f"i - {na}", "j"
+    src = tmp_path / "cat.ath"
+    src.write_text(CAT_KERNEL.format(ra=sa[0], ca=sa[1], rb=sb[0], cb=sb[1], ry=sy[0], cy=sy[1],
+                                     cond=cond, bi=bi, bj=bj))
+    rng = rng_for("cats")
+    a, b = randn(rng, *sa), randn(rng, *sb)
+    r, got = run_kernel(tmp_path, src, "cat", {"a": a, "b": b}, ["y"])
+    check_outputs(r, got, {"y": np.concatenate([a, b], axis)}, None)
+    e = athene("-d", "analyse", "check", src)
+    assert e.returncode == 0 and "none:" not in e.stdout, e.stdout + e.stderr
