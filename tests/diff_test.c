@@ -50,6 +50,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <threads.h>
 
 #include "athene.h"
 
@@ -1308,8 +1309,41 @@ static const char *elem_text(const void *p, int dt, int64_t e)
 	return fmt("%" PRId64, (int64_t)athene_load_f64(p, dt, e));
 }
 
-enum { RUN_REF, RUN_ONE, RUN_MANY, NRUNS };
-static const char *run_name[NRUNS] = {"the interpreter", "the executor with 1 thread", "the executor with T threads"};
+enum { RUN_REF, RUN_ONE, RUN_MANY, RUN_MOVED, RUN_TWIN, NRUNS };
+static const char *run_name[NRUNS] = {
+	"the interpreter", "the executor with 1 thread", "the executor with T threads",
+	"the executor with T threads on inputs at other addresses",
+	"a second instance of the kernel, run by another thread at the same time,"};
+
+/* Binds an instance as the case says (sizes, then layouts given at run
+ * time; first the sizes from one parameter's shape when shape_of >= 0) and
+ * compiles it; 0 on success. */
+static int bind_case(athene_inst *in, Tens *const *ts, int np, int shape_of)
+{
+	int bad = !in;
+	if (!bad && shape_of >= 0)
+		bad |= athene_bind_shape(in, shape_of, ts[shape_of]->rank, ts[shape_of]->shape) != 0;
+	for (int s = 0; s < G.nsym && !bad; s++)
+		bad |= athene_bind_size(in, G.sym[s], G.symv[s]) != 0;
+	for (int p = 0; p < np && !bad; p++)
+		if (ts[p]->rt)
+			bad |= athene_bind_layout(in, p, ts[p]->str, ts[p]->off) != 0;
+	return bad || athene_compile(in) ? -1 : 0;
+}
+
+typedef struct {
+	athene_inst *in;
+	void *const *storage;
+	int rc;
+	athene_status st;
+} Job;
+
+static int run_job(void *arg)
+{
+	Job *j = arg;
+	j->rc = athene_run(j->in, j->storage, 0, &j->st);
+	return 0;
+}
 
 /* Compiles and runs the case's kernel; records every disagreement. */
 static void run_case(Case *c, int threads)
@@ -1329,24 +1363,26 @@ static void run_case(Case *c, int threads)
 		ts[athene_param_index(k, G.in[i].name)] = &G.in[i];
 	for (int i = 0; i < G.nout; i++)
 		ts[athene_param_index(k, G.out[i].name)] = &G.out[i];
-	int bad = !in || np != G.nin + G.nout;
 	/* sizes: sometimes first from one parameter's shape */
-	if (!bad && G.nsym && pct(40)) {
-		int p = (int)rn(np);
-		bad |= athene_bind_shape(in, p, ts[p]->rank, ts[p]->shape) != 0;
+	int shape_of = G.nsym && pct(40) ? (int)rn(np) : -1;
+	if (shape_of >= 0)
 		see("sizes bound from a shape");
-	}
-	for (int s = 0; s < G.nsym && !bad; s++)
-		bad |= athene_bind_size(in, G.sym[s], G.symv[s]) != 0;
-	for (int p = 0; p < np && !bad; p++)
-		if (ts[p]->rt)
-			bad |= athene_bind_layout(in, p, ts[p]->str, ts[p]->off) != 0;
-	if (bad || athene_compile(in)) {
+	if (np != G.nin + G.nout || bind_case(in, ts, np, shape_of)) {
 		fail(c, "the generated kernel does not compile:\n%s", in ? athene_inst_errors(in) : "out of memory\n");
 		athene_instance_free(in);
 		athene_destroy(ctx);
 		return;
 	}
+	/* sometimes a second instance, run at the same time as the first */
+	int twin = pct(15);
+	athene_inst *in2 = twin ? athene_instance(k) : NULL;
+	if (twin && bind_case(in2, ts, np, -1)) {
+		fail(c, "a second instance does not compile:\n%s", in2 ? athene_inst_errors(in2) : "out of memory\n");
+		twin = 0;
+	}
+	int active[NRUNS] = {1, 1, 1, 1, twin};
+	if (twin)
+		see("two instances run at once");
 	athene_set_threads(threads); /* the plan the run with T threads uses */
 	const char *ex = athene_explain(in, "cpu", 0);
 	athene_set_threads(0);
@@ -1365,8 +1401,8 @@ static void run_case(Case *c, int threads)
 		if (strstr(ex, "element gather"))
 			see("plan: element gather");
 	}
-	/* inputs */
-	Buf ib[MAXIN], ob[NRUNS][MAXOUT];
+	/* inputs, and a copy of them elsewhere */
+	Buf ib[MAXIN], ib2[MAXIN], ob[NRUNS][MAXOUT];
 	void *st[NRUNS][MAXIN + MAXOUT];
 	athene_param info[MAXIN + MAXOUT];
 	int idx_params[MAXIN], nidx = 0;
@@ -1420,6 +1456,10 @@ static void run_case(Case *c, int threads)
 		for (int r = 0; r < NRUNS; r++)
 			st[r][p] = d;
 	}
+	for (int p = 0; p < ni; p++) {
+		buf_make(&ib2[p], ib[p].bytes, athene_dtype_size(info[p].dtype));
+		st[RUN_MOVED][p] = st[RUN_TWIN][p] = buf_data(&ib2[p]);
+	}
 	/* sometimes one index out of its valid range */
 	const char *badmsg = NULL;
 	if (nidx && pct(12)) {
@@ -1434,8 +1474,11 @@ static void run_case(Case *c, int threads)
 			see("an index out of range");
 		}
 	}
-	for (int p = 0; p < ni; p++)
+	for (int p = 0; p < ni; p++) {
+		memcpy(buf_data(&ib2[p]), buf_data(&ib[p]), ib[p].bytes);
 		memcpy(ib[p].saved, ib[p].mem, ib[p].total);
+		memcpy(ib2[p].saved, ib2[p].mem, ib2[p].total);
+	}
 	/* the runs */
 	athene_status s[NRUNS];
 	int rc[NRUNS];
@@ -1444,13 +1487,30 @@ static void run_case(Case *c, int threads)
 	rc[RUN_ONE] = athene_run(in, st[RUN_ONE], 0, &s[RUN_ONE]);
 	athene_set_threads(threads);
 	rc[RUN_MANY] = athene_run(in, st[RUN_MANY], 0, &s[RUN_MANY]);
+	Job job = {in2, st[RUN_TWIN], 0, {0, ""}};
+	thrd_t other;
+	if (twin && thrd_create(&other, run_job, &job) != thrd_success) {
+		fail(c, "cannot start a thread\n");
+		twin = active[RUN_TWIN] = 0;
+	}
+	rc[RUN_MOVED] = athene_run(in, st[RUN_MOVED], 0, &s[RUN_MOVED]);
+	if (twin) {
+		thrd_join(other, NULL);
+		rc[RUN_TWIN] = job.rc;
+		s[RUN_TWIN] = job.st;
+	} else {
+		rc[RUN_TWIN] = rc[RUN_REF];
+		s[RUN_TWIN] = s[RUN_REF];
+	}
 	athene_set_threads(0);
 	for (int r = 0; r < NRUNS; r++)
-		if ((rc[r] != 0) != (s[r].failed != 0))
+		if (active[r] && (rc[r] != 0) != (s[r].failed != 0))
 			fail(c, "%s returns %d but its status says failed=%d\n", run_name[r], rc[r], s[r].failed);
 	if (rc[RUN_REF])
 		see("every run fails");
 	for (int r = RUN_ONE; r < NRUNS; r++) {
+		if (!active[r])
+			continue;
 		if ((rc[r] != 0) != (rc[RUN_REF] != 0))
 			fail(c, "%s %s but the interpreter %s: %s\n", run_name[r], rc[r] ? "fails" : "succeeds",
 			     rc[RUN_REF] ? "fails" : "succeeds", first_line(rc[r] ? s[r].message : s[RUN_REF].message));
@@ -1463,6 +1523,8 @@ static void run_case(Case *c, int threads)
 		int dt = info[p].dtype, shown = 0;
 		for (int r = RUN_ONE; r < NRUNS; r++) {
 			const void *a = st[r][p], *b = st[RUN_REF][p];
+			if (!active[r])
+				continue;
 			for (int64_t e = 0; e < info[p].storage_elems && shown < 4; e++)
 				if (!agree(a, b, dt, e, ts[p]->tol)) {
 					fail(c, "%s: storage element %" PRId64 " of %s is %s, the interpreter's %s\n", run_name[r], e,
@@ -1479,10 +1541,10 @@ static void run_case(Case *c, int threads)
 	}
 	/* nothing written outside the outputs' storage */
 	for (int p = 0; p < ni; p++)
-		if (memcmp(ib[p].mem, ib[p].saved, ib[p].total))
+		if (memcmp(ib[p].mem, ib[p].saved, ib[p].total) || memcmp(ib2[p].mem, ib2[p].saved, ib2[p].total))
 			fail(c, "input %s (or its guard bytes) was modified\n", info[p].name);
 	for (int r = 0; r < NRUNS; r++)
-		for (int p = ni; p < np; p++) {
+		for (int p = ni; p < np && active[r]; p++) {
 			Buf *b = &ob[r][p - ni];
 			long lo = 0, hi = 0, nlo = 0, nhi = 0;
 			for (size_t i = 0; i < b->lead; i++)
@@ -1500,12 +1562,15 @@ static void run_case(Case *c, int threads)
 		}
 	if (c->failed && badmsg)
 		fail(c, "bad index: %s\n", badmsg);
-	for (int p = 0; p < ni; p++)
+	for (int p = 0; p < ni; p++) {
 		buf_free(&ib[p]);
+		buf_free(&ib2[p]);
+	}
 	for (int r = 0; r < NRUNS; r++)
 		for (int p = ni; p < np; p++)
 			buf_free(&ob[r][p - ni]);
 	athene_instance_free(in);
+	athene_instance_free(in2);
 	athene_destroy(ctx);
 }
 
@@ -1544,7 +1609,7 @@ static int check_coverage(void)
 		"empty reduction", "let fused", "let materialised", "let holding a sum", "tolerant value",
 		"declared negative stride", "declared zero stride", "declared offset", "run-time negative stride",
 		"run-time zero stride", "run-time offset", "declared layout, output", "run-time layout, output",
-		"an input read twice", "index variable as a value", "large pointwise", "large reduction", "large row gather",
+		"an input read twice", "index variable as a value", "large pointwise", "large reduction", "large row gather", "two instances run at once",
 		"plan: row gather", "plan: element gather", "plan: a grid of several blocks",
 	};
 	static const char *ops[] = {"+", "-", "*", "/", "//", "%", "==", "!=", "<", "<=", ">", ">=", "&&", "||",
