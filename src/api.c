@@ -437,57 +437,12 @@ int athene_param_info(const athene_inst *in, int i, athene_param *out)
 	return 0;
 }
 
-/* The values a of `param` that keep c·a + rest inside the storage of a flat
- * load x.flat[c*idx[s] + rest] (rest free of data). */
-static bool flat_range(const Inst *in, const Node *n, const Tensor *p, int64_t *lo, int64_t *hi)
-{
-	const Sym *e = in->load_off[n->load_id];
-	for (int j = 0; e->kind == S_ADD && j < e->n; j++) {
-		const Node *pl = e->a[j]->kind == S_ATOM ? e->a[j]->p : NULL;
-		if (pl && pl->kind == N_LOAD && pl->t == p)
-			return sym_term_range(e, j, tensor_layout(in, n->t)->storage - 1, lo, hi);
-	}
-	return false;
-}
-
-/* Which values of an integer input are valid as indices: the intersection
- * over its uses as a whole subscript, x[idx[s]] (then [0, n)) or
- * x[wrap(idx[s], n)] (then [-n, n)), and as a term of a flat offset.
- * Returns 0 when it is used so. */
 int athene_index_range(const athene_inst *in, int param_i, int64_t *lo, int64_t *hi)
 {
-	bool found = false;
 	const Tensor *p = param(in->k, param_i);
 	if (!p || in->passes <= P_SIMPLIFY)
 		return -1;
-	const Kernel *k = in->k;
-	int64_t rlo = INT64_MIN, rhi = INT64_MAX;
-	for (int i = 0; i < k->loads.n; i++) {
-		const Node *n = k->loads.v[i];
-		int64_t l, h;
-		if (n->kind == N_FLAT && flat_range(in, n, p, &l, &h)) {
-			rlo = l > rlo ? l : rlo;
-			rhi = h < rhi ? h : rhi;
-			found = true;
-		}
-		for (int d = 0; d < n->nargs && n->kind == N_LOAD; d++) {
-			const Node *s = n->args[d];
-			bool wrap = s->kind == N_OP && s->op == OP_WRAP;
-			const Node *inner = wrap ? s->args[0] : s;
-			if (inner->kind != N_LOAD || inner->t != p)
-				continue;
-			int64_t ext = tensor_layout(in, n->t)->shape[d];
-			l = wrap ? -ext : 0, h = ext - 1;
-			rlo = l > rlo ? l : rlo;
-			rhi = h < rhi ? h : rhi;
-			found = true;
-		}
-	}
-	if (found) {
-		*lo = rlo;
-		*hi = rhi;
-	}
-	return found ? 0 : -1;
+	return lower_index_range(in, p, lo, hi);
 }
 
 static int target_index(Inst *in, const char *target)

@@ -149,6 +149,7 @@ typedef struct {
 	int64_t *val; /* per variable */
 	Val *reg;
 	const Ins *load;
+	const Ins *noread; /* a load to check but not read */
 	int64_t pos;
 	bool bad;
 } Point;
@@ -227,6 +228,8 @@ static Val point_load(Point *pt, const Ins *x)
 		pt->bad = true;
 		return (Val){0};
 	}
+	if (x == pt->noread)
+		return (Val){0}; /* checked only: the caller moves the data */
 	const void *b = tensor_base(s->storage, s->lets, ac->t);
 	if (dt_is_float(ac->t->dt))
 		return (Val){.f = dt_load_f(b, ac->t->dt, off)};
@@ -1622,6 +1625,7 @@ done:
 }
 
 #define ROWS_PER_TASK 512
+#define ROW_BATCH 32 /* rows whose lines are fetched together */
 
 /* Rows of a gather: for each point of the row variables (the others at 0),
  * the point evaluator computes the index (and checks it and the load, as
@@ -1636,7 +1640,7 @@ static void rows_task(void *arg, int64_t t, int worker)
 	const XOp *dst = &x->op[0], *src = &x->op[ld->operand];
 	const View *v = src->op->view;
 	Scalar sc = {x->in, x->pd, x->p, x->storage, x->lets, x->err, 0};
-	Point pt = {.s = &sc};
+	Point pt = {.s = &sc, .noread = ld};
 	pt.val = calloc((size_t)x->in->k->vars.n + 1, sizeof *pt.val);
 	pt.reg = calloc((size_t)x->p->n + 1, sizeof *pt.reg);
 	int64_t shape[XMAXD], ds[XMAXD], ss[XMAXD], coord[XMAXD] = {0};
@@ -1663,40 +1667,51 @@ static void rows_task(void *arg, int64_t t, int worker)
 		run_error(x->err, 0, x->pd->stmt->sp, "cannot allocate the executor's registers");
 		goto done;
 	}
-	for (int64_t row = t * ROWS_PER_TASK; row < (t + 1) * ROWS_PER_TASK && row < x->rows; row++) {
-		int64_t q = row, pos = 0, doff = dst->start, soff = src->start;
-		for (int r = x->nrow - 1; r >= 0; r--) {
-			const PlanVar *pv = &ps->vars[x->row_var[r]];
-			pt.val[pv->var->id] = q % pv->n;
-			q /= pv->n;
-		}
-		for (int i = 0; i < ps->nlhs; i++)
-			pos += pt.val[ps->vars[i].var->id] * x->pstride[i];
-		if (pos > atomic_load(&x->err->first))
-			break;
-		pt.pos = pos;
-		point_scope(&pt, 0);
-		if (pt.bad)
-			break;
-		for (int k = 0; k < x->nd; k++)
-			if (row_dim[k]) {
-				coord[k] = pt.val[ps->vars[x->d[k].var].var->id];
-				doff += coord[k] * dst->stride[k];
-				soff += coord[k] * src->stride[k];
+	int64_t end = (t + 1) * ROWS_PER_TASK < x->rows ? (t + 1) * ROWS_PER_TASK : x->rows;
+	for (int64_t row0 = t * ROWS_PER_TASK; row0 < end && !pt.bad; row0 += ROW_BATCH) {
+		/* a batch: every row's index first, its lines prefetched, then the copies */
+		char *dp[ROW_BATCH];
+		const char *spp[ROW_BATCH];
+		int nb = 0;
+		for (int64_t row = row0; row < end && row < row0 + ROW_BATCH; row++) {
+			int64_t q = row, pos = 0, doff = dst->start, soff = src->start;
+			for (int r = x->nrow - 1; r >= 0; r--) {
+				const PlanVar *pv = &ps->vars[x->row_var[r]];
+				pt.val[pv->var->id] = q % pv->n;
+				q /= pv->n;
 			}
-		for (int g = 0; g < v->ngat; g++) {
-			const VAxis *a = &v->ax[v->gat[g].axis];
-			int k = 0;
-			while (k < ld->natoms && ld->atom[k]->p != v->gat[g].atom->p)
-				k++;
-			soff += (a->start + a->step * (pt.reg[ld->atom_reg[k]].i - v->gat[g].atom->lo)) * a->stride;
+			for (int i = 0; i < ps->nlhs; i++)
+				pos += pt.val[ps->vars[i].var->id] * x->pstride[i];
+			if (pos > atomic_load(&x->err->first))
+				break;
+			pt.pos = pos;
+			point_scope(&pt, 0);
+			if (pt.bad)
+				break;
+			for (int k = 0; k < x->nd; k++)
+				if (row_dim[k]) {
+					coord[k] = pt.val[ps->vars[x->d[k].var].var->id];
+					doff += coord[k] * dst->stride[k];
+					soff += coord[k] * src->stride[k];
+				}
+			for (int g = 0; g < v->ngat; g++) {
+				const VAxis *a = &v->ax[v->gat[g].axis];
+				int k = 0;
+				while (k < ld->natoms && ld->atom[k]->p != v->gat[g].atom->p)
+					k++;
+				soff += (a->start + a->step * (pt.reg[ld->atom_reg[k]].i - v->gat[g].atom->lo)) * a->stride;
+			}
+			dp[nb] = dst->base + doff * (int64_t)dst->es;
+			spp[nb] = src->base + soff * (int64_t)src->es;
+			for (int64_t l = 0; flat && l < dense; l += 64)
+				__builtin_prefetch(spp[nb] + l);
+			nb++;
 		}
-		char *d = dst->base + doff * (int64_t)dst->es;
-		const char *sp = src->base + soff * (int64_t)src->es;
-		if (flat)
-			memcpy(d, sp, (size_t)dense);
-		else
-			box_copy(d, ds, sp, ss, shape, n, dst->es, 0, false);
+		for (int i = 0; i < nb; i++)
+			if (flat)
+				memcpy(dp[i], spp[i], (size_t)dense);
+			else
+				box_copy(dp[i], ds, spp[i], ss, shape, n, dst->es, 0, false);
 	}
 done:
 	free(pt.val);
@@ -1748,10 +1763,11 @@ static size_t let_bytes(const Inst *in, const Tensor *t)
 }
 
 /* Materialised lets: row-major buffers of their own, for this run. */
-static void **alloc_lets(const Inst *in, Diag *d)
+/* Into *out before any can fail, so that the caller frees what was made. */
+static void alloc_lets(const Inst *in, Diag *d, void ***out)
 {
 	const Kernel *k = in->k;
-	void **lets = calloc((size_t)k->lets.n + 1, sizeof *lets);
+	void **lets = *out = calloc((size_t)k->lets.n + 1, sizeof *lets);
 	if (!lets)
 		error_plain(d, "cannot allocate the executor's state");
 	for (int i = 0; i < k->lets.n; i++) {
@@ -1764,7 +1780,6 @@ static void **alloc_lets(const Inst *in, Diag *d)
 		if (!(lets[i] = big_alloc(let_bytes(in, t))))
 			error_at(d, t->def->sp, "cannot allocate %lld bytes for the intermediate '%s'", (long long)bytes, t->name);
 	}
-	return lets;
 }
 
 static void free_lets(const Inst *in, void **lets)
@@ -1789,7 +1804,7 @@ static void run_body(void *arg)
 {
 	Run *r = arg;
 	const Inst *in = r->in;
-	r->lets = alloc_lets(in, r->d);
+	alloc_lets(in, r->d, &r->lets);
 	for (int i = 0; i < in->nplanned; i++) {
 		const PlanStmt *ps = &in->plan[0]->st[i];
 		if (ps->empty)

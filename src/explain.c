@@ -134,7 +134,7 @@ void dump_kernel(Buf *b, const Kernel *k, bool checked)
 /* ---- views ---- */
 
 static const char *class_names[] = {"contiguous", "broadcast", "strided", "sliced", "reversed",
-                                    "permuted", "collapsed", "row gather", "empty"};
+                                    "permuted", "collapsed", "row gather", "empty", "masked"};
 
 void view_class(Buf *b, const View *v)
 {
@@ -143,7 +143,7 @@ void view_class(Buf *b, const View *v)
 		return;
 	}
 	bool any = false;
-	for (int i = 1; i < 9; i++)
+	for (int i = 1; i < 10; i++)
 		if (v->flags & (1u << i)) {
 			buf_printf(b, "%s%s", any ? ", " : "", class_names[i]);
 			any = true;
@@ -160,7 +160,7 @@ void gather_position(Buf *b, const View *v, const VAxis *a)
 		buf_printf(b, "%lld %c ", (long long)c, a->step > 0 ? '+' : '-');
 	else if (a->step < 0)
 		buf_putc(b, '-');
-	dump_node(b, v->gat[a->ref].atom->p);
+	gather_index_print(b, &v->gat[a->ref]);
 }
 
 void view_print(Buf *b, const View *v)
@@ -357,7 +357,7 @@ static void explain_plan_text(Buf *b, const PlanStmt *ps)
 	buf_printf(b, "    plan  grid (");
 	for (int a = 0; a < ps->ngrid; a++) {
 		const PlanVar *v = &ps->vars[ps->grid_var[a]];
-		buf_printf(b, "%s%lld", a ? ", " : "", (long long)((v->n + v->block - 1) / v->block));
+		buf_printf(b, "%s%lld", a ? ", " : "", (long long)plan_var_blocks(v));
 	}
 	buf_printf(b, ps->ngrid == 1 ? ",)" : ")");
 	for (int i = 0; i < ps->nvars; i++) {
@@ -365,7 +365,7 @@ static void explain_plan_text(Buf *b, const PlanStmt *ps)
 		buf_printf(b, "%s%s ", i ? ", " : "  ", v->var->name);
 		if (v->grid >= 0)
 			buf_printf(b, "%s%lld blocks of %lld%s", v->reduce ? "arbitrary " : "",
-			           (long long)((v->n + v->block - 1) / v->block), (long long)v->block, v->split ? " (split)" : "");
+			           (long long)plan_var_blocks(v), (long long)v->block, v->split ? " (split)" : "");
 		else
 			buf_printf(b, "whole %lld%s", (long long)v->n, v->split ? " (split)" : "");
 	}
@@ -454,7 +454,7 @@ static void explain_json_stmt(Buf *b, const PlanStmt *ps)
 		buf_printf(b, "%s{\"var\": ", a ? ", " : "");
 		json_str(b, v->var->name);
 		buf_printf(b, ", \"blocks\": %lld, \"block\": %lld, \"semantics\": \"%s\"}",
-		           (long long)((v->n + v->block - 1) / v->block), (long long)v->block, v->reduce ? "arbitrary" : "parallel");
+		           (long long)plan_var_blocks(v), (long long)v->block, v->reduce ? "arbitrary" : "parallel");
 	}
 	buf_printf(b, "], \"prefetch\": [");
 	bool first = true;
