@@ -100,6 +100,16 @@ static void dump_tensor(Buf *b, const Kernel *k, const Tensor *t)
 	}
 }
 
+/* Index variable d of a statement's target, with its bound if one is given. */
+static void print_lhs(Buf *b, const Stmt *s, int d)
+{
+	buf_printf(b, "%s%s", d ? ", " : "", s->lhs[d]->name);
+	if (s->bound[d]) {
+		buf_printf(b, " < ");
+		dump_node(b, s->bound[d]);
+	}
+}
+
 /* The kernel in source form; checked: with dtypes and variable ranges. */
 void dump_kernel(Buf *b, const Kernel *k, bool checked)
 {
@@ -116,7 +126,7 @@ void dump_kernel(Buf *b, const Kernel *k, bool checked)
 		const Stmt *s = k->stmts.v[i];
 		buf_printf(b, "    %s%s[", s->t->role == ROLE_LET ? "let " : "", s->t->name);
 		for (int d = 0; d < s->nlhs; d++)
-			buf_printf(b, "%s%s", d ? ", " : "", s->lhs[d]->name);
+			print_lhs(b, s, d);
 		buf_printf(b, "] = ");
 		dump_node(b, s->rhs);
 		if (checked) {
@@ -476,7 +486,7 @@ static void print_stmt_head(Buf *b, const Stmt *s)
 {
 	buf_printf(b, "  %s%s[", s->t->role == ROLE_LET ? "let " : "", s->t->name);
 	for (int d = 0; d < s->nlhs; d++)
-		buf_printf(b, "%s%s", d ? ", " : "", s->lhs[d]->name);
+		print_lhs(b, s, d);
 	buf_printf(b, "] = ");
 	dump_node(b, s->rhs);
 }
