@@ -685,8 +685,8 @@ class Kernel:
 
         Sizes come from the shapes of the given arrays, ``sizes=`` and the module's sizes (the
         module's entry point takes logical, contiguous arrays: an array's strides are not part
-        of it). ``target`` is "pallas" (TPU, or JAX's interpreter on a CPU) or "pallas-gpu";
-        ``chip`` ("v5e", "v6e", "v4") is recorded in the module."""
+        of it). ``target`` is "pallas" (TPU, or JAX's interpreter on a CPU; the
+        library reserves "pallas-gpu"); ``chip`` ("v5e", "v6e", "v4") is recorded in the module."""
         if not _lib.HAS_EMIT:
             raise NotImplementedError("this build of libathene has no Pallas emitter (athene_emit)")
         return self._text(arrays, named, sizes, lambda p: lib.athene_emit(
