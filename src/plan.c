@@ -32,11 +32,11 @@
 
 static const Target cpu_target = {
 	.name = "cpu", .budget = 256 << 10, .buffers = 1, .tiles = false, .threads = 0, .min_block = 16 << 10,
-	.minor_align = 16, .wide64 = true, .transposes = "any two axes",
+	.minor_align = 64, .wide64 = true, .transposes = "any two axes",
 };
 static const Target tpu_target = {
 	.name = "tpu", .budget = 16 << 20, /* scoped VMEM, both buffers of every block */
-	.buffers = 2, .tiles = true, .threads = 1, .min_block = 0, .minor_align = 128, .wide64 = false,
+	.buffers = 2, .tiles = true, .threads = 1, .min_block = 0, .minor_align = 64, .wide64 = false,
 	.transposes = "the minor two axes",
 };
 
