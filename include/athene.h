@@ -119,7 +119,8 @@ ATHENE_API const char *athene_explain(athene_inst *in, const char *target, int j
 /* One self-contained Python module of JAX Pallas kernels for the instances
  * ins[0..n) (kernels of one file, each with its sizes bound), emitted from
  * their tpu plans: target "pallas" (TPU through Mosaic; it also runs in
- * JAX's interpreter on a CPU) or "pallas-gpu". chip ("v5e", "v6e", "v4" or
+ * JAX's interpreter on a CPU); "pallas-gpu" is reserved and fails for now
+ * with the reason. chip ("v5e", "v6e", "v4" or
  * NULL) is recorded in the module; the plan is the tpu target's for each.
  * For each kernel K the module defines K(*inputs, interpret=None) and the
  * traceable K_pure(*inputs, interpret=False) (see docs/pallas.md). NULL on

@@ -38,7 +38,6 @@ typedef struct {
 	const PlanStmt *ps;
 	const Prog *prog;
 	const char *kname, *sname; /* kernel, stored tensor */
-	bool gpu;
 	unsigned *needs;
 	int nchecks;               /* checks of the whole kernel so far */
 	int stmt_checks;           /* of this statement */
@@ -93,9 +92,29 @@ static void tuple(Buf *b, const int64_t *v, int n)
 
 /* ---- operands: how each axis is moved ---- */
 
+/* The operands as the module moves them: the plan's, with reversed axes
+ * flipped by the wrapper (Mosaic has no in-kernel reverse), so the kernel
+ * walks every axis upwards. Set per statement by emit_pallas_kernel. */
+static _Thread_local const PlanOperand *const *moved;
+
 static const PlanOperand *operand(const PlanStmt *ps, int j)
 {
-	return ps->ops.v[j];
+	return moved ? moved[j] : ps->ops.v[j];
+}
+
+/* Axes the wrapper flips: reversed slices of an operand read by view. */
+static bool flipped(const PlanOperand *op, const PlanAxis *x)
+{
+	return op->cls != VIEW_ELEM && !op->prefetch && x->kind == VA_ITER && x->step < 0;
+}
+
+/* The axes of a moved operand that the wrapper flips (the plan's reversed ones). */
+static void flip_axes(Buf *b, const PlanStmt *ps, const PlanOperand *op)
+{
+	const PlanOperand *plan = ps->ops.v[op->access];
+	for (int a = 0, k = 0; a < plan->naxes; a++)
+		if (flipped(plan, &plan->ax[a]))
+			buf_printf(b, "%s%d", k++ ? ", " : "", a);
 }
 
 /* The kernel's name for an operand's ref: x_ref, or x2_ref for the second
@@ -375,6 +394,19 @@ static void node_expr(Buf *b, SymCtx *c, const Node *n)
 	unsupported(c->e, "this gathered index expression");
 }
 
+/* The position of gathered axis x: in an index map (grid indices), or in
+ * the kernel (program ids). */
+static void gather_pos(Buf *b, Em *e, const PlanOperand *op, const PlanAxis *x, bool pid)
+{
+	const View *v = op->view;
+	const VAxis *va = &v->ax[x->vaxis];
+	int64_t c0 = va->start - va->step * v->gat[va->ref].atom->lo;
+	SymCtx c = {e, true, pid, NULL, -1};
+	if (c0 || va->step < 0)
+		buf_printf(b, "%lld %c ", (long long)c0, va->step > 0 ? '+' : '-');
+	node_expr(b, &c, v->gat[va->ref].atom->p);
+}
+
 /* The element offset (squeezed) or block index of axis x in an index map. */
 static void map_entry(Buf *b, Em *e, const PlanOperand *op, const PlanAxis *x)
 {
@@ -389,15 +421,8 @@ static void map_entry(Buf *b, Em *e, const PlanOperand *op, const PlanAxis *x)
 		return;
 	}
 	if (x->kind == VA_GATHER) {
-		const View *v = op->view;
-		const VAxis *va = &v->ax[x->vaxis];
-		int64_t c0 = va->start - va->step * v->gat[va->ref].atom->lo;
-		SymCtx c = {e, true, false, NULL, -1};
-		if (c0 || va->step < 0)
-			buf_printf(b, "jnp.clip(%lld %c ", (long long)c0, va->step > 0 ? '+' : '-');
-		else
-			buf_printf(b, "jnp.clip(");
-		node_expr(b, &c, v->gat[va->ref].atom->p);
+		buf_printf(b, "jnp.clip(");
+		gather_pos(b, e, op, x, false);
 		buf_printf(b, ", 0, %lld)", (long long)(x->size - 1));
 		return;
 	}
@@ -427,12 +452,22 @@ static void map_entry(Buf *b, Em *e, const PlanOperand *op, const PlanAxis *x)
 		buf_printf(b, "%lld - %s", (long long)((x->start + 1) / blk - 1), g);
 }
 
+static int prefetched(const PlanStmt *ps)
+{
+	int n = 0;
+	for (int i = 0; i < ps->ops.n; i++)
+		n += operand(ps, i)->prefetch;
+	return n;
+}
+
 static void map_params(Buf *b, const PlanStmt *ps)
 {
 	buf_printf(b, "lambda");
 	int k = 0;
 	for (int g = 0; g < ps->ngrid; g++)
 		buf_printf(b, "%s %s", k++ ? "," : "", grid_name(ps, g));
+	if (!ps->ngrid && prefetched(ps))
+		buf_printf(b, " _%s", k++ ? "," : ""); /* the one step of a gather without a grid */
 	for (int i = 0; i < ps->ops.n; i++)
 		if (operand(ps, i)->prefetch)
 			buf_printf(b, "%s %s", k++ ? "," : "", ref_name(ps, operand(ps, i)));
@@ -932,7 +967,13 @@ static void reduce(Em *e, int r)
 		     x->op == R_ARGMAX ? "argmax" : "argmin", r, buf_str(&t), lo, buf_str(&k), jdt(x->dt));
 		buf_free(&t);
 		buf_free(&k);
-	} else
+	} else if (x->op == R_ANY || x->op == R_ALL) /* Mosaic reduces floats, not bools */
+		line(e, "v%d = jnp.%s(v%d.astype(jnp.float32), axis=(%s,), keepdims=True) > 0", r, x->op == R_ANY ? "max" : "min",
+		     r, buf_str(&axes));
+	else if ((x->op == R_MAX || x->op == R_MIN) && !dt_is_float(x->opdt) && dt_bits(x->opdt) <= 16)
+		line(e, "v%d = %s(v%d.astype(jnp.float32), axis=(%s,), keepdims=True).astype(%s)  # exact in f32", r,
+		     reduce_info[x->op].jnp, r, buf_str(&axes), jdt(x->dt));
+	else
 		line(e, "v%d = %s(v%d, axis=(%s,), keepdims=True).astype(%s)", r, reduce_info[x->op].jnp, r, buf_str(&axes),
 		     jdt(x->dt));
 	buf_free(&axes);
@@ -1106,13 +1147,31 @@ static void check_load(Em *e, int r)
 		if (op->acc->off->lo >= 0 && op->acc->off->hi < l->storage)
 			return;
 		Buf o = {0}, cond = {0}, val = {0};
-		sym_expr(&o, &c, op->acc->off);
-		buf_printf(&cond, "(%s < 0) | (%s >= %lld)", buf_str(&o), buf_str(&o), (long long)l->storage);
+		unsigned dep = e->dep[r];
+		if (op->cls == VIEW_ROWGATHER) {
+			/* one row per step: its gathered positions, scalars of the step */
+			SymCtx m = {e, true, true, x, r};
+			sym_expr(&o, &m, op->acc->off);
+			for (int a = 0; a < op->naxes; a++) {
+				const PlanAxis *g = &op->ax[a];
+				if (g->kind != VA_GATHER)
+					continue;
+				Buf pos = {0};
+				gather_pos(&pos, e, op, g, true);
+				buf_printf(&cond, "%s(%s < 0) | (%s >= %lld)", cond.len ? " | " : "", buf_str(&pos), buf_str(&pos),
+				           (long long)g->size);
+				buf_free(&pos);
+			}
+			dep = 0;
+		} else {
+			sym_expr(&o, &c, op->acc->off);
+			buf_printf(&cond, "(%s < 0) | (%s >= %lld)", buf_str(&o), buf_str(&o), (long long)l->storage);
+		}
 		buf_printf(&val, "%s - %lld", buf_str(&o), (long long)l->offset);
 		buf_printf(&e->msgs, "    \"kernel %s: flat offset {2} is out of range for the storage of '%s' (%lld elements)",
 		           e->kname, n->t->name, (long long)l->storage);
 		message_at(e);
-		record(e, x, buf_str(&cond), buf_str(&val), e->dep[r]);
+		record(e, x, buf_str(&cond), buf_str(&val), dep);
 		buf_free(&o);
 		buf_free(&cond);
 		buf_free(&val);
@@ -1304,7 +1363,7 @@ static void store(Em *e)
 			if (ps->vars[v].grid >= 0)
 				buf_printf(&first, "%s(pl.program_id(%d) == 0)", k2++ ? " & " : "", ps->vars[v].grid);
 		line(e, "@pl.when(%s)", buf_str(&first));
-		line(e, "def _init():");
+		line(e, "def _start():");
 		line(e, "    %s[...] = jnp.full(%s.shape, %s, %s)", y, y, buf_str(&id), jdt(acc->dt));
 		static const char *const comb[] = {"%s[...] + out", "%s[...] * out", "jnp.maximum(%s[...], out)",
 		                                   "jnp.minimum(%s[...], out)", NULL, NULL, NULL, "%s[...] | out",
@@ -1415,12 +1474,13 @@ static void emit_kernel_fn(Em *e, Buf *out)
 }
 
 /* The array an operand is given: its storage reshaped (padded to whole rows). */
-static void operand_array(Buf *b, Em *e, const PlanOperand *op)
+static void operand_array(Buf *out, Em *e, const PlanOperand *op)
 {
 	const char *t = pyname(op->t->name);
+	Buf arr = {0}, f = {0}, *b = &arr;
 	int64_t storage = tensor_layout(e->in, op->t)->storage;
 	if (op->prefetch) {
-		buf_printf(b, "_i32(%s)", t);
+		buf_printf(out, "_i32(%s)", t);
 		*e->needs |= NEED_I32;
 		return;
 	}
@@ -1436,6 +1496,13 @@ static void operand_array(Buf *b, Em *e, const PlanOperand *op)
 		buf_printf(b, ".reshape");
 		tuple(b, shape, op->naxes);
 	}
+	flip_axes(&f, e->ps, op);
+	if (f.len)
+		buf_printf(out, "jnp.flip(%s, (%s,))", buf_str(&arr), buf_str(&f));
+	else
+		buf_printf(out, "%s", buf_str(&arr));
+	buf_free(&arr);
+	buf_free(&f);
 }
 
 /* The statement's grid spec, at module level: tools and tests can call its
@@ -1459,7 +1526,10 @@ static void emit_grid_spec(Em *e, Buf *out)
 		grid[g] = (v->n + v->block - 1) / v->block;
 	}
 	buf_printf(out, "    grid=");
-	tuple(out, grid, ps->ngrid);
+	if (!ps->ngrid && npre)
+		buf_printf(out, "(1,)"); /* Pallas prefetches only on a grid */
+	else
+		tuple(out, grid, ps->ngrid);
 	buf_printf(out, ",\n    in_specs=[");
 	int k = 0;
 	for (int i = 1; i < ps->ops.n; i++) {
@@ -1496,14 +1566,33 @@ static void emit_call(Em *e, Buf *w, int si, Buf *records)
 	tuple(w, shape, st->naxes);
 	buf_printf(w, ", %s)%s,\n", jdt(st->t->dt), e->stmt_checks ? ", jax.ShapeDtypeStruct((11,), jnp.int32))" : "");
 	buf_printf(w, "        grid_spec=%s_grid,\n", fn_name(e, &name));
-	if (ps->ngrid) {
-		buf_printf(w, "        compiler_params=pltpu.CompilerParams(dimension_semantics=(");
-		for (int g = 0; g < ps->ngrid; g++) {
-			/* the bad-index record is one block for the whole grid: steps in order */
-			bool arb = ps->vars[ps->grid_var[g]].reduce || e->stmt_checks;
-			buf_printf(w, "%s\"%s\"", g ? ", " : "", arb ? "arbitrary" : "parallel");
+	/* The planner budgets 16 MiB of double-buffered blocks; the kernel's own
+	 * values (a transposed block, merged digits) come on top, past the
+	 * chips' default scoped VMEM: big blocks get 100 MiB of the 128. */
+	int64_t bytes = 0;
+	for (int i = 0; i < ps->ops.n; i++) {
+		const PlanOperand *op = operand(ps, i);
+		int64_t n = 2 * (int64_t)athene_dtype_size(op->t->dt); /* double-buffered, tiles padded */
+		for (int a = 0; a < op->naxes && !op->prefetch; a++) {
+			int64_t b = axis_mode(ps, &op->ax[a]) == AX_WHOLE ? op->ax[a].size : op->ax[a].block ? op->ax[a].block : 1;
+			int64_t tile = a == op->naxes - 1 ? 128 : a == op->naxes - 2 ? 8 * dtype_packing(op->t->dt) : 1;
+			n *= (b + tile - 1) / tile * tile;
 		}
-		buf_printf(w, ps->ngrid == 1 ? ",)),\n" : ")),\n");
+		bytes += op->prefetch || !op->naxes ? 0 : n;
+	}
+	bool big = bytes > 4 << 20;
+	if (ps->ngrid || big) {
+		buf_printf(w, "        compiler_params=pltpu.CompilerParams(");
+		if (ps->ngrid) {
+			buf_printf(w, "dimension_semantics=(");
+			for (int g = 0; g < ps->ngrid; g++) {
+				/* the bad-index record is one block for the whole grid: steps in order */
+				bool arb = ps->vars[ps->grid_var[g]].reduce || e->stmt_checks;
+				buf_printf(w, "%s\"%s\"", g ? ", " : "", arb ? "arbitrary" : "parallel");
+			}
+			buf_printf(w, ps->ngrid == 1 ? ",)" : ")");
+		}
+		buf_printf(w, "%s),\n", big ? ps->ngrid ? ", vmem_limit_bytes=100 * 2**20" : "vmem_limit_bytes=100 * 2**20" : "");
 	}
 	buf_printf(w, "        interpret=interpret,\n    )(");
 	int k = 0;
@@ -1516,6 +1605,11 @@ static void emit_call(Em *e, Buf *w, int si, Buf *records)
 			operand_array(w, e, op);
 		}
 	buf_printf(w, ")\n");
+	Buf f = {0};
+	flip_axes(&f, ps, st);
+	if (f.len)
+		buf_printf(w, "    %s = jnp.flip(%s, (%s,))\n", y, y, buf_str(&f));
+	buf_free(&f);
 	if (array_elems(st) > storage)
 		buf_printf(w, "    %s = %s.reshape(-1)[:%lld]\n", y, y, (long long)storage);
 	else if (st->naxes != 1)
@@ -1558,7 +1652,11 @@ static void describe(Buf *b, const Inst *in, int from, int to)
 void emit_pallas_kernel(Buf *out, unsigned *needs, Inst *in, const Plan *p, bool gpu)
 {
 	const Kernel *k = in->k;
-	Em e = {.in = in, .p = p, .kname = k->name, .gpu = gpu, .needs = needs};
+	Em e = {.in = in, .p = p, .kname = k->name, .needs = needs};
+	if (gpu)
+		error_plain(&in->diag, "kernel %s: --target pallas-gpu is not implemented yet (Pallas's GPU lowerings need "
+		            "gathers read inside the kernel and power-of-two blocks); --target pallas runs on TPUs and in "
+		            "JAX's interpreter on any CPU", k->name);
 	Buf fns = {0}, w = {0}, records = {0};
 	for (int i = 0; i < k->params.n; i++)
 		if (wide(((const Tensor *)k->params.v[i])->dt))
@@ -1577,9 +1675,22 @@ void emit_pallas_kernel(Buf *out, unsigned *needs, Inst *in, const Plan *p, bool
 		}
 		for (int v = 0; v < ps->nvars; v++)
 			e.vb[v] = ps->vars[v].grid >= 0 ? ps->vars[v].block : ps->vars[v].n;
+		PlanOperand **ops = arena_alloc(&in->arena, (size_t)ps->ops.n * sizeof *ops);
+		for (int j = 0; j < ps->ops.n; j++) {
+			PlanOperand *op = ops[j] = arena_dup(&in->arena, ps->ops.v[j], sizeof *op);
+			for (int a = 0; a < op->naxes; a++) {
+				PlanAxis *x = &op->ax[a];
+				if (flipped(op, x)) {
+					x->start = x->size - 1 - x->start;
+					x->step = -x->step;
+				}
+			}
+		}
+		moved = (const PlanOperand *const *)ops;
 		emit_kernel_fn(&e, &fns);
 		emit_grid_spec(&e, &fns);
 		emit_call(&e, &w, si, &records);
+		moved = NULL;
 	}
 	buf_printf(out, "\n\n# ---- kernel %s\n", k->name);
 	buf_printf(out, "%s", buf_str(&fns));

@@ -197,7 +197,7 @@ def greater_bool_out(x, t, *, interpret=None):
 
 def _flip_i8_y(x_ref, y_ref):
     # y[i] = (x[(15 - i)] * 2)
-    v0 = x_ref[...][::-1]
+    v0 = x_ref[...]
     v3 = v0 * jnp.int8(2)
     out = v3
     y_ref[...] = out
@@ -219,7 +219,7 @@ def flip_i8_pure(x, *, interpret=False):
         out_shape=jax.ShapeDtypeStruct((16,), jnp.int8),
         grid_spec=_flip_i8_y_grid,
         interpret=interpret,
-    )(x)
+    )(jnp.flip(x, (0,)))
     return y.reshape(16)
 
 
@@ -477,7 +477,7 @@ def permute_f16(x, *, interpret=None):
 
 def _f16_to_f32_flipped_y(x_ref, y_ref):
     # y[i] = f32(x[i])
-    v0 = x_ref[...][::-1]
+    v0 = x_ref[...]
     v1 = v0.astype(jnp.float32)
     out = v1
     y_ref[...] = out
@@ -499,7 +499,7 @@ def f16_to_f32_flipped_pure(x, *, interpret=False):
         out_shape=jax.ShapeDtypeStruct((8,), jnp.float32),
         grid_spec=_f16_to_f32_flipped_y_grid,
         interpret=interpret,
-    )(x)
+    )(jnp.flip(x, (0,)))
     return y.reshape(8)
 
 

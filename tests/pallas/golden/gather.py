@@ -412,10 +412,10 @@ def _embed_256x64_1_y(indices_ref, table_ref, y_ref, err_ref):
 
 _embed_256x64_1_y_grid = pltpu.PrefetchScalarGridSpec(
     num_scalar_prefetch=1,
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((None, 1, 64), lambda indices_ref: (jnp.clip(indices_ref[0], 0, 255), np.int32(0), np.int32(0)))],
-    out_specs=[pl.BlockSpec((64,), lambda indices_ref: (np.int32(0),)), pl.BlockSpec((11,), lambda *_: (np.int32(0),), memory_space=pltpu.SMEM)])
+        pl.BlockSpec((None, 1, 64), lambda _, indices_ref: (jnp.clip(indices_ref[0], 0, 255), np.int32(0), np.int32(0)))],
+    out_specs=[pl.BlockSpec((64,), lambda _, indices_ref: (np.int32(0),)), pl.BlockSpec((11,), lambda *_: (np.int32(0),), memory_space=pltpu.SMEM)])
 
 
 _embed_256x64_1_MESSAGES = (
@@ -1447,9 +1447,8 @@ def _gather_flat_next_row_y(idx_ref, t_ref, y_ref, err_ref):
     v0 = idx_ref[pl.program_id(0)]
     v1 = t_ref[...][0, :]
     v1 = v1.reshape((1, 4))
-    d = jax.lax.broadcasted_iota(jnp.int32, (1, 4), 1)
-    bad = ((d + 4*v0 + 4) < 0) | ((d + 4*v0 + 4) >= 64)
-    _record(err_ref, jnp.broadcast_to(bad, (1, 4)), 0, jnp.broadcast_to((d + 4*v0 + 4) - 0, (1, 4)), (pl.program_id(0), 0))
+    bad = (1 + idx_ref[pl.program_id(0)] < 0) | (1 + idx_ref[pl.program_id(0)] >= 16)
+    _record(err_ref, bad, 0, (0 + 4*idx_ref[pl.program_id(0)] + 4) - 0, (pl.program_id(0), 0))
     out = jnp.broadcast_to(v1, (1, 4))
     y_ref[...] = out
 

@@ -84,9 +84,8 @@ def _embed_wrap_flat_out(idx_ref, idx2_ref, idx3_ref, t_ref, out_ref, err_ref):
     v8 = jnp.where(v2, v5, v7)
     v9 = t_ref[...][0, :]
     v9 = v9.reshape((1, 32))
-    d = jax.lax.broadcasted_iota(jnp.int32, (1, 32), 1)
-    bad = ((d + 32*v8) < 0) | ((d + 32*v8) >= 2048)
-    _record(err_ref, jnp.broadcast_to(bad, (1, 32)), 0, jnp.broadcast_to((d + 32*v8) - 0, (1, 32)), (pl.program_id(0), 0))
+    bad = (jnp.where(idx_ref[pl.program_id(0)] < 0, idx2_ref[pl.program_id(0)] + 64, idx3_ref[pl.program_id(0)]) < 0) | (jnp.where(idx_ref[pl.program_id(0)] < 0, idx2_ref[pl.program_id(0)] + 64, idx3_ref[pl.program_id(0)]) >= 64)
+    _record(err_ref, bad, 0, (0 + 32*jnp.where(idx_ref[pl.program_id(0)] < 0, idx2_ref[pl.program_id(0)] + 64, idx3_ref[pl.program_id(0)])) - 0, (pl.program_id(0), 0))
     out = jnp.broadcast_to(v9, (1, 32))
     out_ref[...] = out
 
@@ -205,9 +204,8 @@ def _index_select_cols_out(idx_ref, idx2_ref, idx3_ref, t_ref, out_ref, err_ref)
     v8 = jnp.where(v2, v5, v7)
     v9 = t_ref[...][:, 0, 0]
     v9 = v9.reshape((16, 1))
-    i = jax.lax.broadcasted_iota(jnp.int32, (16, 1), 0)
-    bad = ((64*i + v8) < 0) | ((64*i + v8) >= 1024)
-    _record(err_ref, jnp.broadcast_to(bad, (16, 1)), 0, jnp.broadcast_to((64*i + v8) - 0, (16, 1)), (0, pl.program_id(0)))
+    bad = (jnp.where(idx_ref[pl.program_id(0)] < 0, idx2_ref[pl.program_id(0)] + 64, idx3_ref[pl.program_id(0)]) < 0) | (jnp.where(idx_ref[pl.program_id(0)] < 0, idx2_ref[pl.program_id(0)] + 64, idx3_ref[pl.program_id(0)]) >= 64)
+    _record(err_ref, bad, 0, (64*0 + jnp.where(idx_ref[pl.program_id(0)] < 0, idx2_ref[pl.program_id(0)] + 64, idx3_ref[pl.program_id(0)])) - 0, (0, pl.program_id(0)))
     out = jnp.broadcast_to(v9, (16, 1))
     out = out.reshape((16, 1, 1))
     out_ref[...] = out
@@ -263,9 +261,8 @@ def _embed_flat_digit_y(idx_ref, t_ref, y_ref, err_ref):
     v1 = t_ref[...][0, :]
     v1 = v1.reshape((1, 32))
     v1 = v1.reshape((32,))
-    x = pl.program_id(0) * 32 + jax.lax.broadcasted_iota(jnp.int32, (32,), 0)
-    bad = (((x % 32) + 32*v0) < 0) | (((x % 32) + 32*v0) >= 2048)
-    _record(err_ref, jnp.broadcast_to(bad, (32,)), 0, jnp.broadcast_to(((x % 32) + 32*v0) - 0, (32,)), (pl.program_id(0) * 32,))
+    bad = (idx_ref[(pl.program_id(0) * 32 // 32)] < 0) | (idx_ref[(pl.program_id(0) * 32 // 32)] >= 64)
+    _record(err_ref, bad, 0, ((pl.program_id(0) * 32 % 32) + 32*idx_ref[(pl.program_id(0) * 32 // 32)]) - 0, (pl.program_id(0) * 32,))
     out = v1
     out = out.reshape((1, 32))
     y_ref[...] = out
@@ -326,9 +323,8 @@ def _embed_flat_digit_wrap_y(idx_ref, idx2_ref, idx3_ref, t_ref, y_ref, err_ref)
     v9 = t_ref[...][0, :]
     v9 = v9.reshape((1, 32))
     v9 = v9.reshape((32,))
-    x = pl.program_id(0) * 32 + jax.lax.broadcasted_iota(jnp.int32, (32,), 0)
-    bad = (((x % 32) + 32*v8) < 0) | (((x % 32) + 32*v8) >= 2048)
-    _record(err_ref, jnp.broadcast_to(bad, (32,)), 0, jnp.broadcast_to(((x % 32) + 32*v8) - 0, (32,)), (pl.program_id(0) * 32,))
+    bad = (jnp.where(idx_ref[(pl.program_id(0) * 32 // 32)] < 0, idx2_ref[(pl.program_id(0) * 32 // 32)] + 64, idx3_ref[(pl.program_id(0) * 32 // 32)]) < 0) | (jnp.where(idx_ref[(pl.program_id(0) * 32 // 32)] < 0, idx2_ref[(pl.program_id(0) * 32 // 32)] + 64, idx3_ref[(pl.program_id(0) * 32 // 32)]) >= 64)
+    _record(err_ref, bad, 0, ((pl.program_id(0) * 32 % 32) + 32*jnp.where(idx_ref[(pl.program_id(0) * 32 // 32)] < 0, idx2_ref[(pl.program_id(0) * 32 // 32)] + 64, idx3_ref[(pl.program_id(0) * 32 // 32)])) - 0, (pl.program_id(0) * 32,))
     out = v9
     out = out.reshape((1, 32))
     y_ref[...] = out
@@ -389,15 +385,14 @@ def _embed_flat_digit_two_y(ia_ref, ia2_ref, ia3_ref, ib_ref, a_ref, b_ref, y_re
     v9 = a_ref[...][0, :]
     v9 = v9.reshape((1, 32))
     v9 = v9.reshape((32,))
-    x = pl.program_id(0) * 32 + jax.lax.broadcasted_iota(jnp.int32, (32,), 0)
-    bad = (((x % 32) + 32*v8) < 0) | (((x % 32) + 32*v8) >= 2048)
-    _record(err_ref, jnp.broadcast_to(bad, (32,)), 0, jnp.broadcast_to(((x % 32) + 32*v8) - 0, (32,)), (pl.program_id(0) * 32,))
+    bad = (jnp.where(ia_ref[(pl.program_id(0) * 32 // 32)] < 0, ia2_ref[(pl.program_id(0) * 32 // 32)] + 64, ia3_ref[(pl.program_id(0) * 32 // 32)]) < 0) | (jnp.where(ia_ref[(pl.program_id(0) * 32 // 32)] < 0, ia2_ref[(pl.program_id(0) * 32 // 32)] + 64, ia3_ref[(pl.program_id(0) * 32 // 32)]) >= 64)
+    _record(err_ref, bad, 0, ((pl.program_id(0) * 32 % 32) + 32*jnp.where(ia_ref[(pl.program_id(0) * 32 // 32)] < 0, ia2_ref[(pl.program_id(0) * 32 // 32)] + 64, ia3_ref[(pl.program_id(0) * 32 // 32)])) - 0, (pl.program_id(0) * 32,))
     v10 = ib_ref[(pl.program_id(0) * 32 // 32)]
     v12 = b_ref[...][0, :]
     v12 = v12.reshape((1, 32))
     v12 = v12.reshape((32,))
-    bad = (((x % 32) + 32*v10) < 0) | (((x % 32) + 32*v10) >= 640)
-    _record(err_ref, jnp.broadcast_to(bad, (32,)), 1, jnp.broadcast_to(((x % 32) + 32*v10) - 0, (32,)), (pl.program_id(0) * 32,))
+    bad = (ib_ref[(pl.program_id(0) * 32 // 32)] < 0) | (ib_ref[(pl.program_id(0) * 32 // 32)] >= 20)
+    _record(err_ref, bad, 1, ((pl.program_id(0) * 32 % 32) + 32*ib_ref[(pl.program_id(0) * 32 // 32)]) - 0, (pl.program_id(0) * 32,))
     v13 = v9 + v12
     out = v13
     out = out.reshape((1, 32))
@@ -463,9 +458,8 @@ def _embed_flat_digit_2d_y(idx_ref, idx2_ref, idx3_ref, t_ref, y_ref, err_ref):
     v9 = t_ref[...][0, :]
     v9 = v9.reshape((1, 32))
     v9 = v9.reshape((32,))
-    x = pl.program_id(0) * 32 + jax.lax.broadcasted_iota(jnp.int32, (32,), 0)
-    bad = (((x % 32) + 32*v8) < 0) | (((x % 32) + 32*v8) >= 2048)
-    _record(err_ref, jnp.broadcast_to(bad, (32,)), 0, jnp.broadcast_to(((x % 32) + 32*v8) - 0, (32,)), (pl.program_id(0) * 32,))
+    bad = (jnp.where(idx_ref[(pl.program_id(0) * 32 // 32)] < 0, idx2_ref[(pl.program_id(0) * 32 // 32)] + 64, idx3_ref[(pl.program_id(0) * 32 // 32)]) < 0) | (jnp.where(idx_ref[(pl.program_id(0) * 32 // 32)] < 0, idx2_ref[(pl.program_id(0) * 32 // 32)] + 64, idx3_ref[(pl.program_id(0) * 32 // 32)]) >= 64)
+    _record(err_ref, bad, 0, ((pl.program_id(0) * 32 % 32) + 32*jnp.where(idx_ref[(pl.program_id(0) * 32 // 32)] < 0, idx2_ref[(pl.program_id(0) * 32 // 32)] + 64, idx3_ref[(pl.program_id(0) * 32 // 32)])) - 0, (pl.program_id(0) * 32,))
     out = v9
     out = out.reshape((1, 32))
     y_ref[...] = out
@@ -628,7 +622,7 @@ def slice_23_step24_flat(x, *, interpret=None):
 
 def _slice_rev_steps_y(x_ref, y_ref):
     # y[j, i] = x[(5 - (2 * i)), (16 - (7 * j))]
-    v0 = x_ref[...][5::-2, 16::-7]
+    v0 = x_ref[...][0:5:2, 0:15:7]
     v0 = jnp.transpose(v0, (1, 0))
     out = v0
     y_ref[...] = out
@@ -650,7 +644,7 @@ def slice_rev_steps_pure(x, *, interpret=False):
         out_shape=jax.ShapeDtypeStruct((3, 3), jnp.float32),
         grid_spec=_slice_rev_steps_y_grid,
         interpret=interpret,
-    )(x.reshape(6, 17))
+    )(jnp.flip(x.reshape(6, 17), (0, 1,)))
     y = y.reshape(-1)
     return y.reshape(3, 3)
 

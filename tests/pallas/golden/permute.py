@@ -85,6 +85,7 @@ def perm2_10000x2_pure(x, *, interpret=False):
         _perm2_10000x2_y,
         out_shape=jax.ShapeDtypeStruct((2, 10000), jnp.float32),
         grid_spec=_perm2_10000x2_y_grid,
+        compiler_params=pltpu.CompilerParams(vmem_limit_bytes=100 * 2**20),
         interpret=interpret,
     )(x.reshape(10000, 2))
     y = y.reshape(-1)
@@ -124,6 +125,7 @@ def perm2_2x10000_pure(x, *, interpret=False):
         _perm2_2x10000_y,
         out_shape=jax.ShapeDtypeStruct((10000, 2), jnp.float32),
         grid_spec=_perm2_2x10000_y_grid,
+        compiler_params=pltpu.CompilerParams(vmem_limit_bytes=100 * 2**20),
         interpret=interpret,
     )(x.reshape(2, 10000))
     y = y.reshape(-1)
@@ -553,6 +555,7 @@ def perm3_2x8x2048_021_pure(x, *, interpret=False):
         _perm3_2x8x2048_021_y,
         out_shape=jax.ShapeDtypeStruct((2, 2048, 8), jnp.float32),
         grid_spec=_perm3_2x8x2048_021_y_grid,
+        compiler_params=pltpu.CompilerParams(vmem_limit_bytes=100 * 2**20),
         interpret=interpret,
     )(x.reshape(2, 8, 2048))
     y = y.reshape(-1)
@@ -592,7 +595,7 @@ def perm3_2x8x2048_210_pure(x, *, interpret=False):
         _perm3_2x8x2048_210_y,
         out_shape=jax.ShapeDtypeStruct((2048, 8, 2), jnp.float32),
         grid_spec=_perm3_2x8x2048_210_y_grid,
-        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",), vmem_limit_bytes=100 * 2**20),
         interpret=interpret,
     )(x.reshape(2, 8, 2048))
     y = y.reshape(-1)
@@ -632,7 +635,7 @@ def perm3_2x1152x1024_102_pure(x, *, interpret=False):
         _perm3_2x1152x1024_102_y,
         out_shape=jax.ShapeDtypeStruct((1152, 2, 1024), jnp.float32),
         grid_spec=_perm3_2x1152x1024_102_y_grid,
-        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",), vmem_limit_bytes=100 * 2**20),
         interpret=interpret,
     )(x.reshape(2, 1152, 1024))
     y = y.reshape(-1)
@@ -674,7 +677,7 @@ def perm3_2x1152x1024_021_pure(x, *, interpret=False):
         _perm3_2x1152x1024_021_y,
         out_shape=jax.ShapeDtypeStruct((2, 1024, 1152), jnp.float32),
         grid_spec=_perm3_2x1152x1024_021_y_grid,
-        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel")),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel"), vmem_limit_bytes=100 * 2**20),
         interpret=interpret,
     )(x.reshape(2, 1152, 1024))
     y = y.reshape(-1)
@@ -714,7 +717,7 @@ def perm3_2x1152x1024_210_pure(x, *, interpret=False):
         _perm3_2x1152x1024_210_y,
         out_shape=jax.ShapeDtypeStruct((1024, 1152, 2), jnp.float32),
         grid_spec=_perm3_2x1152x1024_210_y_grid,
-        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",), vmem_limit_bytes=100 * 2**20),
         interpret=interpret,
     )(x.reshape(2, 1152, 1024))
     y = y.reshape(-1)
@@ -756,7 +759,7 @@ def perm3_2x1152x2048_021_pure(x, *, interpret=False):
         _perm3_2x1152x2048_021_y,
         out_shape=jax.ShapeDtypeStruct((2, 2048, 1152), jnp.float32),
         grid_spec=_perm3_2x1152x2048_021_y_grid,
-        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel")),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel"), vmem_limit_bytes=100 * 2**20),
         interpret=interpret,
     )(x.reshape(2, 1152, 2048))
     y = y.reshape(-1)
@@ -796,7 +799,7 @@ def perm3_2x1152x2048_102_pure(x, *, interpret=False):
         _perm3_2x1152x2048_102_y,
         out_shape=jax.ShapeDtypeStruct((1152, 2, 2048), jnp.float32),
         grid_spec=_perm3_2x1152x2048_102_y_grid,
-        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",), vmem_limit_bytes=100 * 2**20),
         interpret=interpret,
     )(x.reshape(2, 1152, 2048))
     y = y.reshape(-1)
@@ -878,7 +881,7 @@ def perm3_2x1152x2048_201_pure(x, *, interpret=False):
         _perm3_2x1152x2048_201_y,
         out_shape=jax.ShapeDtypeStruct((2048, 2, 1152), jnp.float32),
         grid_spec=_perm3_2x1152x2048_201_y_grid,
-        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",), vmem_limit_bytes=100 * 2**20),
         interpret=interpret,
     )(x.reshape(2, 1152, 2048))
     y = y.reshape(-1)
@@ -918,7 +921,7 @@ def perm3_2x1152x2048_210_pure(x, *, interpret=False):
         _perm3_2x1152x2048_210_y,
         out_shape=jax.ShapeDtypeStruct((2048, 1152, 2), jnp.float32),
         grid_spec=_perm3_2x1152x2048_210_y_grid,
-        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel")),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel"), vmem_limit_bytes=100 * 2**20),
         interpret=interpret,
     )(x.reshape(2, 1152, 2048))
     y = y.reshape(-1)
@@ -1272,7 +1275,7 @@ def perm4_2x4x128x2048_0132_pure(x, *, interpret=False):
         _perm4_2x4x128x2048_0132_y,
         out_shape=jax.ShapeDtypeStruct((2, 4, 2048, 128), jnp.float32),
         grid_spec=_perm4_2x4x128x2048_0132_y_grid,
-        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",), vmem_limit_bytes=100 * 2**20),
         interpret=interpret,
     )(x.reshape(2, 4, 128, 2048))
     y = y.reshape(-1)
@@ -1314,7 +1317,7 @@ def perm4_2x4x128x2048_0213_pure(x, *, interpret=False):
         _perm4_2x4x128x2048_0213_y,
         out_shape=jax.ShapeDtypeStruct((2, 128, 4, 2048), jnp.float32),
         grid_spec=_perm4_2x4x128x2048_0213_y_grid,
-        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel")),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel"), vmem_limit_bytes=100 * 2**20),
         interpret=interpret,
     )(x.reshape(2, 4, 128, 2048))
     y = y.reshape(-1)
@@ -1356,7 +1359,7 @@ def perm4_2x4x128x2048_0231_pure(x, *, interpret=False):
         _perm4_2x4x128x2048_0231_y,
         out_shape=jax.ShapeDtypeStruct((2, 128, 2048, 4), jnp.float32),
         grid_spec=_perm4_2x4x128x2048_0231_y_grid,
-        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",), vmem_limit_bytes=100 * 2**20),
         interpret=interpret,
     )(x.reshape(2, 4, 128, 1, 2048))
     y = y.reshape(-1)
@@ -1398,7 +1401,7 @@ def perm4_2x4x128x2048_0312_pure(x, *, interpret=False):
         _perm4_2x4x128x2048_0312_y,
         out_shape=jax.ShapeDtypeStruct((2, 2048, 4, 1, 128), jnp.float32),
         grid_spec=_perm4_2x4x128x2048_0312_y_grid,
-        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel", "parallel")),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel", "parallel"), vmem_limit_bytes=100 * 2**20),
         interpret=interpret,
     )(x.reshape(2, 4, 128, 2048))
     y = y.reshape(-1)
@@ -1440,7 +1443,7 @@ def perm4_2x4x128x2048_0321_pure(x, *, interpret=False):
         _perm4_2x4x128x2048_0321_y,
         out_shape=jax.ShapeDtypeStruct((2, 2048, 128, 4), jnp.float32),
         grid_spec=_perm4_2x4x128x2048_0321_y_grid,
-        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel", "parallel")),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel", "parallel"), vmem_limit_bytes=100 * 2**20),
         interpret=interpret,
     )(x.reshape(2, 4, 128, 2048))
     y = y.reshape(-1)
@@ -1480,7 +1483,7 @@ def perm4_2x4x128x2048_1023_pure(x, *, interpret=False):
         _perm4_2x4x128x2048_1023_y,
         out_shape=jax.ShapeDtypeStruct((4, 2, 128, 2048), jnp.float32),
         grid_spec=_perm4_2x4x128x2048_1023_y_grid,
-        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",), vmem_limit_bytes=100 * 2**20),
         interpret=interpret,
     )(x.reshape(2, 4, 128, 2048))
     y = y.reshape(-1)
@@ -1520,7 +1523,7 @@ def perm4_2x4x128x2048_1032_pure(x, *, interpret=False):
         _perm4_2x4x128x2048_1032_y,
         out_shape=jax.ShapeDtypeStruct((4, 2, 2048, 128), jnp.float32),
         grid_spec=_perm4_2x4x128x2048_1032_y_grid,
-        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",), vmem_limit_bytes=100 * 2**20),
         interpret=interpret,
     )(x.reshape(2, 4, 128, 2048))
     y = y.reshape(-1)
@@ -1562,7 +1565,7 @@ def perm4_2x4x128x2048_1203_pure(x, *, interpret=False):
         _perm4_2x4x128x2048_1203_y,
         out_shape=jax.ShapeDtypeStruct((4, 128, 2, 2048), jnp.float32),
         grid_spec=_perm4_2x4x128x2048_1203_y_grid,
-        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel")),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel"), vmem_limit_bytes=100 * 2**20),
         interpret=interpret,
     )(x.reshape(2, 4, 128, 2048))
     y = y.reshape(-1)
@@ -1604,7 +1607,7 @@ def perm4_2x4x128x2048_1230_pure(x, *, interpret=False):
         _perm4_2x4x128x2048_1230_y,
         out_shape=jax.ShapeDtypeStruct((4, 128, 2048, 2), jnp.float32),
         grid_spec=_perm4_2x4x128x2048_1230_y_grid,
-        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",), vmem_limit_bytes=100 * 2**20),
         interpret=interpret,
     )(x.reshape(2, 4, 128, 1, 2048))
     y = y.reshape(-1)
@@ -1646,7 +1649,7 @@ def perm4_2x4x128x2048_1302_pure(x, *, interpret=False):
         _perm4_2x4x128x2048_1302_y,
         out_shape=jax.ShapeDtypeStruct((4, 2048, 2, 1, 128), jnp.float32),
         grid_spec=_perm4_2x4x128x2048_1302_y_grid,
-        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel", "parallel")),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel", "parallel"), vmem_limit_bytes=100 * 2**20),
         interpret=interpret,
     )(x.reshape(2, 4, 128, 2048))
     y = y.reshape(-1)
@@ -1688,7 +1691,7 @@ def perm4_2x4x128x2048_1320_pure(x, *, interpret=False):
         _perm4_2x4x128x2048_1320_y,
         out_shape=jax.ShapeDtypeStruct((4, 2048, 128, 2), jnp.float32),
         grid_spec=_perm4_2x4x128x2048_1320_y_grid,
-        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel", "parallel")),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel", "parallel"), vmem_limit_bytes=100 * 2**20),
         interpret=interpret,
     )(x.reshape(2, 4, 128, 2048))
     y = y.reshape(-1)
@@ -1728,7 +1731,7 @@ def perm4_2x4x128x2048_2013_pure(x, *, interpret=False):
         _perm4_2x4x128x2048_2013_y,
         out_shape=jax.ShapeDtypeStruct((128, 2, 4, 2048), jnp.float32),
         grid_spec=_perm4_2x4x128x2048_2013_y_grid,
-        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",), vmem_limit_bytes=100 * 2**20),
         interpret=interpret,
     )(x.reshape(2, 4, 128, 2048))
     y = y.reshape(-1)
@@ -1770,7 +1773,7 @@ def perm4_2x4x128x2048_2031_pure(x, *, interpret=False):
         _perm4_2x4x128x2048_2031_y,
         out_shape=jax.ShapeDtypeStruct((128, 2, 2048, 4), jnp.float32),
         grid_spec=_perm4_2x4x128x2048_2031_y_grid,
-        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",), vmem_limit_bytes=100 * 2**20),
         interpret=interpret,
     )(x.reshape(2, 4, 128, 1, 2048))
     y = y.reshape(-1)
@@ -1810,7 +1813,7 @@ def perm4_2x4x128x2048_2103_pure(x, *, interpret=False):
         _perm4_2x4x128x2048_2103_y,
         out_shape=jax.ShapeDtypeStruct((128, 4, 2, 2048), jnp.float32),
         grid_spec=_perm4_2x4x128x2048_2103_y_grid,
-        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",), vmem_limit_bytes=100 * 2**20),
         interpret=interpret,
     )(x.reshape(2, 4, 128, 2048))
     y = y.reshape(-1)
@@ -1852,7 +1855,7 @@ def perm4_2x4x128x2048_2130_pure(x, *, interpret=False):
         _perm4_2x4x128x2048_2130_y,
         out_shape=jax.ShapeDtypeStruct((128, 4, 2048, 2), jnp.float32),
         grid_spec=_perm4_2x4x128x2048_2130_y_grid,
-        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",), vmem_limit_bytes=100 * 2**20),
         interpret=interpret,
     )(x.reshape(2, 4, 128, 1, 2048))
     y = y.reshape(-1)
@@ -1894,7 +1897,7 @@ def perm4_2x4x128x2048_2301_pure(x, *, interpret=False):
         _perm4_2x4x128x2048_2301_y,
         out_shape=jax.ShapeDtypeStruct((128, 2048, 2, 4), jnp.float32),
         grid_spec=_perm4_2x4x128x2048_2301_y_grid,
-        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel")),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel"), vmem_limit_bytes=100 * 2**20),
         interpret=interpret,
     )(x.reshape(2, 4, 128, 1, 2048))
     y = y.reshape(-1)
@@ -1936,7 +1939,7 @@ def perm4_2x4x128x2048_2310_pure(x, *, interpret=False):
         _perm4_2x4x128x2048_2310_y,
         out_shape=jax.ShapeDtypeStruct((128, 2048, 4, 2), jnp.float32),
         grid_spec=_perm4_2x4x128x2048_2310_y_grid,
-        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel")),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel"), vmem_limit_bytes=100 * 2**20),
         interpret=interpret,
     )(x.reshape(2, 4, 128, 1, 2048))
     y = y.reshape(-1)
@@ -1978,7 +1981,7 @@ def perm4_2x4x128x2048_3012_pure(x, *, interpret=False):
         _perm4_2x4x128x2048_3012_y,
         out_shape=jax.ShapeDtypeStruct((2048, 2, 4, 1, 128), jnp.float32),
         grid_spec=_perm4_2x4x128x2048_3012_y_grid,
-        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel", "parallel")),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel", "parallel"), vmem_limit_bytes=100 * 2**20),
         interpret=interpret,
     )(x.reshape(2, 4, 128, 2048))
     y = y.reshape(-1)
@@ -2020,7 +2023,7 @@ def perm4_2x4x128x2048_3021_pure(x, *, interpret=False):
         _perm4_2x4x128x2048_3021_y,
         out_shape=jax.ShapeDtypeStruct((2048, 2, 128, 4), jnp.float32),
         grid_spec=_perm4_2x4x128x2048_3021_y_grid,
-        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel", "parallel")),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel", "parallel"), vmem_limit_bytes=100 * 2**20),
         interpret=interpret,
     )(x.reshape(2, 4, 128, 2048))
     y = y.reshape(-1)
@@ -2062,7 +2065,7 @@ def perm4_2x4x128x2048_3102_pure(x, *, interpret=False):
         _perm4_2x4x128x2048_3102_y,
         out_shape=jax.ShapeDtypeStruct((2048, 4, 2, 1, 128), jnp.float32),
         grid_spec=_perm4_2x4x128x2048_3102_y_grid,
-        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel", "parallel")),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel", "parallel"), vmem_limit_bytes=100 * 2**20),
         interpret=interpret,
     )(x.reshape(2, 4, 128, 2048))
     y = y.reshape(-1)
@@ -2104,7 +2107,7 @@ def perm4_2x4x128x2048_3120_pure(x, *, interpret=False):
         _perm4_2x4x128x2048_3120_y,
         out_shape=jax.ShapeDtypeStruct((2048, 4, 128, 2), jnp.float32),
         grid_spec=_perm4_2x4x128x2048_3120_y_grid,
-        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel", "parallel")),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel", "parallel"), vmem_limit_bytes=100 * 2**20),
         interpret=interpret,
     )(x.reshape(2, 4, 128, 2048))
     y = y.reshape(-1)
@@ -2146,7 +2149,7 @@ def perm4_2x4x128x2048_3201_pure(x, *, interpret=False):
         _perm4_2x4x128x2048_3201_y,
         out_shape=jax.ShapeDtypeStruct((2048, 128, 2, 4), jnp.float32),
         grid_spec=_perm4_2x4x128x2048_3201_y_grid,
-        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel")),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel"), vmem_limit_bytes=100 * 2**20),
         interpret=interpret,
     )(x.reshape(2, 4, 128, 1, 2048))
     y = y.reshape(-1)
@@ -2188,7 +2191,7 @@ def perm4_2x4x128x2048_3210_pure(x, *, interpret=False):
         _perm4_2x4x128x2048_3210_y,
         out_shape=jax.ShapeDtypeStruct((2048, 128, 4, 2), jnp.float32),
         grid_spec=_perm4_2x4x128x2048_3210_y_grid,
-        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel")),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel"), vmem_limit_bytes=100 * 2**20),
         interpret=interpret,
     )(x.reshape(2, 4, 128, 1, 2048))
     y = y.reshape(-1)
@@ -3127,7 +3130,7 @@ def perm4_1152x1152x2x4_0321_pure(x, *, interpret=False):
         _perm4_1152x1152x2x4_0321_y,
         out_shape=jax.ShapeDtypeStruct((1152, 4, 2, 1152), jnp.float32),
         grid_spec=_perm4_1152x1152x2x4_0321_y_grid,
-        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",), vmem_limit_bytes=100 * 2**20),
         interpret=interpret,
     )(x.reshape(1152, 1152, 2, 4))
     y = y.reshape(-1)
@@ -3169,7 +3172,7 @@ def perm4_1152x1152x2x4_1302_pure(x, *, interpret=False):
         _perm4_1152x1152x2x4_1302_y,
         out_shape=jax.ShapeDtypeStruct((1152, 4, 1152, 2), jnp.float32),
         grid_spec=_perm4_1152x1152x2x4_1302_y_grid,
-        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",), vmem_limit_bytes=100 * 2**20),
         interpret=interpret,
     )(x.reshape(1152, 1152, 2, 4))
     y = y.reshape(-1)
@@ -3211,7 +3214,7 @@ def perm4_1152x1152x2x4_1320_pure(x, *, interpret=False):
         _perm4_1152x1152x2x4_1320_y,
         out_shape=jax.ShapeDtypeStruct((1152, 4, 2, 1152), jnp.float32),
         grid_spec=_perm4_1152x1152x2x4_1320_y_grid,
-        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",), vmem_limit_bytes=100 * 2**20),
         interpret=interpret,
     )(x.reshape(1152, 1152, 2, 4))
     y = y.reshape(-1)
@@ -3252,7 +3255,7 @@ def perm4_1152x1152x2x4_2310_pure(x, *, interpret=False):
         _perm4_1152x1152x2x4_2310_y,
         out_shape=jax.ShapeDtypeStruct((2, 4, 1152, 1, 1152), jnp.float32),
         grid_spec=_perm4_1152x1152x2x4_2310_y_grid,
-        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",), vmem_limit_bytes=100 * 2**20),
         interpret=interpret,
     )(x.reshape(1152, 1152, 2, 4))
     y = y.reshape(-1)
@@ -3294,7 +3297,7 @@ def perm4_1152x1152x2x4_3021_pure(x, *, interpret=False):
         _perm4_1152x1152x2x4_3021_y,
         out_shape=jax.ShapeDtypeStruct((4, 1152, 2, 1152), jnp.float32),
         grid_spec=_perm4_1152x1152x2x4_3021_y_grid,
-        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",), vmem_limit_bytes=100 * 2**20),
         interpret=interpret,
     )(x.reshape(1152, 1152, 2, 4))
     y = y.reshape(-1)
@@ -3336,7 +3339,7 @@ def perm4_1152x1152x2x4_3102_pure(x, *, interpret=False):
         _perm4_1152x1152x2x4_3102_y,
         out_shape=jax.ShapeDtypeStruct((4, 1152, 1152, 2), jnp.float32),
         grid_spec=_perm4_1152x1152x2x4_3102_y_grid,
-        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",), vmem_limit_bytes=100 * 2**20),
         interpret=interpret,
     )(x.reshape(1152, 1152, 2, 4))
     y = y.reshape(-1)
@@ -3378,7 +3381,7 @@ def perm4_1152x1152x2x4_3120_pure(x, *, interpret=False):
         _perm4_1152x1152x2x4_3120_y,
         out_shape=jax.ShapeDtypeStruct((4, 1152, 2, 1152), jnp.float32),
         grid_spec=_perm4_1152x1152x2x4_3120_y_grid,
-        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",), vmem_limit_bytes=100 * 2**20),
         interpret=interpret,
     )(x.reshape(1152, 1152, 2, 4))
     y = y.reshape(-1)
@@ -3419,7 +3422,7 @@ def perm4_1152x1152x2x4_3201_pure(x, *, interpret=False):
         _perm4_1152x1152x2x4_3201_y,
         out_shape=jax.ShapeDtypeStruct((4, 2, 1152, 1, 1152), jnp.float32),
         grid_spec=_perm4_1152x1152x2x4_3201_y_grid,
-        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",), vmem_limit_bytes=100 * 2**20),
         interpret=interpret,
     )(x.reshape(1152, 1152, 2, 4))
     y = y.reshape(-1)
@@ -3460,7 +3463,7 @@ def perm4_1152x1152x2x4_3210_pure(x, *, interpret=False):
         _perm4_1152x1152x2x4_3210_y,
         out_shape=jax.ShapeDtypeStruct((4, 2, 1152, 1, 1152), jnp.float32),
         grid_spec=_perm4_1152x1152x2x4_3210_y_grid,
-        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",), vmem_limit_bytes=100 * 2**20),
         interpret=interpret,
     )(x.reshape(1152, 1152, 2, 4))
     y = y.reshape(-1)
@@ -3851,6 +3854,7 @@ def perm2_10000x2_flat_pure(x, *, interpret=False):
         _perm2_10000x2_flat_y,
         out_shape=jax.ShapeDtypeStruct((2, 10000), jnp.float32),
         grid_spec=_perm2_10000x2_flat_y_grid,
+        compiler_params=pltpu.CompilerParams(vmem_limit_bytes=100 * 2**20),
         interpret=interpret,
     )(x.reshape(10000, 2))
     y = y.reshape(-1)
@@ -3929,7 +3933,7 @@ def perm3_2x1152x2048_201_flat_pure(x, *, interpret=False):
         _perm3_2x1152x2048_201_flat_y,
         out_shape=jax.ShapeDtypeStruct((2048, 2, 1152), jnp.float32),
         grid_spec=_perm3_2x1152x2048_201_flat_y_grid,
-        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",), vmem_limit_bytes=100 * 2**20),
         interpret=interpret,
     )(x.reshape(2, 1152, 2048))
     y = y.reshape(-1)
@@ -3969,7 +3973,7 @@ def perm3_2x1152x2048_201_collapsed_pure(x, *, interpret=False):
         _perm3_2x1152x2048_201_collapsed_y,
         out_shape=jax.ShapeDtypeStruct((2048, 2304), jnp.float32),
         grid_spec=_perm3_2x1152x2048_201_collapsed_y_grid,
-        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",), vmem_limit_bytes=100 * 2**20),
         interpret=interpret,
     )(x.reshape(2304, 2048))
     y = y.reshape(-1)
@@ -4009,7 +4013,7 @@ def perm3_2x1152x2048_120_collapsed_pure(x, *, interpret=False):
         _perm3_2x1152x2048_120_collapsed_y,
         out_shape=jax.ShapeDtypeStruct((2359296, 2), jnp.float32),
         grid_spec=_perm3_2x1152x2048_120_collapsed_y_grid,
-        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",), vmem_limit_bytes=100 * 2**20),
         interpret=interpret,
     )(x.reshape(2, 2359296))
     y = y.reshape(-1)
@@ -4050,7 +4054,7 @@ def perm3_2x1152x2048_120_divmod_pure(x, *, interpret=False):
         _perm3_2x1152x2048_120_divmod_y,
         out_shape=jax.ShapeDtypeStruct((4718592,), jnp.float32),
         grid_spec=_perm3_2x1152x2048_120_divmod_y_grid,
-        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",), vmem_limit_bytes=100 * 2**20),
         interpret=interpret,
     )(x.reshape(2, 2359296))
     return y.reshape(4718592)
@@ -4245,7 +4249,7 @@ def perm4_2x4x128x2048_2301_collapsed_pure(x, *, interpret=False):
         _perm4_2x4x128x2048_2301_collapsed_y,
         out_shape=jax.ShapeDtypeStruct((262144, 8), jnp.float32),
         grid_spec=_perm4_2x4x128x2048_2301_collapsed_y_grid,
-        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",), vmem_limit_bytes=100 * 2**20),
         interpret=interpret,
     )(x.reshape(8, 262144))
     y = y.reshape(-1)
@@ -4287,7 +4291,7 @@ def perm4_2x4x128x2048_0312_collapsed_pure(x, *, interpret=False):
         _perm4_2x4x128x2048_0312_collapsed_y,
         out_shape=jax.ShapeDtypeStruct((2, 2048, 512), jnp.float32),
         grid_spec=_perm4_2x4x128x2048_0312_collapsed_y_grid,
-        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",), vmem_limit_bytes=100 * 2**20),
         interpret=interpret,
     )(x.reshape(2, 512, 2048))
     y = y.reshape(-1)
@@ -4328,7 +4332,7 @@ def perm4_2x4x128x2048_1023_collapsed_pure(x, *, interpret=False):
         _perm4_2x4x128x2048_1023_collapsed_y,
         out_shape=jax.ShapeDtypeStruct((4, 2, 1, 262144), jnp.float32),
         grid_spec=_perm4_2x4x128x2048_1023_collapsed_y_grid,
-        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel", "parallel")),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel", "parallel"), vmem_limit_bytes=100 * 2**20),
         interpret=interpret,
     )(x.reshape(2, 4, 1, 262144))
     y = y.reshape(-1)
@@ -4485,7 +4489,7 @@ def perm4_1152x1152x2x4_3201_collapsed_pure(x, *, interpret=False):
         _perm4_1152x1152x2x4_3201_collapsed_y,
         out_shape=jax.ShapeDtypeStruct((4, 2, 1327104), jnp.float32),
         grid_spec=_perm4_1152x1152x2x4_3201_collapsed_y_grid,
-        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",)),
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",), vmem_limit_bytes=100 * 2**20),
         interpret=interpret,
     )(x.reshape(1327104, 2, 4))
     y = y.reshape(-1)

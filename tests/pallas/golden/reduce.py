@@ -196,7 +196,7 @@ def sum_transposed_view(x, *, interpret=None):
 
 def _min_flipped_view_y(x_ref, y_ref):
     # y[i] = min(k: x[i, k])
-    v0 = x_ref[...][:, ::-1]
+    v0 = x_ref[...]
     v1 = jnp.broadcast_to(v0, (4, 8))
     v1 = jnp.min(v1, axis=(1,), keepdims=True).astype(jnp.float32)
     out = jnp.broadcast_to(v1, (4, 1))
@@ -220,7 +220,7 @@ def min_flipped_view_pure(x, *, interpret=False):
         out_shape=jax.ShapeDtypeStruct((4,), jnp.float32),
         grid_spec=_min_flipped_view_y_grid,
         interpret=interpret,
-    )(x.reshape(4, 8))
+    )(jnp.flip(x.reshape(4, 8), (1,)))
     return y.reshape(4)
 
 
@@ -525,7 +525,7 @@ def _any_all_strided_y(m_ref, y_ref):
     # y[i] = any(k: m[i, k])
     v0 = m_ref[...][:, :, 0]
     v1 = jnp.broadcast_to(v0, (6, 8))
-    v1 = jnp.any(v1, axis=(1,), keepdims=True).astype(jnp.bool_)
+    v1 = jnp.max(v1.astype(jnp.float32), axis=(1,), keepdims=True) > 0
     out = jnp.broadcast_to(v1, (6, 1))
     out = out.reshape((6,))
     y_ref[...] = out
@@ -541,7 +541,7 @@ def _any_all_strided_z(m_ref, z_ref):
     # z[i] = all(k: m[i, k])
     v0 = m_ref[...][:, :, 0]
     v1 = jnp.broadcast_to(v0, (6, 8))
-    v1 = jnp.all(v1, axis=(1,), keepdims=True).astype(jnp.bool_)
+    v1 = jnp.min(v1.astype(jnp.float32), axis=(1,), keepdims=True) > 0
     out = jnp.broadcast_to(v1, (6, 1))
     out = out.reshape((6,))
     z_ref[...] = out
@@ -589,7 +589,7 @@ def _min_i16_permuted_y(x_ref, y_ref):
     v0 = x_ref[...]
     v0 = jnp.transpose(v0, (1, 0))
     v1 = jnp.broadcast_to(v0, (7, 5))
-    v1 = jnp.min(v1, axis=(1,), keepdims=True).astype(jnp.int16)
+    v1 = jnp.min(v1.astype(jnp.float32), axis=(1,), keepdims=True).astype(jnp.int16)  # exact in f32
     out = jnp.broadcast_to(v1, (7, 1))
     out = out.reshape((7,))
     y_ref[...] = out
@@ -720,7 +720,7 @@ def _embedding_bag_sum_y(idx_ref, table_ref, y_ref, err_ref):
     out = jnp.broadcast_to(v2, (1, 8, 1))
     out = out.reshape((1, 8))
     @pl.when((pl.program_id(1) == 0))
-    def _init():
+    def _start():
         y_ref[...] = jnp.full(y_ref.shape, 0, jnp.float32)
     y_ref[...] = y_ref[...] + out
 

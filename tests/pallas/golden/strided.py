@@ -331,6 +331,7 @@ def rope_interleaved_pure(x, cos, sin, *, interpret=False):
         _rope_interleaved_y,
         out_shape=jax.ShapeDtypeStruct((32, 64), jnp.float32),
         grid_spec=_rope_interleaved_y_grid,
+        compiler_params=pltpu.CompilerParams(vmem_limit_bytes=100 * 2**20),
         interpret=interpret,
     )(x.reshape(32, 32, 2), cos.reshape(32, 32), x.reshape(32, 32, 2), sin.reshape(32, 32), x.reshape(32, 32, 2), cos.reshape(32, 32), x.reshape(32, 32, 2), sin.reshape(32, 32))
     y = y.reshape(-1)
@@ -548,7 +549,7 @@ def slice_2_14_5(x, *, interpret=None):
 
 def _flip_1d_y(x_ref, y_ref):
     # y[i] = x[(15 - i)]
-    v0 = x_ref[...][::-1]
+    v0 = x_ref[...]
     out = v0
     y_ref[...] = out
 
@@ -569,7 +570,7 @@ def flip_1d_pure(x, *, interpret=False):
         out_shape=jax.ShapeDtypeStruct((16,), jnp.float32),
         grid_spec=_flip_1d_y_grid,
         interpret=interpret,
-    )(x)
+    )(jnp.flip(x, (0,)))
     return y.reshape(16)
 
 
@@ -585,7 +586,7 @@ def flip_1d(x, *, interpret=None):
 
 def _flip_cols_step2_y(x_ref, y_ref):
     # y[i, j] = x[i, (7 - (2 * j))]
-    v0 = x_ref[...][:, ::-1, 1]
+    v0 = x_ref[...][:, :, 1]
     out = v0
     y_ref[...] = out
 
@@ -606,7 +607,7 @@ def flip_cols_step2_pure(x, *, interpret=False):
         out_shape=jax.ShapeDtypeStruct((4, 4), jnp.float32),
         grid_spec=_flip_cols_step2_y_grid,
         interpret=interpret,
-    )(x.reshape(4, 4, 2))
+    )(jnp.flip(x.reshape(4, 4, 2), (1,)))
     y = y.reshape(-1)
     return y.reshape(4, 4)
 
@@ -623,7 +624,7 @@ def flip_cols_step2(x, *, interpret=None):
 
 def _flip_of_transpose_y(x_ref, y_ref):
     # y[i, j] = x[j, (7 - i)]
-    v0 = x_ref[...][:, ::-1]
+    v0 = x_ref[...]
     v0 = jnp.transpose(v0, (1, 0))
     out = v0
     y_ref[...] = out
@@ -645,7 +646,7 @@ def flip_of_transpose_pure(x, *, interpret=False):
         out_shape=jax.ShapeDtypeStruct((8, 6), jnp.float32),
         grid_spec=_flip_of_transpose_y_grid,
         interpret=interpret,
-    )(x.reshape(6, 8))
+    )(jnp.flip(x.reshape(6, 8), (1,)))
     y = y.reshape(-1)
     return y.reshape(8, 6)
 
@@ -662,7 +663,7 @@ def flip_of_transpose(x, *, interpret=None):
 
 def _slice_sym_y(x_ref, y_ref):
     # y[i, j] = (x[(2 * i), ((M - 1) - (3 * j))] * 0.5)
-    v0 = x_ref[...][:, ::-1, 2]
+    v0 = x_ref[...][:, :, 2]
     v3 = v0 * jnp.float32(0.5)
     out = v3
     y_ref[...] = out
@@ -671,7 +672,7 @@ def _slice_sym_y(x_ref, y_ref):
 _slice_sym_y_grid = pl.GridSpec(
     grid=(),
     in_specs=[
-        pl.BlockSpec((24, 16, 3), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
+        pl.BlockSpec((24, 16, 3), lambda: (np.int32(0), np.int32(1), np.int32(0)))],
     out_specs=pl.BlockSpec((24, 16), lambda: (np.int32(0), np.int32(0))))
 
 
@@ -684,7 +685,7 @@ def slice_sym_pure(x, *, interpret=False):
         out_shape=jax.ShapeDtypeStruct((24, 16), jnp.float32),
         grid_spec=_slice_sym_y_grid,
         interpret=interpret,
-    )(x.reshape(32, 32, 3))
+    )(jnp.flip(x.reshape(32, 32, 3), (1,)))
     y = y.reshape(-1)
     return y.reshape(24, 16)
 
