@@ -252,6 +252,9 @@ def compile_fn(case, x):
 
     p = case.p
     t = torch_tensors(x)
+    # the lambdas below share code objects across cases: without a reset,
+    # dynamo stops recompiling after its cache limit and runs them eagerly
+    torch._dynamo.reset()
     if case.kind == "perm":
         axes = p["axes"]
         f = torch.compile(lambda a: a.permute(axes).contiguous(), dynamic=False)
