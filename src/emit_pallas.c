@@ -452,22 +452,14 @@ static void map_entry(Buf *b, Em *e, const PlanOperand *op, const PlanAxis *x)
 		buf_printf(b, "%lld - %s", (long long)((x->start + 1) / blk - 1), g);
 }
 
-static int prefetched(const PlanStmt *ps)
-{
-	int n = 0;
-	for (int i = 0; i < ps->ops.n; i++)
-		n += operand(ps, i)->prefetch;
-	return n;
-}
-
 static void map_params(Buf *b, const PlanStmt *ps)
 {
 	buf_printf(b, "lambda");
 	int k = 0;
 	for (int g = 0; g < ps->ngrid; g++)
 		buf_printf(b, "%s %s", k++ ? "," : "", grid_name(ps, g));
-	if (!ps->ngrid && prefetched(ps))
-		buf_printf(b, " _%s", k++ ? "," : ""); /* the one step of a gather without a grid */
+	if (!ps->ngrid)
+		buf_printf(b, " _%s", k++ ? "," : ""); /* the one step of a statement without a grid */
 	for (int i = 0; i < ps->ops.n; i++)
 		if (operand(ps, i)->prefetch)
 			buf_printf(b, "%s %s", k++ ? "," : "", ref_name(ps, operand(ps, i)));
@@ -1526,8 +1518,8 @@ static void emit_grid_spec(Em *e, Buf *out)
 		grid[g] = (v->n + v->block - 1) / v->block;
 	}
 	buf_printf(out, "    grid=");
-	if (!ps->ngrid && npre)
-		buf_printf(out, "(1,)"); /* Pallas prefetches only on a grid */
+	if (!ps->ngrid)
+		buf_printf(out, "(1,)"); /* Pallas prefetches, and places blocks off 0, only on a grid */
 	else
 		tuple(out, grid, ps->ngrid);
 	buf_printf(out, ",\n    in_specs=[");

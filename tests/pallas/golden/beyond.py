@@ -77,10 +77,10 @@ def _unfold_1d_y(x_ref, y_ref):
 
 
 _unfold_1d_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((17,), lambda: (np.int32(0),))],
-    out_specs=pl.BlockSpec((7, 5), lambda: (np.int32(0), np.int32(0))))
+        pl.BlockSpec((17,), lambda _: (np.int32(0),))],
+    out_specs=pl.BlockSpec((7, 5), lambda _: (np.int32(0), np.int32(0))))
 
 
 def unfold_1d_pure(x, *, interpret=False):
@@ -118,10 +118,10 @@ def _im2col_3x3_y(x_ref, y_ref):
 
 
 _im2col_3x3_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((36,), lambda: (np.int32(0),))],
-    out_specs=pl.BlockSpec((16, 9), lambda: (np.int32(0), np.int32(0))))
+        pl.BlockSpec((36,), lambda _: (np.int32(0),))],
+    out_specs=pl.BlockSpec((16, 9), lambda _: (np.int32(0), np.int32(0))))
 
 
 def im2col_3x3_pure(x, *, interpret=False):
@@ -161,10 +161,10 @@ def _unfold_2d_y(x_ref, y_ref):
 
 
 _unfold_2d_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((36,), lambda: (np.int32(0),))],
-    out_specs=pl.BlockSpec((4, 4, 3, 3), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((36,), lambda _: (np.int32(0),))],
+    out_specs=pl.BlockSpec((4, 4, 3, 3), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
 
 
 def unfold_2d_pure(x, *, interpret=False):
@@ -202,10 +202,10 @@ def _unfold_sym_y(x_ref, y_ref):
 
 
 _unfold_sym_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((64,), lambda: (np.int32(0),))],
-    out_specs=pl.BlockSpec((16, 4), lambda: (np.int32(0), np.int32(0))))
+        pl.BlockSpec((64,), lambda _: (np.int32(0),))],
+    out_specs=pl.BlockSpec((16, 4), lambda _: (np.int32(0), np.int32(0))))
 
 
 def unfold_sym_pure(x, *, interpret=False):
@@ -246,10 +246,10 @@ def _iota_two_outputs_y(x_ref, y_ref):
 
 
 _iota_two_outputs_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((8, 8), lambda: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((8, 8), lambda: (np.int32(0), np.int32(0))))
+        pl.BlockSpec((8, 8), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8, 8), lambda _: (np.int32(0), np.int32(0))))
 
 def _iota_two_outputs_z(x_ref, z_ref):
     # z[i, j] = (x[i, j] + f32((j + 10)))
@@ -263,10 +263,10 @@ def _iota_two_outputs_z(x_ref, z_ref):
 
 
 _iota_two_outputs_z_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((8, 8), lambda: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((8, 8), lambda: (np.int32(0), np.int32(0))))
+        pl.BlockSpec((8, 8), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8, 8), lambda _: (np.int32(0), np.int32(0))))
 
 
 def iota_two_outputs_pure(x, *, interpret=False):
@@ -310,9 +310,9 @@ def _arange_sym_y(y_ref):
 
 
 _arange_sym_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[],
-    out_specs=pl.BlockSpec((64,), lambda: (np.int32(0),)))
+    out_specs=pl.BlockSpec((64,), lambda _: (np.int32(0),)))
 
 
 def arange_sym_pure(*, interpret=False):
@@ -351,9 +351,9 @@ def _iota_i64_y(y_ref):
 
 
 _iota_i64_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[],
-    out_specs=pl.BlockSpec((4, 5), lambda: (np.int32(0), np.int32(0))))
+    out_specs=pl.BlockSpec((4, 5), lambda _: (np.int32(0), np.int32(0))))
 
 
 def iota_i64_pure(*, interpret=False):
@@ -393,11 +393,11 @@ def _size1_bcast_y(x_ref, b_ref, y_ref):
 
 
 _size1_bcast_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((8,), lambda: (np.int32(0),)),
-        pl.BlockSpec((1,), lambda: (np.int32(0),))],
-    out_specs=pl.BlockSpec((8,), lambda: (np.int32(0),)))
+        pl.BlockSpec((8,), lambda _: (np.int32(0),)),
+        pl.BlockSpec((1,), lambda _: (np.int32(0),))],
+    out_specs=pl.BlockSpec((8,), lambda _: (np.int32(0),)))
 
 
 def size1_bcast_pure(x, b, *, interpret=False):
@@ -490,10 +490,10 @@ def _zero_rows_sym_y(x_ref, y_ref):
 
 
 _zero_rows_sym_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((64, 3), lambda: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((64, 3), lambda: (np.int32(0), np.int32(0))))
+        pl.BlockSpec((64, 3), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((64, 3), lambda _: (np.int32(0), np.int32(0))))
 
 
 def zero_rows_sym_pure(x, *, interpret=False):
@@ -550,11 +550,11 @@ def _scalar_0d_y(x_ref, s_ref, y_ref):
 
 
 _scalar_0d_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((4,), lambda: (np.int32(0),)),
-        pl.BlockSpec((1,), lambda: (np.int32(0),))],
-    out_specs=pl.BlockSpec((4,), lambda: (np.int32(0),)))
+        pl.BlockSpec((4,), lambda _: (np.int32(0),)),
+        pl.BlockSpec((1,), lambda _: (np.int32(0),))],
+    out_specs=pl.BlockSpec((4,), lambda _: (np.int32(0),)))
 
 def _scalar_0d_t(s_ref, t_ref):
     # t[] = (s + 1)
@@ -566,10 +566,10 @@ def _scalar_0d_t(s_ref, t_ref):
 
 
 _scalar_0d_t_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((1,), lambda: (np.int32(0),))],
-    out_specs=pl.BlockSpec((None, 1, 1), lambda: (np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((1,), lambda _: (np.int32(0),))],
+    out_specs=pl.BlockSpec((None, 1, 1), lambda _: (np.int32(0), np.int32(0), np.int32(0))))
 
 
 def scalar_0d_pure(s, x, *, interpret=False):

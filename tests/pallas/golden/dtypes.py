@@ -80,10 +80,10 @@ def _not_bool_strided_y(x_ref, y_ref):
 
 
 _not_bool_strided_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((16, 2), lambda: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((16,), lambda: (np.int32(0),)))
+        pl.BlockSpec((16, 2), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((16,), lambda _: (np.int32(0),)))
 
 
 def not_bool_strided_pure(x, *, interpret=False):
@@ -119,11 +119,11 @@ def _where_mask_y(m_ref, x_ref, y_ref):
 
 
 _where_mask_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((4, 8), lambda: (np.int32(0), np.int32(0))),
-        pl.BlockSpec((4, 8), lambda: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((4, 8), lambda: (np.int32(0), np.int32(0))))
+        pl.BlockSpec((4, 8), lambda _: (np.int32(0), np.int32(0))),
+        pl.BlockSpec((4, 8), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4, 8), lambda _: (np.int32(0), np.int32(0))))
 
 
 def where_mask_pure(m, x, *, interpret=False):
@@ -163,11 +163,11 @@ def _greater_bool_out_y(x_ref, t_ref, y_ref):
 
 
 _greater_bool_out_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((8, 4), lambda: (np.int32(0), np.int32(0))),
-        pl.BlockSpec((1,), lambda: (np.int32(0),))],
-    out_specs=pl.BlockSpec((4, 8), lambda: (np.int32(0), np.int32(0))))
+        pl.BlockSpec((8, 4), lambda _: (np.int32(0), np.int32(0))),
+        pl.BlockSpec((1,), lambda _: (np.int32(0),))],
+    out_specs=pl.BlockSpec((4, 8), lambda _: (np.int32(0), np.int32(0))))
 
 
 def greater_bool_out_pure(x, t, *, interpret=False):
@@ -204,10 +204,10 @@ def _flip_i8_y(x_ref, y_ref):
 
 
 _flip_i8_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((16,), lambda: (np.int32(0),))],
-    out_specs=pl.BlockSpec((16,), lambda: (np.int32(0),)))
+        pl.BlockSpec((16,), lambda _: (np.int32(0),))],
+    out_specs=pl.BlockSpec((16,), lambda _: (np.int32(0),)))
 
 
 def flip_i8_pure(x, *, interpret=False):
@@ -243,10 +243,10 @@ def _transpose_i16_y(x_ref, y_ref):
 
 
 _transpose_i16_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((6, 10), lambda: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((10, 6), lambda: (np.int32(0), np.int32(0))))
+        pl.BlockSpec((6, 10), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((10, 6), lambda _: (np.int32(0), np.int32(0))))
 
 
 def transpose_i16_pure(x, *, interpret=False):
@@ -282,10 +282,10 @@ def _strided_i32_y(x_ref, y_ref):
 
 
 _strided_i32_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((16, 2), lambda: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((16,), lambda: (np.int32(0),)))
+        pl.BlockSpec((16, 2), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((16,), lambda _: (np.int32(0),)))
 
 
 def strided_i32_pure(x, *, interpret=False):
@@ -322,10 +322,10 @@ def _transposed_i64_y(x_ref, y_ref):
 
 
 _transposed_i64_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((4, 4), lambda: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((4, 4), lambda: (np.int32(0), np.int32(0))))
+        pl.BlockSpec((4, 4), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4, 4), lambda _: (np.int32(0), np.int32(0))))
 
 
 def transposed_i64_pure(x, *, interpret=False):
@@ -404,10 +404,10 @@ def _u8_to_f32_strided_y(x_ref, y_ref):
 
 
 _u8_to_f32_strided_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((8, 16), lambda: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((8, 8), lambda: (np.int32(0), np.int32(0))))
+        pl.BlockSpec((8, 16), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8, 8), lambda _: (np.int32(0), np.int32(0))))
 
 
 def u8_to_f32_strided_pure(x, *, interpret=False):
@@ -445,10 +445,10 @@ def _permute_f16_y(x_ref, y_ref):
 
 
 _permute_f16_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((4, 6, 8), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((8, 4, 6), lambda: (np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((4, 6, 8), lambda _: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8, 4, 6), lambda _: (np.int32(0), np.int32(0), np.int32(0))))
 
 
 def permute_f16_pure(x, *, interpret=False):
@@ -484,10 +484,10 @@ def _f16_to_f32_flipped_y(x_ref, y_ref):
 
 
 _f16_to_f32_flipped_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((8,), lambda: (np.int32(0),))],
-    out_specs=pl.BlockSpec((8,), lambda: (np.int32(0),)))
+        pl.BlockSpec((8,), lambda _: (np.int32(0),))],
+    out_specs=pl.BlockSpec((8,), lambda _: (np.int32(0),)))
 
 
 def f16_to_f32_flipped_pure(x, *, interpret=False):
@@ -524,10 +524,10 @@ def _channels_last_bf16_y(x_ref, y_ref):
 
 
 _channels_last_bf16_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((2, 4, 5, 3), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((2, 3, 4, 5), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((2, 4, 5, 3), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((2, 3, 4, 5), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
 
 
 def channels_last_bf16_pure(x, *, interpret=False):
@@ -564,10 +564,10 @@ def _f32_to_bf16_transposed_y(x_ref, y_ref):
 
 
 _f32_to_bf16_transposed_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((6, 8), lambda: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((8, 6), lambda: (np.int32(0), np.int32(0))))
+        pl.BlockSpec((6, 8), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8, 6), lambda _: (np.int32(0), np.int32(0))))
 
 
 def f32_to_bf16_transposed_pure(x, *, interpret=False):
@@ -661,10 +661,10 @@ def _sum_f64_transposed_y(x_ref, y_ref):
 
 
 _sum_f64_transposed_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((5, 6), lambda: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((6,), lambda: (np.int32(0),)))
+        pl.BlockSpec((5, 6), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((6,), lambda _: (np.int32(0),)))
 
 
 def sum_f64_transposed_pure(x, *, interpret=False):
@@ -700,10 +700,10 @@ def _f64_to_i32_transposed_y(x_ref, y_ref):
 
 
 _f64_to_i32_transposed_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((3, 4), lambda: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((4, 3), lambda: (np.int32(0), np.int32(0))))
+        pl.BlockSpec((3, 4), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4, 3), lambda _: (np.int32(0), np.int32(0))))
 
 
 def f64_to_i32_transposed_pure(x, *, interpret=False):

@@ -1352,11 +1352,11 @@ def _gather_clamped_y(table_ref, idx_ref, y_ref):
 
 
 _gather_clamped_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((64,), lambda: (np.int32(0),)),
-        pl.BlockSpec((8,), lambda: (np.int32(0),))],
-    out_specs=pl.BlockSpec((8, 4), lambda: (np.int32(0), np.int32(0))))
+        pl.BlockSpec((64,), lambda _: (np.int32(0),)),
+        pl.BlockSpec((8,), lambda _: (np.int32(0),))],
+    out_specs=pl.BlockSpec((8, 4), lambda _: (np.int32(0), np.int32(0))))
 
 
 def gather_clamped_pure(table, idx, *, interpret=False):

@@ -41,10 +41,10 @@ def _view_step2_y(x_ref, y_ref):
 
 
 _view_step2_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((128, 2), lambda: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((128,), lambda: (np.int32(0),)))
+        pl.BlockSpec((128, 2), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((128,), lambda _: (np.int32(0),)))
 
 
 def view_step2_pure(x, *, interpret=False):
@@ -80,10 +80,10 @@ def _view_step4_y(x_ref, y_ref):
 
 
 _view_step4_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((64, 4), lambda: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((64,), lambda: (np.int32(0),)))
+        pl.BlockSpec((64, 4), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((64,), lambda _: (np.int32(0),)))
 
 
 def view_step4_pure(x, *, interpret=False):
@@ -119,10 +119,10 @@ def _view_step2_step2_y(x_ref, y_ref):
 
 
 _view_step2_step2_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((64, 4), lambda: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((64,), lambda: (np.int32(0),)))
+        pl.BlockSpec((64, 4), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((64,), lambda _: (np.int32(0),)))
 
 
 def view_step2_step2_pure(x, *, interpret=False):
@@ -158,10 +158,10 @@ def _view_step2_then_slice_y(x_ref, y_ref):
 
 
 _view_step2_then_slice_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((64, 4), lambda: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((64,), lambda: (np.int32(0),)))
+        pl.BlockSpec((64, 4), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((64,), lambda _: (np.int32(0),)))
 
 
 def view_step2_then_slice_pure(x, *, interpret=False):
@@ -197,10 +197,10 @@ def _view_rows_step2_y(x_ref, y_ref):
 
 
 _view_rows_step2_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((16, 64), lambda: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((16, 32), lambda: (np.int32(0), np.int32(0))))
+        pl.BlockSpec((16, 64), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((16, 32), lambda _: (np.int32(0), np.int32(0))))
 
 
 def view_rows_step2_pure(x, *, interpret=False):
@@ -237,10 +237,10 @@ def _view_cols_step2_y(x_ref, y_ref):
 
 
 _view_cols_step2_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((32, 16, 2), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((32, 16), lambda: (np.int32(0), np.int32(0))))
+        pl.BlockSpec((32, 16, 2), lambda _: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((32, 16), lambda _: (np.int32(0), np.int32(0))))
 
 
 def view_cols_step2_pure(x, *, interpret=False):
@@ -277,10 +277,10 @@ def _view_both_step2_y(x_ref, y_ref):
 
 
 _view_both_step2_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((16, 16, 2), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((16, 16), lambda: (np.int32(0), np.int32(0))))
+        pl.BlockSpec((16, 16, 2), lambda _: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((16, 16), lambda _: (np.int32(0), np.int32(0))))
 
 
 def view_both_step2_pure(x, *, interpret=False):
@@ -318,10 +318,10 @@ def _view_T_32x32_y(x_ref, y_ref):
 
 
 _view_T_32x32_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((32, 32), lambda: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((32, 32), lambda: (np.int32(0), np.int32(0))))
+        pl.BlockSpec((32, 32), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((32, 32), lambda _: (np.int32(0), np.int32(0))))
 
 
 def view_T_32x32_pure(x, *, interpret=False):
@@ -401,10 +401,10 @@ def _view_T_64x32_y(x_ref, y_ref):
 
 
 _view_T_64x32_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((64, 32), lambda: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((32, 64), lambda: (np.int32(0), np.int32(0))))
+        pl.BlockSpec((64, 32), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((32, 64), lambda _: (np.int32(0), np.int32(0))))
 
 
 def view_T_64x32_pure(x, *, interpret=False):
@@ -442,10 +442,10 @@ def _view_T_5x8_y(x_ref, y_ref):
 
 
 _view_T_5x8_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((5, 8), lambda: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((8, 5), lambda: (np.int32(0), np.int32(0))))
+        pl.BlockSpec((5, 8), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8, 5), lambda _: (np.int32(0), np.int32(0))))
 
 
 def view_T_5x8_pure(x, *, interpret=False):
@@ -483,10 +483,10 @@ def _view_T_3215x23_y(x_ref, y_ref):
 
 
 _view_T_3215x23_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((3215, 23), lambda: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((23, 3215), lambda: (np.int32(0), np.int32(0))))
+        pl.BlockSpec((3215, 23), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((23, 3215), lambda _: (np.int32(0), np.int32(0))))
 
 
 def view_T_3215x23_pure(x, *, interpret=False):
@@ -524,10 +524,10 @@ def _view_T_8x128_y(x_ref, y_ref):
 
 
 _view_T_8x128_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((8, 128), lambda: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((128, 8), lambda: (np.int32(0), np.int32(0))))
+        pl.BlockSpec((8, 128), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((128, 8), lambda _: (np.int32(0), np.int32(0))))
 
 
 def view_T_8x128_pure(x, *, interpret=False):
@@ -565,10 +565,10 @@ def _view_T_128x8_y(x_ref, y_ref):
 
 
 _view_T_128x8_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((128, 8), lambda: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((8, 128), lambda: (np.int32(0), np.int32(0))))
+        pl.BlockSpec((128, 8), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8, 128), lambda _: (np.int32(0), np.int32(0))))
 
 
 def view_T_128x8_pure(x, *, interpret=False):
@@ -606,10 +606,10 @@ def _view_T_sym_y(x_ref, y_ref):
 
 
 _view_T_sym_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((64, 48), lambda: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((48, 64), lambda: (np.int32(0), np.int32(0))))
+        pl.BlockSpec((64, 48), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((48, 64), lambda _: (np.int32(0), np.int32(0))))
 
 
 def view_T_sym_pure(x, *, interpret=False):
@@ -646,10 +646,10 @@ def _view_3d_step2_y(x_ref, y_ref):
 
 
 _view_3d_step2_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((4, 4, 8, 2), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((4, 4, 4), lambda: (np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((4, 4, 8, 2), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4, 4, 4), lambda _: (np.int32(0), np.int32(0), np.int32(0))))
 
 
 def view_3d_step2_pure(x, *, interpret=False):
@@ -687,10 +687,10 @@ def _view_3d_permuted_y(x_ref, y_ref):
 
 
 _view_3d_permuted_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((8, 8, 8), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((8, 8, 8), lambda: (np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((8, 8, 8), lambda _: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8, 8, 8), lambda _: (np.int32(0), np.int32(0), np.int32(0))))
 
 
 def view_3d_permuted_pure(x, *, interpret=False):
@@ -728,10 +728,10 @@ def _view_channels_last_y(x_ref, y_ref):
 
 
 _view_channels_last_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((2, 4, 5, 3), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((2, 3, 4, 5), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((2, 4, 5, 3), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((2, 3, 4, 5), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
 
 
 def view_channels_last_pure(x, *, interpret=False):
@@ -768,10 +768,10 @@ def _view_diagonal_y(x_ref, y_ref):
 
 
 _view_diagonal_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((32, 33), lambda: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((32,), lambda: (np.int32(0),)))
+        pl.BlockSpec((32, 33), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((32,), lambda _: (np.int32(0),)))
 
 
 def view_diagonal_pure(x, *, interpret=False):
@@ -807,10 +807,10 @@ def _view_as_strided_y(x_ref, y_ref):
 
 
 _view_as_strided_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((4, 8, 2), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((4, 8), lambda: (np.int32(0), np.int32(0))))
+        pl.BlockSpec((4, 8, 2), lambda _: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4, 8), lambda _: (np.int32(0), np.int32(0))))
 
 
 def view_as_strided_pure(x, *, interpret=False):
@@ -847,10 +847,10 @@ def _view_row3_step2_y(x_ref, y_ref):
 
 
 _view_row3_step2_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((16, 2), lambda: (np.int32(3), np.int32(0)))],
-    out_specs=pl.BlockSpec((16,), lambda: (np.int32(0),)))
+        pl.BlockSpec((16, 2), lambda _: (np.int32(3), np.int32(0)))],
+    out_specs=pl.BlockSpec((16,), lambda _: (np.int32(0),)))
 
 
 def view_row3_step2_pure(x, *, interpret=False):
@@ -888,10 +888,10 @@ def _view_unsqueezed_y(x_ref, y_ref):
 
 
 _view_unsqueezed_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((16, 16, 2), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((16, 16), lambda: (np.int32(0), np.int32(0))))
+        pl.BlockSpec((16, 16, 2), lambda _: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((16, 16), lambda _: (np.int32(0), np.int32(0))))
 
 
 def view_unsqueezed_pure(x, *, interpret=False):
@@ -928,10 +928,10 @@ def _view_step2_f64_y(x_ref, y_ref):
 
 
 _view_step2_f64_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((16, 2), lambda: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((16,), lambda: (np.int32(0),)))
+        pl.BlockSpec((16, 2), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((16,), lambda _: (np.int32(0),)))
 
 
 def view_step2_f64_pure(x, *, interpret=False):
@@ -968,10 +968,10 @@ def _view_step2_i32_y(x_ref, y_ref):
 
 
 _view_step2_i32_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((16, 2), lambda: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((16,), lambda: (np.int32(0),)))
+        pl.BlockSpec((16, 2), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((16,), lambda _: (np.int32(0),)))
 
 
 def view_step2_i32_pure(x, *, interpret=False):
@@ -1008,11 +1008,11 @@ def _view_expand_2d_y(a_ref, b_ref, y_ref):
 
 
 _view_expand_2d_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((16,), lambda: (np.int32(0),)),
-        pl.BlockSpec((8, 16), lambda: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((8, 16), lambda: (np.int32(0), np.int32(0))))
+        pl.BlockSpec((16,), lambda _: (np.int32(0),)),
+        pl.BlockSpec((8, 16), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8, 16), lambda _: (np.int32(0), np.int32(0))))
 
 
 def view_expand_2d_pure(a, b, *, interpret=False):
@@ -1051,10 +1051,10 @@ def _view_expand_3d_y(x_ref, y_ref):
 
 
 _view_expand_3d_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((16,), lambda: (np.int32(0),))],
-    out_specs=pl.BlockSpec((4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((16,), lambda _: (np.int32(0),))],
+    out_specs=pl.BlockSpec((4, 8, 16), lambda _: (np.int32(0), np.int32(0), np.int32(0))))
 
 
 def view_expand_3d_pure(x, *, interpret=False):
@@ -1095,11 +1095,11 @@ def _view_expand_3d_twice_y(a_ref, b_ref, y_ref):
 
 
 _view_expand_3d_twice_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((16,), lambda: (np.int32(0),)),
-        pl.BlockSpec((16,), lambda: (np.int32(0),))],
-    out_specs=pl.BlockSpec((4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((16,), lambda _: (np.int32(0),)),
+        pl.BlockSpec((16,), lambda _: (np.int32(0),))],
+    out_specs=pl.BlockSpec((4, 8, 16), lambda _: (np.int32(0), np.int32(0), np.int32(0))))
 
 
 def view_expand_3d_twice_pure(a, b, *, interpret=False):
@@ -1139,12 +1139,12 @@ def _view_multi_strided_y(a_ref, b_ref, c_ref, y_ref):
 
 
 _view_multi_strided_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((16, 16, 2), lambda: (np.int32(0), np.int32(0), np.int32(0))),
-        pl.BlockSpec((16, 16, 2), lambda: (np.int32(0), np.int32(0), np.int32(0))),
-        pl.BlockSpec((16, 16), lambda: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((16, 16), lambda: (np.int32(0), np.int32(0))))
+        pl.BlockSpec((16, 16, 2), lambda _: (np.int32(0), np.int32(0), np.int32(0))),
+        pl.BlockSpec((16, 16, 2), lambda _: (np.int32(0), np.int32(0), np.int32(0))),
+        pl.BlockSpec((16, 16), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((16, 16), lambda _: (np.int32(0), np.int32(0))))
 
 
 def view_multi_strided_pure(a, b, c, *, interpret=False):
@@ -1187,12 +1187,12 @@ def _view_strided_bcast_scalar_out(x_ref, y_ref, s_ref, out_ref):
 
 
 _view_strided_bcast_scalar_out_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((16, 16, 2), lambda: (np.int32(0), np.int32(0), np.int32(0))),
-        pl.BlockSpec((16,), lambda: (np.int32(0),)),
-        pl.BlockSpec((1,), lambda: (np.int32(0),))],
-    out_specs=pl.BlockSpec((16, 16), lambda: (np.int32(0), np.int32(0))))
+        pl.BlockSpec((16, 16, 2), lambda _: (np.int32(0), np.int32(0), np.int32(0))),
+        pl.BlockSpec((16,), lambda _: (np.int32(0),)),
+        pl.BlockSpec((1,), lambda _: (np.int32(0),))],
+    out_specs=pl.BlockSpec((16, 16), lambda _: (np.int32(0), np.int32(0))))
 
 
 def view_strided_bcast_scalar_pure(x, y, s, *, interpret=False):
@@ -1231,10 +1231,10 @@ def _view_flip_1d_y(x_ref, y_ref):
 
 
 _view_flip_1d_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((16,), lambda: (np.int32(0),))],
-    out_specs=pl.BlockSpec((16,), lambda: (np.int32(0),)))
+        pl.BlockSpec((16,), lambda _: (np.int32(0),))],
+    out_specs=pl.BlockSpec((16,), lambda _: (np.int32(0),)))
 
 
 def view_flip_1d_pure(x, *, interpret=False):
@@ -1270,10 +1270,10 @@ def _view_flip_cols_step2_y(x_ref, y_ref):
 
 
 _view_flip_cols_step2_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((4, 4, 2), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((4, 4), lambda: (np.int32(0), np.int32(0))))
+        pl.BlockSpec((4, 4, 2), lambda _: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4, 4), lambda _: (np.int32(0), np.int32(0))))
 
 
 def view_flip_cols_step2_pure(x, *, interpret=False):
@@ -1311,10 +1311,10 @@ def _view_flip_of_transpose_y(x_ref, y_ref):
 
 
 _view_flip_of_transpose_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((6, 8), lambda: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((8, 6), lambda: (np.int32(0), np.int32(0))))
+        pl.BlockSpec((6, 8), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8, 6), lambda _: (np.int32(0), np.int32(0))))
 
 
 def view_flip_of_transpose_pure(x, *, interpret=False):
@@ -1349,10 +1349,10 @@ def _view_flip_both_unflip_y(x_ref, y_ref):
 
 
 _view_flip_both_unflip_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((8, 8), lambda: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((8, 8), lambda: (np.int32(0), np.int32(0))))
+        pl.BlockSpec((8, 8), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8, 8), lambda _: (np.int32(0), np.int32(0))))
 
 
 def view_flip_both_unflip_pure(x, *, interpret=False):
@@ -1391,10 +1391,10 @@ def _view_size1_odd_stride_y(x_ref, y_ref):
 
 
 _view_size1_odd_stride_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((8, 2), lambda: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((8,), lambda: (np.int32(0),)))
+        pl.BlockSpec((8, 2), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8,), lambda _: (np.int32(0),)))
 
 
 def view_size1_odd_stride_pure(x, *, interpret=False):
@@ -1431,10 +1431,10 @@ def _colmajor_out_y(x_ref, y_ref):
 
 
 _colmajor_out_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((8, 16), lambda: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((16, 8), lambda: (np.int32(0), np.int32(0))))
+        pl.BlockSpec((8, 16), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((16, 8), lambda _: (np.int32(0), np.int32(0))))
 
 
 def colmajor_out_pure(x, *, interpret=False):
@@ -1469,10 +1469,10 @@ def _view_flat_with_offset_y(x_ref, y_ref):
 
 
 _view_flat_with_offset_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((16, 2), lambda: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((16,), lambda: (np.int32(0),)))
+        pl.BlockSpec((16, 2), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((16,), lambda _: (np.int32(0),)))
 
 
 def view_flat_with_offset_pure(x, *, interpret=False):
@@ -1507,10 +1507,10 @@ def _view_flat_rows_y(x_ref, y_ref):
 
 
 _view_flat_rows_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((4, 8), lambda: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((4, 4), lambda: (np.int32(0), np.int32(0))))
+        pl.BlockSpec((4, 8), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4, 4), lambda _: (np.int32(0), np.int32(0))))
 
 
 def view_flat_rows_pure(x, *, interpret=False):
@@ -1548,10 +1548,10 @@ def _scatter_out_y(x_ref, y_ref):
 
 
 _scatter_out_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((2, 2), lambda: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((8,), lambda: (np.int32(0),)))
+        pl.BlockSpec((2, 2), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8,), lambda _: (np.int32(0),)))
 
 
 def scatter_out_pure(x, *, interpret=False):

@@ -32,10 +32,10 @@ def _perm2_2x32_y(x_ref, y_ref):
 
 
 _perm2_2x32_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((2, 32), lambda: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((32, 2), lambda: (np.int32(0), np.int32(0))))
+        pl.BlockSpec((2, 32), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((32, 2), lambda _: (np.int32(0), np.int32(0))))
 
 
 def perm2_2x32_pure(x, *, interpret=False):
@@ -71,10 +71,10 @@ def _perm2_10000x2_y(x_ref, y_ref):
 
 
 _perm2_10000x2_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((10000, 2), lambda: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((2, 10000), lambda: (np.int32(0), np.int32(0))))
+        pl.BlockSpec((10000, 2), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((2, 10000), lambda _: (np.int32(0), np.int32(0))))
 
 
 def perm2_10000x2_pure(x, *, interpret=False):
@@ -111,10 +111,10 @@ def _perm2_2x10000_y(x_ref, y_ref):
 
 
 _perm2_2x10000_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((2, 10000), lambda: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((10000, 2), lambda: (np.int32(0), np.int32(0))))
+        pl.BlockSpec((2, 10000), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((10000, 2), lambda _: (np.int32(0), np.int32(0))))
 
 
 def perm2_2x10000_pure(x, *, interpret=False):
@@ -151,10 +151,10 @@ def _perm2_8x128_y(x_ref, y_ref):
 
 
 _perm2_8x128_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((8, 128), lambda: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((128, 8), lambda: (np.int32(0), np.int32(0))))
+        pl.BlockSpec((8, 128), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((128, 8), lambda _: (np.int32(0), np.int32(0))))
 
 
 def perm2_8x128_pure(x, *, interpret=False):
@@ -190,10 +190,10 @@ def _perm2_128x8_y(x_ref, y_ref):
 
 
 _perm2_128x8_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((128, 8), lambda: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((8, 128), lambda: (np.int32(0), np.int32(0))))
+        pl.BlockSpec((128, 8), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8, 128), lambda _: (np.int32(0), np.int32(0))))
 
 
 def perm2_128x8_pure(x, *, interpret=False):
@@ -229,10 +229,10 @@ def _perm2_3x256_y(x_ref, y_ref):
 
 
 _perm2_3x256_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((3, 256), lambda: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((256, 3), lambda: (np.int32(0), np.int32(0))))
+        pl.BlockSpec((3, 256), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((256, 3), lambda _: (np.int32(0), np.int32(0))))
 
 
 def perm2_3x256_pure(x, *, interpret=False):
@@ -268,10 +268,10 @@ def _perm3_2x32x32_102_y(x_ref, y_ref):
 
 
 _perm3_2x32x32_102_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((2, 32, 32), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((32, 2, 32), lambda: (np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((2, 32, 32), lambda _: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((32, 2, 32), lambda _: (np.int32(0), np.int32(0), np.int32(0))))
 
 
 def perm3_2x32x32_102_pure(x, *, interpret=False):
@@ -307,10 +307,10 @@ def _perm3_2x8x16_021_y(x_ref, y_ref):
 
 
 _perm3_2x8x16_021_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((2, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((2, 16, 8), lambda: (np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((2, 8, 16), lambda _: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((2, 16, 8), lambda _: (np.int32(0), np.int32(0), np.int32(0))))
 
 
 def perm3_2x8x16_021_pure(x, *, interpret=False):
@@ -346,10 +346,10 @@ def _perm3_2x8x16_102_y(x_ref, y_ref):
 
 
 _perm3_2x8x16_102_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((2, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((8, 2, 16), lambda: (np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((2, 8, 16), lambda _: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8, 2, 16), lambda _: (np.int32(0), np.int32(0), np.int32(0))))
 
 
 def perm3_2x8x16_102_pure(x, *, interpret=False):
@@ -385,10 +385,10 @@ def _perm3_2x8x16_120_y(x_ref, y_ref):
 
 
 _perm3_2x8x16_120_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((2, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((8, 16, 2), lambda: (np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((2, 8, 16), lambda _: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8, 16, 2), lambda _: (np.int32(0), np.int32(0), np.int32(0))))
 
 
 def perm3_2x8x16_120_pure(x, *, interpret=False):
@@ -424,10 +424,10 @@ def _perm3_2x8x16_201_y(x_ref, y_ref):
 
 
 _perm3_2x8x16_201_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((2, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((16, 2, 8), lambda: (np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((2, 8, 16), lambda _: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((16, 2, 8), lambda _: (np.int32(0), np.int32(0), np.int32(0))))
 
 
 def perm3_2x8x16_201_pure(x, *, interpret=False):
@@ -463,10 +463,10 @@ def _perm3_2x8x16_210_y(x_ref, y_ref):
 
 
 _perm3_2x8x16_210_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((2, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((16, 8, 2), lambda: (np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((2, 8, 16), lambda _: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((16, 8, 2), lambda _: (np.int32(0), np.int32(0), np.int32(0))))
 
 
 def perm3_2x8x16_210_pure(x, *, interpret=False):
@@ -502,10 +502,10 @@ def _perm3_2x8x2048_102_y(x_ref, y_ref):
 
 
 _perm3_2x8x2048_102_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((2, 8, 2048), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((8, 2, 2048), lambda: (np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((2, 8, 2048), lambda _: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8, 2, 2048), lambda _: (np.int32(0), np.int32(0), np.int32(0))))
 
 
 def perm3_2x8x2048_102_pure(x, *, interpret=False):
@@ -541,10 +541,10 @@ def _perm3_2x8x2048_021_y(x_ref, y_ref):
 
 
 _perm3_2x8x2048_021_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((2, 8, 2048), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((2, 2048, 8), lambda: (np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((2, 8, 2048), lambda _: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((2, 2048, 8), lambda _: (np.int32(0), np.int32(0), np.int32(0))))
 
 
 def perm3_2x8x2048_021_pure(x, *, interpret=False):
@@ -947,10 +947,10 @@ def _perm3_2x24x16_102_s_y(x_ref, y_ref):
 
 
 _perm3_2x24x16_102_s_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((2, 24, 16), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((24, 2, 16), lambda: (np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((2, 24, 16), lambda _: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((24, 2, 16), lambda _: (np.int32(0), np.int32(0), np.int32(0))))
 
 
 def perm3_2x24x16_102_s_pure(x, *, interpret=False):
@@ -986,10 +986,10 @@ def _perm3_2x24x16_021_s_y(x_ref, y_ref):
 
 
 _perm3_2x24x16_021_s_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((2, 24, 16), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((2, 16, 24), lambda: (np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((2, 24, 16), lambda _: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((2, 16, 24), lambda _: (np.int32(0), np.int32(0), np.int32(0))))
 
 
 def perm3_2x24x16_021_s_pure(x, *, interpret=False):
@@ -1025,10 +1025,10 @@ def _perm3_2x24x16_210_s_y(x_ref, y_ref):
 
 
 _perm3_2x24x16_210_s_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((2, 24, 16), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((16, 24, 2), lambda: (np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((2, 24, 16), lambda _: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((16, 24, 2), lambda _: (np.int32(0), np.int32(0), np.int32(0))))
 
 
 def perm3_2x24x16_210_s_pure(x, *, interpret=False):
@@ -1064,10 +1064,10 @@ def _perm3_2x24x32_021_s_y(x_ref, y_ref):
 
 
 _perm3_2x24x32_021_s_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((2, 24, 32), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((2, 32, 24), lambda: (np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((2, 24, 32), lambda _: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((2, 32, 24), lambda _: (np.int32(0), np.int32(0), np.int32(0))))
 
 
 def perm3_2x24x32_021_s_pure(x, *, interpret=False):
@@ -1103,10 +1103,10 @@ def _perm3_2x24x32_102_s_y(x_ref, y_ref):
 
 
 _perm3_2x24x32_102_s_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((2, 24, 32), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((24, 2, 32), lambda: (np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((2, 24, 32), lambda _: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((24, 2, 32), lambda _: (np.int32(0), np.int32(0), np.int32(0))))
 
 
 def perm3_2x24x32_102_s_pure(x, *, interpret=False):
@@ -1142,10 +1142,10 @@ def _perm3_2x24x32_120_s_y(x_ref, y_ref):
 
 
 _perm3_2x24x32_120_s_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((2, 24, 32), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((24, 32, 2), lambda: (np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((2, 24, 32), lambda _: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((24, 32, 2), lambda _: (np.int32(0), np.int32(0), np.int32(0))))
 
 
 def perm3_2x24x32_120_s_pure(x, *, interpret=False):
@@ -1181,10 +1181,10 @@ def _perm3_2x24x32_201_s_y(x_ref, y_ref):
 
 
 _perm3_2x24x32_201_s_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((2, 24, 32), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((32, 2, 24), lambda: (np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((2, 24, 32), lambda _: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((32, 2, 24), lambda _: (np.int32(0), np.int32(0), np.int32(0))))
 
 
 def perm3_2x24x32_201_s_pure(x, *, interpret=False):
@@ -1220,10 +1220,10 @@ def _perm3_2x24x32_210_s_y(x_ref, y_ref):
 
 
 _perm3_2x24x32_210_s_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((2, 24, 32), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((32, 24, 2), lambda: (np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((2, 24, 32), lambda _: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((32, 24, 2), lambda _: (np.int32(0), np.int32(0), np.int32(0))))
 
 
 def perm3_2x24x32_210_s_pure(x, *, interpret=False):
@@ -2217,10 +2217,10 @@ def _perm4_2x4x8x16_0132_s_y(x_ref, y_ref):
 
 
 _perm4_2x4x8x16_0132_s_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((2, 4, 16, 8), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((2, 4, 8, 16), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((2, 4, 16, 8), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
 
 
 def perm4_2x4x8x16_0132_s_pure(x, *, interpret=False):
@@ -2256,10 +2256,10 @@ def _perm4_2x4x8x16_0213_s_y(x_ref, y_ref):
 
 
 _perm4_2x4x8x16_0213_s_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((2, 8, 4, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((2, 4, 8, 16), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((2, 8, 4, 16), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
 
 
 def perm4_2x4x8x16_0213_s_pure(x, *, interpret=False):
@@ -2295,10 +2295,10 @@ def _perm4_2x4x8x16_0231_s_y(x_ref, y_ref):
 
 
 _perm4_2x4x8x16_0231_s_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((2, 8, 16, 4), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((2, 4, 8, 16), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((2, 8, 16, 4), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
 
 
 def perm4_2x4x8x16_0231_s_pure(x, *, interpret=False):
@@ -2334,10 +2334,10 @@ def _perm4_2x4x8x16_0312_s_y(x_ref, y_ref):
 
 
 _perm4_2x4x8x16_0312_s_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((2, 16, 4, 8), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((2, 4, 8, 16), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((2, 16, 4, 8), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
 
 
 def perm4_2x4x8x16_0312_s_pure(x, *, interpret=False):
@@ -2373,10 +2373,10 @@ def _perm4_2x4x8x16_0321_s_y(x_ref, y_ref):
 
 
 _perm4_2x4x8x16_0321_s_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((2, 16, 8, 4), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((2, 4, 8, 16), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((2, 16, 8, 4), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
 
 
 def perm4_2x4x8x16_0321_s_pure(x, *, interpret=False):
@@ -2412,10 +2412,10 @@ def _perm4_2x4x8x16_1023_s_y(x_ref, y_ref):
 
 
 _perm4_2x4x8x16_1023_s_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((4, 2, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((2, 4, 8, 16), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4, 2, 8, 16), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
 
 
 def perm4_2x4x8x16_1023_s_pure(x, *, interpret=False):
@@ -2451,10 +2451,10 @@ def _perm4_2x4x8x16_1032_s_y(x_ref, y_ref):
 
 
 _perm4_2x4x8x16_1032_s_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((4, 2, 16, 8), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((2, 4, 8, 16), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4, 2, 16, 8), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
 
 
 def perm4_2x4x8x16_1032_s_pure(x, *, interpret=False):
@@ -2490,10 +2490,10 @@ def _perm4_2x4x8x16_1203_s_y(x_ref, y_ref):
 
 
 _perm4_2x4x8x16_1203_s_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((4, 8, 2, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((2, 4, 8, 16), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4, 8, 2, 16), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
 
 
 def perm4_2x4x8x16_1203_s_pure(x, *, interpret=False):
@@ -2529,10 +2529,10 @@ def _perm4_2x4x8x16_1230_s_y(x_ref, y_ref):
 
 
 _perm4_2x4x8x16_1230_s_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((4, 8, 16, 2), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((2, 4, 8, 16), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4, 8, 16, 2), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
 
 
 def perm4_2x4x8x16_1230_s_pure(x, *, interpret=False):
@@ -2568,10 +2568,10 @@ def _perm4_2x4x8x16_1302_s_y(x_ref, y_ref):
 
 
 _perm4_2x4x8x16_1302_s_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((4, 16, 2, 8), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((2, 4, 8, 16), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4, 16, 2, 8), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
 
 
 def perm4_2x4x8x16_1302_s_pure(x, *, interpret=False):
@@ -2607,10 +2607,10 @@ def _perm4_2x4x8x16_1320_s_y(x_ref, y_ref):
 
 
 _perm4_2x4x8x16_1320_s_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((4, 16, 8, 2), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((2, 4, 8, 16), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4, 16, 8, 2), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
 
 
 def perm4_2x4x8x16_1320_s_pure(x, *, interpret=False):
@@ -2646,10 +2646,10 @@ def _perm4_2x4x8x16_2013_s_y(x_ref, y_ref):
 
 
 _perm4_2x4x8x16_2013_s_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((8, 2, 4, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((2, 4, 8, 16), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8, 2, 4, 16), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
 
 
 def perm4_2x4x8x16_2013_s_pure(x, *, interpret=False):
@@ -2685,10 +2685,10 @@ def _perm4_2x4x8x16_2031_s_y(x_ref, y_ref):
 
 
 _perm4_2x4x8x16_2031_s_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((8, 2, 16, 4), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((2, 4, 8, 16), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8, 2, 16, 4), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
 
 
 def perm4_2x4x8x16_2031_s_pure(x, *, interpret=False):
@@ -2724,10 +2724,10 @@ def _perm4_2x4x8x16_2103_s_y(x_ref, y_ref):
 
 
 _perm4_2x4x8x16_2103_s_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((8, 4, 2, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((2, 4, 8, 16), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8, 4, 2, 16), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
 
 
 def perm4_2x4x8x16_2103_s_pure(x, *, interpret=False):
@@ -2763,10 +2763,10 @@ def _perm4_2x4x8x16_2130_s_y(x_ref, y_ref):
 
 
 _perm4_2x4x8x16_2130_s_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((8, 4, 16, 2), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((2, 4, 8, 16), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8, 4, 16, 2), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
 
 
 def perm4_2x4x8x16_2130_s_pure(x, *, interpret=False):
@@ -2802,10 +2802,10 @@ def _perm4_2x4x8x16_2301_s_y(x_ref, y_ref):
 
 
 _perm4_2x4x8x16_2301_s_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((8, 16, 2, 4), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((2, 4, 8, 16), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8, 16, 2, 4), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
 
 
 def perm4_2x4x8x16_2301_s_pure(x, *, interpret=False):
@@ -2841,10 +2841,10 @@ def _perm4_2x4x8x16_2310_s_y(x_ref, y_ref):
 
 
 _perm4_2x4x8x16_2310_s_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((8, 16, 4, 2), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((2, 4, 8, 16), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8, 16, 4, 2), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
 
 
 def perm4_2x4x8x16_2310_s_pure(x, *, interpret=False):
@@ -2880,10 +2880,10 @@ def _perm4_2x4x8x16_3012_s_y(x_ref, y_ref):
 
 
 _perm4_2x4x8x16_3012_s_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((16, 2, 4, 8), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((2, 4, 8, 16), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((16, 2, 4, 8), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
 
 
 def perm4_2x4x8x16_3012_s_pure(x, *, interpret=False):
@@ -2919,10 +2919,10 @@ def _perm4_2x4x8x16_3021_s_y(x_ref, y_ref):
 
 
 _perm4_2x4x8x16_3021_s_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((16, 2, 8, 4), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((2, 4, 8, 16), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((16, 2, 8, 4), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
 
 
 def perm4_2x4x8x16_3021_s_pure(x, *, interpret=False):
@@ -2958,10 +2958,10 @@ def _perm4_2x4x8x16_3102_s_y(x_ref, y_ref):
 
 
 _perm4_2x4x8x16_3102_s_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((16, 4, 2, 8), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((2, 4, 8, 16), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((16, 4, 2, 8), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
 
 
 def perm4_2x4x8x16_3102_s_pure(x, *, interpret=False):
@@ -2997,10 +2997,10 @@ def _perm4_2x4x8x16_3120_s_y(x_ref, y_ref):
 
 
 _perm4_2x4x8x16_3120_s_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((16, 4, 8, 2), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((2, 4, 8, 16), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((16, 4, 8, 2), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
 
 
 def perm4_2x4x8x16_3120_s_pure(x, *, interpret=False):
@@ -3036,10 +3036,10 @@ def _perm4_2x4x8x16_3201_s_y(x_ref, y_ref):
 
 
 _perm4_2x4x8x16_3201_s_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((16, 8, 2, 4), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((2, 4, 8, 16), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((16, 8, 2, 4), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
 
 
 def perm4_2x4x8x16_3201_s_pure(x, *, interpret=False):
@@ -3075,10 +3075,10 @@ def _perm4_2x4x8x16_3210_s_y(x_ref, y_ref):
 
 
 _perm4_2x4x8x16_3210_s_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((2, 4, 8, 16), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((16, 8, 4, 2), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((2, 4, 8, 16), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((16, 8, 4, 2), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
 
 
 def perm4_2x4x8x16_3210_s_pure(x, *, interpret=False):
@@ -3489,10 +3489,10 @@ def _perm4_12x12x2x4_0321_s_y(x_ref, y_ref):
 
 
 _perm4_12x12x2x4_0321_s_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((12, 12, 2, 4), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((12, 4, 2, 12), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((12, 12, 2, 4), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((12, 4, 2, 12), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
 
 
 def perm4_12x12x2x4_0321_s_pure(x, *, interpret=False):
@@ -3528,10 +3528,10 @@ def _perm4_12x12x2x4_1302_s_y(x_ref, y_ref):
 
 
 _perm4_12x12x2x4_1302_s_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((12, 12, 2, 4), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((12, 4, 12, 2), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((12, 12, 2, 4), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((12, 4, 12, 2), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
 
 
 def perm4_12x12x2x4_1302_s_pure(x, *, interpret=False):
@@ -3567,10 +3567,10 @@ def _perm4_12x12x2x4_1320_s_y(x_ref, y_ref):
 
 
 _perm4_12x12x2x4_1320_s_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((12, 12, 2, 4), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((12, 4, 2, 12), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((12, 12, 2, 4), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((12, 4, 2, 12), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
 
 
 def perm4_12x12x2x4_1320_s_pure(x, *, interpret=False):
@@ -3606,10 +3606,10 @@ def _perm4_12x12x2x4_2310_s_y(x_ref, y_ref):
 
 
 _perm4_12x12x2x4_2310_s_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((12, 12, 2, 4), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((2, 4, 12, 12), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((12, 12, 2, 4), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((2, 4, 12, 12), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
 
 
 def perm4_12x12x2x4_2310_s_pure(x, *, interpret=False):
@@ -3645,10 +3645,10 @@ def _perm4_12x12x2x4_3021_s_y(x_ref, y_ref):
 
 
 _perm4_12x12x2x4_3021_s_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((12, 12, 2, 4), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((4, 12, 2, 12), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((12, 12, 2, 4), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4, 12, 2, 12), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
 
 
 def perm4_12x12x2x4_3021_s_pure(x, *, interpret=False):
@@ -3684,10 +3684,10 @@ def _perm4_12x12x2x4_3102_s_y(x_ref, y_ref):
 
 
 _perm4_12x12x2x4_3102_s_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((12, 12, 2, 4), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((4, 12, 12, 2), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((12, 12, 2, 4), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4, 12, 12, 2), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
 
 
 def perm4_12x12x2x4_3102_s_pure(x, *, interpret=False):
@@ -3723,10 +3723,10 @@ def _perm4_12x12x2x4_3120_s_y(x_ref, y_ref):
 
 
 _perm4_12x12x2x4_3120_s_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((12, 12, 2, 4), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((4, 12, 2, 12), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((12, 12, 2, 4), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4, 12, 2, 12), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
 
 
 def perm4_12x12x2x4_3120_s_pure(x, *, interpret=False):
@@ -3762,10 +3762,10 @@ def _perm4_12x12x2x4_3201_s_y(x_ref, y_ref):
 
 
 _perm4_12x12x2x4_3201_s_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((12, 12, 2, 4), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((4, 2, 12, 12), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((12, 12, 2, 4), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4, 2, 12, 12), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
 
 
 def perm4_12x12x2x4_3201_s_pure(x, *, interpret=False):
@@ -3801,10 +3801,10 @@ def _perm4_12x12x2x4_3210_s_y(x_ref, y_ref):
 
 
 _perm4_12x12x2x4_3210_s_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((12, 12, 2, 4), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((4, 2, 12, 12), lambda: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((12, 12, 2, 4), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4, 2, 12, 12), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
 
 
 def perm4_12x12x2x4_3210_s_pure(x, *, interpret=False):
@@ -3840,10 +3840,10 @@ def _perm2_10000x2_flat_y(x_ref, y_ref):
 
 
 _perm2_10000x2_flat_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((10000, 2), lambda: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((2, 10000), lambda: (np.int32(0), np.int32(0))))
+        pl.BlockSpec((10000, 2), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((2, 10000), lambda _: (np.int32(0), np.int32(0))))
 
 
 def perm2_10000x2_flat_pure(x, *, interpret=False):
@@ -3880,10 +3880,10 @@ def _perm2_8x128_flat_y(x_ref, y_ref):
 
 
 _perm2_8x128_flat_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((8, 128), lambda: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((128, 8), lambda: (np.int32(0), np.int32(0))))
+        pl.BlockSpec((8, 128), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((128, 8), lambda _: (np.int32(0), np.int32(0))))
 
 
 def perm2_8x128_flat_pure(x, *, interpret=False):
@@ -4079,10 +4079,10 @@ def _perm3_2x24x32_201_flat_s_y(x_ref, y_ref):
 
 
 _perm3_2x24x32_201_flat_s_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((2, 24, 32), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((32, 2, 24), lambda: (np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((2, 24, 32), lambda _: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((32, 2, 24), lambda _: (np.int32(0), np.int32(0), np.int32(0))))
 
 
 def perm3_2x24x32_201_flat_s_pure(x, *, interpret=False):
@@ -4118,10 +4118,10 @@ def _perm3_2x24x32_201_collapsed_s_y(x_ref, y_ref):
 
 
 _perm3_2x24x32_201_collapsed_s_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((48, 32), lambda: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((32, 48), lambda: (np.int32(0), np.int32(0))))
+        pl.BlockSpec((48, 32), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((32, 48), lambda _: (np.int32(0), np.int32(0))))
 
 
 def perm3_2x24x32_201_collapsed_s_pure(x, *, interpret=False):
@@ -4157,10 +4157,10 @@ def _perm3_2x24x32_120_collapsed_s_y(x_ref, y_ref):
 
 
 _perm3_2x24x32_120_collapsed_s_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((2, 768), lambda: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((768, 2), lambda: (np.int32(0), np.int32(0))))
+        pl.BlockSpec((2, 768), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((768, 2), lambda _: (np.int32(0), np.int32(0))))
 
 
 def perm3_2x24x32_120_collapsed_s_pure(x, *, interpret=False):
@@ -4197,10 +4197,10 @@ def _perm3_2x24x32_120_divmod_s_y(x_ref, y_ref):
 
 
 _perm3_2x24x32_120_divmod_s_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((2, 768), lambda: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((1536,), lambda: (np.int32(0),)))
+        pl.BlockSpec((2, 768), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((1536,), lambda _: (np.int32(0),)))
 
 
 def perm3_2x24x32_120_divmod_s_pure(x, *, interpret=False):
@@ -4358,10 +4358,10 @@ def _perm4_2x4x8x16_2301_collapsed_s_y(x_ref, y_ref):
 
 
 _perm4_2x4x8x16_2301_collapsed_s_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((8, 128), lambda: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((128, 8), lambda: (np.int32(0), np.int32(0))))
+        pl.BlockSpec((8, 128), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((128, 8), lambda _: (np.int32(0), np.int32(0))))
 
 
 def perm4_2x4x8x16_2301_collapsed_s_pure(x, *, interpret=False):
@@ -4397,10 +4397,10 @@ def _perm4_2x4x8x16_0312_collapsed_s_y(x_ref, y_ref):
 
 
 _perm4_2x4x8x16_0312_collapsed_s_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((2, 32, 16), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((2, 16, 32), lambda: (np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((2, 32, 16), lambda _: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((2, 16, 32), lambda _: (np.int32(0), np.int32(0), np.int32(0))))
 
 
 def perm4_2x4x8x16_0312_collapsed_s_pure(x, *, interpret=False):
@@ -4436,10 +4436,10 @@ def _perm4_2x4x8x16_1023_collapsed_s_y(x_ref, y_ref):
 
 
 _perm4_2x4x8x16_1023_collapsed_s_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((2, 4, 128), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((4, 2, 128), lambda: (np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((2, 4, 128), lambda _: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4, 2, 128), lambda _: (np.int32(0), np.int32(0), np.int32(0))))
 
 
 def perm4_2x4x8x16_1023_collapsed_s_pure(x, *, interpret=False):
@@ -4515,10 +4515,10 @@ def _perm4_12x12x2x4_3201_collapsed_s_y(x_ref, y_ref):
 
 
 _perm4_12x12x2x4_3201_collapsed_s_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((144, 2, 4), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((4, 2, 144), lambda: (np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((144, 2, 4), lambda _: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4, 2, 144), lambda _: (np.int32(0), np.int32(0), np.int32(0))))
 
 
 def perm4_12x12x2x4_3201_collapsed_s_pure(x, *, interpret=False):
@@ -4555,10 +4555,10 @@ def _perm3_1x8x1_120_y(x_ref, y_ref):
 
 
 _perm3_1x8x1_120_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((8,), lambda: (np.int32(0),))],
-    out_specs=pl.BlockSpec((8,), lambda: (np.int32(0),)))
+        pl.BlockSpec((8,), lambda _: (np.int32(0),))],
+    out_specs=pl.BlockSpec((8,), lambda _: (np.int32(0),)))
 
 
 def perm3_1x8x1_120_pure(x, *, interpret=False):
@@ -4631,10 +4631,10 @@ def _perm3_sym_201_y(x_ref, y_ref):
 
 
 _perm3_sym_201_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((4, 16, 24), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((24, 4, 16), lambda: (np.int32(0), np.int32(0), np.int32(0))))
+        pl.BlockSpec((4, 16, 24), lambda _: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((24, 4, 16), lambda _: (np.int32(0), np.int32(0), np.int32(0))))
 
 
 def perm3_sym_201_pure(x, *, interpret=False):

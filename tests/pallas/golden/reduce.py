@@ -83,10 +83,10 @@ def _sum_permuted_y(x_ref, y_ref):
 
 
 _sum_permuted_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((16, 8), lambda: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((8,), lambda: (np.int32(0),)))
+        pl.BlockSpec((16, 8), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8,), lambda _: (np.int32(0),)))
 
 
 def sum_permuted_pure(x, *, interpret=False):
@@ -124,10 +124,10 @@ def _max_strided_cols_y(x_ref, y_ref):
 
 
 _max_strided_cols_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((8, 8, 2), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((8,), lambda: (np.int32(0),)))
+        pl.BlockSpec((8, 8, 2), lambda _: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8,), lambda _: (np.int32(0),)))
 
 
 def max_strided_cols_pure(x, *, interpret=False):
@@ -165,10 +165,10 @@ def _sum_transposed_view_y(x_ref, y_ref):
 
 
 _sum_transposed_view_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((16, 8), lambda: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((8,), lambda: (np.int32(0),)))
+        pl.BlockSpec((16, 8), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8,), lambda _: (np.int32(0),)))
 
 
 def sum_transposed_view_pure(x, *, interpret=False):
@@ -205,10 +205,10 @@ def _min_flipped_view_y(x_ref, y_ref):
 
 
 _min_flipped_view_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((4, 8), lambda: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((4,), lambda: (np.int32(0),)))
+        pl.BlockSpec((4, 8), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4,), lambda _: (np.int32(0),)))
 
 
 def min_flipped_view_pure(x, *, interpret=False):
@@ -246,10 +246,10 @@ def _argmax_strided_y(x_ref, y_ref):
 
 
 _argmax_strided_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((8, 8, 2), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((8,), lambda: (np.int32(0),)))
+        pl.BlockSpec((8, 8, 2), lambda _: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8,), lambda _: (np.int32(0),)))
 
 
 def argmax_strided_pure(x, *, interpret=False):
@@ -287,10 +287,10 @@ def _argmin_permuted_y(x_ref, y_ref):
 
 
 _argmin_permuted_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((6, 10), lambda: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((10,), lambda: (np.int32(0),)))
+        pl.BlockSpec((6, 10), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((10,), lambda _: (np.int32(0),)))
 
 
 def argmin_permuted_pure(x, *, interpret=False):
@@ -328,10 +328,10 @@ def _mean_permuted_3d_y(x_ref, y_ref):
 
 
 _mean_permuted_3d_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((4, 6, 8), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((6,), lambda: (np.int32(0),)))
+        pl.BlockSpec((4, 6, 8), lambda _: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((6,), lambda _: (np.int32(0),)))
 
 
 def mean_permuted_3d_pure(x, *, interpret=False):
@@ -369,10 +369,10 @@ def _sum_two_vars_y(x_ref, y_ref):
 
 
 _sum_two_vars_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((3, 4, 5), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((4,), lambda: (np.int32(0),)))
+        pl.BlockSpec((3, 4, 5), lambda _: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4,), lambda _: (np.int32(0),)))
 
 
 def sum_two_vars_pure(x, *, interpret=False):
@@ -409,10 +409,10 @@ def _sum_bounded_strided_y(x_ref, y_ref):
 
 
 _sum_bounded_strided_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((8, 5, 2), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((8,), lambda: (np.int32(0),)))
+        pl.BlockSpec((8, 5, 2), lambda _: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8,), lambda _: (np.int32(0),)))
 
 
 def sum_bounded_strided_pure(x, *, interpret=False):
@@ -452,10 +452,10 @@ def _sum_iota_weighted_y(x_ref, y_ref):
 
 
 _sum_iota_weighted_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((5, 12), lambda: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((5,), lambda: (np.int32(0),)))
+        pl.BlockSpec((5, 12), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((5,), lambda _: (np.int32(0),)))
 
 
 def sum_iota_weighted_pure(x, *, interpret=False):
@@ -492,10 +492,10 @@ def _prod_strided_f64_y(x_ref, y_ref):
 
 
 _prod_strided_f64_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((4, 3, 2), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((4,), lambda: (np.int32(0),)))
+        pl.BlockSpec((4, 3, 2), lambda _: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4,), lambda _: (np.int32(0),)))
 
 
 def prod_strided_f64_pure(x, *, interpret=False):
@@ -532,10 +532,10 @@ def _any_all_strided_y(m_ref, y_ref):
 
 
 _any_all_strided_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((6, 8, 2), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((6,), lambda: (np.int32(0),)))
+        pl.BlockSpec((6, 8, 2), lambda _: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((6,), lambda _: (np.int32(0),)))
 
 def _any_all_strided_z(m_ref, z_ref):
     # z[i] = all(k: m[i, k])
@@ -548,10 +548,10 @@ def _any_all_strided_z(m_ref, z_ref):
 
 
 _any_all_strided_z_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((6, 8, 2), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((6,), lambda: (np.int32(0),)))
+        pl.BlockSpec((6, 8, 2), lambda _: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((6,), lambda _: (np.int32(0),)))
 
 
 def any_all_strided_pure(m, *, interpret=False):
@@ -596,10 +596,10 @@ def _min_i16_permuted_y(x_ref, y_ref):
 
 
 _min_i16_permuted_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((5, 7), lambda: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((7,), lambda: (np.int32(0),)))
+        pl.BlockSpec((5, 7), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((7,), lambda _: (np.int32(0),)))
 
 
 def min_i16_permuted_pure(x, *, interpret=False):
@@ -637,10 +637,10 @@ def _count_true_y(m_ref, y_ref):
 
 
 _count_true_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((4, 8), lambda: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((4,), lambda: (np.int32(0),)))
+        pl.BlockSpec((4, 8), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4,), lambda _: (np.int32(0),)))
 
 
 def count_true_pure(m, *, interpret=False):
@@ -677,9 +677,9 @@ def _sum_empty_y(y_ref):
 
 
 _sum_empty_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[],
-    out_specs=pl.BlockSpec((4,), lambda: (np.int32(0),)))
+    out_specs=pl.BlockSpec((4,), lambda _: (np.int32(0),)))
 
 
 def sum_empty_pure(x, *, interpret=False):
@@ -777,10 +777,10 @@ def _softmax_strided_m(x_ref, m_ref):
 
 
 _softmax_strided_m_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((4, 8, 2), lambda: (np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((4,), lambda: (np.int32(0),)))
+        pl.BlockSpec((4, 8, 2), lambda _: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4,), lambda _: (np.int32(0),)))
 
 def _softmax_strided_z(x_ref, m_ref, z_ref):
     # z[n] = sum(d < 8: exp((x[n, (2 * d)] - m[n])))
@@ -797,11 +797,11 @@ def _softmax_strided_z(x_ref, m_ref, z_ref):
 
 
 _softmax_strided_z_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((4, 8, 2), lambda: (np.int32(0), np.int32(0), np.int32(0))),
-        pl.BlockSpec((4,), lambda: (np.int32(0),))],
-    out_specs=pl.BlockSpec((4,), lambda: (np.int32(0),)))
+        pl.BlockSpec((4, 8, 2), lambda _: (np.int32(0), np.int32(0), np.int32(0))),
+        pl.BlockSpec((4,), lambda _: (np.int32(0),))],
+    out_specs=pl.BlockSpec((4,), lambda _: (np.int32(0),)))
 
 def _softmax_strided_y(x_ref, m_ref, z_ref, y_ref):
     # y[n, d] = (exp((x[n, (2 * d)] - m[n])) / z[n])
@@ -818,12 +818,12 @@ def _softmax_strided_y(x_ref, m_ref, z_ref, y_ref):
 
 
 _softmax_strided_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((4, 8, 2), lambda: (np.int32(0), np.int32(0), np.int32(0))),
-        pl.BlockSpec((4,), lambda: (np.int32(0),)),
-        pl.BlockSpec((4,), lambda: (np.int32(0),))],
-    out_specs=pl.BlockSpec((4, 8), lambda: (np.int32(0), np.int32(0))))
+        pl.BlockSpec((4, 8, 2), lambda _: (np.int32(0), np.int32(0), np.int32(0))),
+        pl.BlockSpec((4,), lambda _: (np.int32(0),)),
+        pl.BlockSpec((4,), lambda _: (np.int32(0),))],
+    out_specs=pl.BlockSpec((4, 8), lambda _: (np.int32(0), np.int32(0))))
 
 
 def softmax_strided_pure(x, *, interpret=False):
@@ -875,10 +875,10 @@ def _max_sym_y(x_ref, y_ref):
 
 
 _max_sym_y_grid = pl.GridSpec(
-    grid=(),
+    grid=(1,),
     in_specs=[
-        pl.BlockSpec((64, 32), lambda: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((64,), lambda: (np.int32(0),)))
+        pl.BlockSpec((64, 32), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((64,), lambda _: (np.int32(0),)))
 
 
 def max_sym_pure(x, *, interpret=False):

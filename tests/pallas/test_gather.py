@@ -1,0 +1,143 @@
+"""Row gathers through scalar prefetch: the index maps themselves, called on prefetched values
+(wrap applied, an out-of-range row clamped into the table so the DMA never leaves it), and the
+entry point raising IndexError for an out-of-range index (tensor, dim, value and position, as the
+reference interpreter words it), in both of JAX's interpreters. Neither interpreter checks block
+indices (both wrap or clamp them), so the checks are the kernel's own."""
+import os
+
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from jax.experimental.pallas import tpu as pltpu
+
+import athene_lib as A
+
+MODES = {"interpret": True, "tpu-interpret": pltpu.InterpretParams()}
+
+
+@pytest.fixture(scope="module")
+def gather(modules):
+    return modules.get("gather.ath")
+
+
+@pytest.fixture(scope="module")
+def bad_index(tmp_path_factory):
+    """examples/bad_index.ath (gather without wrap, S = 4) emitted on its own."""
+    import importlib.util
+    ctx = A.load(os.path.join(A.EXAMPLES, "bad_index.ath"))
+    k = A.Kernel(ctx, A.LIB.athene_kernel_at(ctx, 0), sizes={"S": 4})
+    path = tmp_path_factory.mktemp("bad") / "bad_index.py"
+    path.write_text(A.emit([k]))
+    spec = importlib.util.spec_from_file_location("bad_index_pallas", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod, k
+
+
+def table_map(mod, kernel):
+    spec = getattr(mod, f"_{kernel}_y_grid").in_specs[0]
+    return lambda s, *refs: [int(v) for v in spec.index_map(s, *[jnp.asarray(r, jnp.int32) for r in refs])]
+
+
+def test_index_map_applies_wrap(gather):
+    mod, _ = gather
+    imap = table_map(mod, "gather_wrap")
+    idx = np.array([0, 5, -1, -16, 15, -7, 3, 3, -3, 8, -8, 1])
+    for s in range(12):
+        assert imap(s, idx) == [idx[s] % 16, 0, 0], s
+
+
+def test_index_map_keeps_bad_rows_inside_the_table(gather):
+    mod, _ = gather
+    imap = table_map(mod, "gather_wrap")
+    idx = np.array([16, -17, 1000, -1000] + [0] * 8)
+    assert [imap(s, idx)[0] for s in range(4)] == [15, 0, 15, 0]
+    plain = table_map(mod, "gather_rows")
+    assert [plain(s, np.array([-1, 16, 3, 99]))[0] for s in range(4)] == [0, 15, 3, 15]
+
+
+def test_index_map_of_two_gathers(gather):
+    mod, _ = gather
+    grid = mod._gather_two_y_grid
+    i0, i1 = np.array([3, 31, 0, 7, 1, 2, 3, 4, 5, 6]), np.array([19, 0, 5, 1, 2, 3, 4, 5, 6, 7])
+    refs = [jnp.asarray(a, jnp.int32) for a in (i0, i1)]
+    for s in range(10):
+        rows = [int(spec.index_map(s, *refs)[0]) for spec in grid.in_specs]
+        assert rows == [i0[s], i1[s]], s
+
+
+@pytest.mark.parametrize("mode", sorted(MODES))
+def test_negative_indices_through_wrap(gather, mode):
+    mod, _ = gather
+    rng = np.random.default_rng(1)
+    table = rng.standard_normal((16, 8)).astype(np.float32)
+    idx = np.array([-16, -1, 0, 15, -5, 5, 2, -2, 7, -9, 1, -15], np.int64)
+    got = np.asarray(mod.gather_wrap(table, idx, interpret=MODES[mode]))
+    np.testing.assert_array_equal(got, table[idx])
+
+
+@pytest.mark.parametrize("mode", sorted(MODES))
+@pytest.mark.parametrize("bad, at", [(16, 5), (-17, 0), (2**40, 11)])
+def test_out_of_range_wrap_index_raises(gather, mode, bad, at):
+    mod, _ = gather
+    table = np.zeros((16, 8), np.float32)
+    idx = np.zeros(12, np.int64)
+    idx[at] = bad
+    value = bad if -2**31 <= bad < 2**31 else 2**31 - 1  # int32 on the TPU, saturated
+    with pytest.raises(IndexError, match=rf"kernel gather_wrap: index {value} out of range for dim 0 of 'table' "
+                                         rf"\(size 16; wrap\(\) accepts \[-16, 16\)\) at y\[{at}, 0\]"):
+        mod.gather_wrap(table, idx, interpret=MODES[mode])
+
+
+@pytest.mark.parametrize("mode", sorted(MODES))
+def test_bad_index_example_matches_the_reference(bad_index, mode):
+    mod, k = bad_index
+    table = np.arange(64, dtype=np.float32).reshape(16, 4)
+    idx = np.array([0, 1, 2, 20], np.int64)
+    ref = k.reference([table.reshape(-1), idx])
+    assert isinstance(ref, str) and "index 20 out of range for dim 0 of 'table' (size 16) at out[3, 0]" in ref
+    with pytest.raises(IndexError) as e:
+        mod.gather(table, idx, interpret=MODES[mode])
+    assert str(e.value) in ref, (str(e.value), ref)
+
+
+@pytest.mark.parametrize("mode", sorted(MODES))
+def test_second_gather_names_its_tensor(gather, mode):
+    mod, _ = gather
+    a, b = np.zeros(32, np.float32), np.zeros(20, np.float32)
+    i0, i1 = np.arange(10, dtype=np.int64), np.arange(10, dtype=np.int32)
+    i1[7] = 20
+    with pytest.raises(IndexError, match=r"index 20 out of range for dim 0 of 'b' \(size 20\) at y\[7\]"):
+        mod.gather_two(a, b, i0, i1, interpret=MODES[mode])
+
+
+def test_2d_gather_and_2d_index_tensor(gather):
+    mod, _ = gather
+    t = np.zeros((8, 6, 4), np.float32)
+    r, c = np.zeros(5, np.int64), np.zeros(5, np.int64)
+    c[2] = 6
+    with pytest.raises(IndexError, match=r"index 6 out of range for dim 1 of 't' \(size 6\) at y\[2, 0\]"):
+        mod.gather_2d(t, r, c, interpret=True)
+    table = np.zeros((20, 8), np.float32)
+    idx = np.zeros((3, 5), np.int64)
+    idx[2, 4] = -1
+    with pytest.raises(IndexError, match=r"index -1 out of range for dim 0 of 'table' \(size 20\) at y\[2, 4, 0\]"):
+        mod.gather_idx2d(table, idx, interpret=True)
+
+
+def test_flat_gather_offset_raises(gather):
+    mod, _ = gather
+    t = np.zeros(64, np.float32)
+    idx = np.array([0, 1, 2, 15, 3, 4], np.int64)  # 4*15 + 4 + d is past the 64 elements
+    with pytest.raises(IndexError, match=r"flat offset 64 is out of range for the storage of 't' \(64 elements\) "
+                                         r"at y\[3, 0\]"):
+        mod.gather_flat_next_row(t, idx, interpret=True)
+
+
+def test_element_gather_index_raises(gather):
+    mod, _ = gather
+    x = np.zeros((4, 10, 6), np.float32)
+    idx = np.zeros((4, 3, 6), np.int64)
+    idx[1, 2, 3] = 10
+    with pytest.raises(IndexError, match=r"index 10 out of range for dim 1 of 'x' \(size 10\) at y\[1, 2, 3\]"):
+        mod.gather_torch_dim1(x, idx, interpret=True)
