@@ -409,6 +409,7 @@ typedef struct {
 typedef struct W {
 	const X *x;
 	Val *reg;         /* VM_LANES per register */
+	Val **rp;         /* per register: its lanes (its own, or an aliased load's) */
 	Val *splat;       /* an outer register's value, spread over the lanes */
 	unsigned char *tmp;
 	int64_t coord[XMAXD];
@@ -801,12 +802,25 @@ static bool is32(const X *x, int r)
 
 static Val *regv(W *w, int r)
 {
-	return &w->reg[(size_t)r * VM_LANES];
+	return w->rp[r];
 }
 
 static float *regf(W *w, int r)
 {
-	return (float *)&w->reg[(size_t)r * VM_LANES];
+	return (float *)w->rp[r];
+}
+
+/* A load whose lanes are contiguous in memory and laid out as its register
+ * (f32 as floats, f64 and i64 as Vals) reads nothing: the register points
+ * at them. */
+static bool alias(W *w, int r, const unsigned char *at, DType dt)
+{
+	if (dt != ATHENE_F32 && dt != ATHENE_F64 && dt != ATHENE_I64)
+		return false;
+	if ((uintptr_t)at % athene_dtype_size(dt))
+		return false;
+	w->rp[r] = (Val *)(uintptr_t)at; /* only read through: registers are SSA */
+	return true;
 }
 
 static const Val *arg(W *w, int s, int r)
@@ -997,7 +1011,9 @@ static void load_lanes(W *w, int s, const Ins *ins, Val *r)
 	}
 	lane_coords(w, s, 0);
 	if (s == 0 && w->stage[ins->operand]) {
-		to_lanes(r, w->stage[ins->operand] + dense_offset(w) * (int64_t)o->es, o->dt, w->lanes[s]);
+		const unsigned char *at = w->stage[ins->operand] + dense_offset(w) * (int64_t)o->es;
+		if (!alias(w, (int)(ins - x->p->ins), at, o->dt))
+			to_lanes(r, at, o->dt, w->lanes[s]);
 		return;
 	}
 	int64_t off = unit_offset(w, o), shape[XMAXD], ss[XMAXD], ds[XMAXD];
@@ -1026,7 +1042,8 @@ static void load_lanes(W *w, int s, const Ins *ins, Val *r)
 	dense(shape, n, o->es, ds);
 	const unsigned char *src = (const unsigned char *)o->base + off * (int64_t)o->es;
 	if (contiguous(shape, ss, ds, n)) {
-		to_lanes(r, src, o->dt, w->lanes[s]); /* read in place */
+		if (!alias(w, (int)(ins - x->p->ins), src, o->dt))
+			to_lanes(r, src, o->dt, w->lanes[s]); /* read in place */
 		return;
 	}
 	box_copy((char *)w->tmp, ds, (const char *)src, ss, shape, n, o->es, 0, false);
@@ -1274,9 +1291,9 @@ static void run_unit(W *w, int s)
 	const Prog *p = w->x->p;
 	for (int i = 0; i < p->n && !w->bad; i++) {
 		const Ins *x = &p->ins[i];
-		Val *r = &w->reg[(size_t)i * VM_LANES];
 		if (x->scope != s)
 			continue;
+		Val *r = w->rp[i] = &w->reg[(size_t)i * VM_LANES]; /* its own lanes, unless a load aliases */
 		switch (x->kind) {
 		case I_CONST:
 			if (is32(w->x, i))
@@ -1412,14 +1429,14 @@ static void store_unit(W *w)
 	lane_coords(w, 0, 0);
 	if (w->stage[0]) {
 		from_lanes(w->stage[0] + dense_offset(w) * (int64_t)o->es, x->p->out,
-		           &w->reg[(size_t)x->p->result * VM_LANES], w->lanes[0]);
+		           regv(w, x->p->result), w->lanes[0]);
 		return;
 	}
 	int64_t off = unit_offset(w, o);
 	int n = unit_shape(w, 0, o, shape, ds);
 	dense(shape, n, o->es, ss);
 	unsigned char *dst = (unsigned char *)o->base + off * (int64_t)o->es;
-	const Val *res = &w->reg[(size_t)x->p->result * VM_LANES];
+	const Val *res = regv(w, x->p->result);
 	if (contiguous(shape, ds, ss, n) && !x->stream) {
 		from_lanes(dst, x->p->out, res, w->lanes[0]); /* write in place */
 		return;
@@ -1568,6 +1585,9 @@ static void block_task(void *arg, int64_t t, int worker)
 		size_t nreg = (size_t)x->p->n + 1;
 		w->x = x;
 		w->reg = malloc(nreg * VM_LANES * sizeof *w->reg);
+		w->rp = malloc(nreg * sizeof *w->rp);
+		for (size_t r = 0; w->reg && w->rp && r < nreg; r++)
+			w->rp[r] = &w->reg[r * VM_LANES];
 		w->splat = malloc(nreg * VM_LANES * sizeof *w->splat);
 		w->tmp = malloc(VM_LANES * 8);
 		w->val = calloc((size_t)x->in->k->vars.n + 1, sizeof *w->val);
@@ -1577,7 +1597,7 @@ static void block_task(void *arg, int64_t t, int worker)
 		w->vb = malloc((size_t)(x->ps->nlhs ? x->ps->nlhs : 1) * XMAXBOX * sizeof *w->vb);
 	}
 	w->bad = false;
-	if (!w->reg || !w->splat || !w->tmp || !w->val || !w->stage || !w->keep || !w->cap || !w->vb)
+	if (!w->reg || !w->rp || !w->splat || !w->tmp || !w->val || !w->stage || !w->keep || !w->cap || !w->vb)
 		run_error(x->err, first, x->pd->stmt->sp, "cannot allocate the executor's registers");
 	else
 		block_boxes(w, lo, hi);
@@ -1735,6 +1755,7 @@ static bool exec_stmt(const Inst *in, int si, void *const *storage, void **lets,
 		pool_run(x->ntasks, block_task, x, nw);
 	for (int i = 0; x && x->w && i < nw; i++) {
 		free(x->w[i].reg);
+		free(x->w[i].rp);
 		free(x->w[i].splat);
 		free(x->w[i].tmp);
 		free(x->w[i].val);
