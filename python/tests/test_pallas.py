@@ -10,10 +10,7 @@ from support import as_table_value, example_module, logical, storage_for, te
 
 SMALL = [k for k in te.RUN_KERNELS if not te.FULL_SIZE.match(k)]
 # a sample of one kernel in five (in table order) covers every file, plus symbolic sizes
-# slice_sym is wrong in the emitted module today (a store of the whole input rows; see
-# test_to_jax_slice_sym): it is tested on its own until the emitter handles it.
-KNOWN_WRONG = {"slice_sym"}
-SAMPLE = sorted((set(SMALL[::5]) | {"gather_wrap_sym", "view_T_sym", "embed_bias_scale", "gather"}) - KNOWN_WRONG)
+SAMPLE = sorted((set(SMALL[::5]) | {"slice_sym", "gather_wrap_sym", "view_T_sym", "embed_bias_scale", "gather"}))
 
 
 def run_to_jax(name):
@@ -54,18 +51,15 @@ def test_to_jax_matches_numpy():
     assert not failed, f"{len(failed)} of {len(SAMPLE)} kernels wrong through to_jax():\n" + "\n".join(failed)
 
 
-@pytest.mark.xfail(strict=True, reason="Pallas emitter: the store of slice_sym gets a (9, 4) value for a (5, 4) "
-                   "block; strict, so this fails once the emitter is fixed and the kernel joins SAMPLE")
-def test_to_jax_slice_sym():
-    run_to_jax("slice_sym")
-
-
 MOD = athene.compile("""
 kernel scale_t(x: f32[N, M], scale: f32[N]) -> (y: f32[M, N]) {
     y[j, i] = x[i, j] * scale[i]
 }
 kernel gather(table: f32[V, D], idx: i64[S]) -> (out: f32[S, D]) {
     out[s, d] = table[wrap(idx[s], V), d]
+}
+kernel gather32(table: f32[V, D], idx: i32[S]) -> (out: f32[S, D]) {
+    out[s, d] = table[idx[s], d]
 }
 """)
 
@@ -87,3 +81,7 @@ def test_to_jax_bad_index():
     np.testing.assert_array_equal(np.asarray(g(table, idx)), table[[0, 3]])
     with pytest.raises(IndexError, match="index 4 out of range"):
         g(table, np.int64([4, 0]))
+    g32 = MOD.gather32.to_jax(table, np.int32([0, 3]))
+    np.testing.assert_array_equal(np.asarray(g32(table, np.int32([0, 3]))), table[[0, 3]])
+    with pytest.raises(IndexError, match="index -1 out of range"):
+        g32(table, np.int32([0, -1]))
