@@ -723,6 +723,7 @@ void gather_position(Buf *b, const View *v, const VAxis *a);
 void plan_explain(Buf *b, const Plan *p, bool json);
 
 /* ---------------------------------------------------------------- emit_pallas.c */
+/* (with emit_pallas_body.c; their shared state is in emit_pallas.h) */
 
 /* Appends one kernel's Pallas functions, from its tpu plan and body IR
  * (read-only), to out; what the module's head must define accumulates in

@@ -1,0 +1,69 @@
+/* Private to the Pallas emitter: emit_pallas.c (module, wrapper, index
+ * maps) and emit_pallas_body.c (the kernel body from the body IR) share
+ * the emitter's state and its renderers of operands and expressions. */
+#ifndef ATHENE_EMIT_PALLAS_H
+#define ATHENE_EMIT_PALLAS_H
+
+#include "internal.h"
+
+enum { AX_SQUEEZED, AX_EXACT, AX_WHOLE };
+
+typedef struct {
+	Buf *b;
+	Inst *in;
+	const Plan *p;
+	const PlanStmt *ps;
+	const Prog *prog;
+	const char *kname, *sname; /* kernel, stored tensor */
+	unsigned *needs;
+	int nchecks;               /* checks of the whole kernel so far */
+	int stmt_checks;           /* of this statement */
+	int64_t vb[PLAN_MAXVARS];  /* each variable's extent in the block */
+	bool *used;
+	bool *narrow;              /* an i64 register that only indexes: int32 */
+	unsigned *dep;             /* variables a register depends on */
+	bool *iota_done;
+	Buf msgs;                  /* the kernel's bad-index messages */
+} Em;
+
+enum { NEED_RECORD = 1, NEED_I32 = 2, NEED_X64 = 4, NEED_PAD = 8 };
+
+typedef struct {
+	Em *e;
+	bool map;        /* index-map context: grid indices; else the kernel's iotas */
+	bool pid;        /* grid indices as program ids (a prefetched load in the kernel) */
+	const Ins *load; /* kernel context: the load whose atoms are registers */
+	int reg;         /* that load's register */
+} SymCtx;
+
+/* emit_pallas.c: names, operands as the module moves them, their axes. */
+_Noreturn void ep_unsupported(Em *e, const char *what);
+const char *ep_jdt(DType t);
+const char *ep_pyname(const char *s);
+void ep_tuple(Buf *b, const int64_t *v, int n);
+const PlanOperand *ep_operand(const PlanStmt *ps, int j);
+const char *ep_ref_name(const PlanStmt *ps, const PlanOperand *op);
+const PlanVar *ep_axis_var(const PlanStmt *ps, const PlanAxis *x);
+bool ep_on_grid(const PlanStmt *ps, const PlanAxis *x);
+int64_t ep_lowest(const PlanAxis *x);
+int64_t ep_highest(const PlanAxis *x);
+void ep_slice_of(Buf *b, const PlanAxis *x, int64_t start);
+int ep_axis_mode(const PlanStmt *ps, const PlanAxis *x);
+int64_t ep_array_elems(const PlanOperand *op);
+/* emit_pallas.c: index expressions in an index map or in the kernel. */
+const char *ep_grid_name(const PlanStmt *ps, int g);
+void ep_map_var(Buf *b, const PlanStmt *ps, const Var *v, bool pid);
+const PlanOperand *ep_index_operand(const PlanStmt *ps, const Node *load);
+int ep_pvar_index(const PlanStmt *ps, const Var *v);
+void ep_sym_expr(Buf *b, SymCtx *c, const Sym *s);
+void ep_spell(Buf *b, const char *pat, Buf *args, int n);
+void ep_node_expr(Buf *b, SymCtx *c, const Node *n);
+void ep_gather_pos(Buf *b, Em *e, const PlanOperand *op, const PlanAxis *x, bool pid);
+const char *ep_fn_name(Em *e, Buf *b);
+/* emit_pallas_body.c: registers, iotas, and the kernel function. */
+void ep_use_iota(Em *e, int vi);
+int ep_reg_of(SymCtx *c, const Node *n);
+void ep_reg(Buf *b, Em *e, int r);
+void ep_emit_kernel_fn(Em *e, Buf *out);
+
+#endif
