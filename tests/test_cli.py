@@ -12,6 +12,7 @@ The binary is $ATHENE or <repo>/build/athene. The character-device test makes it
 mknod in a temporary directory, so it needs root; it never touches the system's /dev/null.
 """
 
+import json as jsonlib
 import os
 import re
 import resource
@@ -350,3 +351,9 @@ def test_explain_at_the_limits(tmp_path, kernel, sizes, target):
         r = athene("explain", src, *sizes, "--target", target, *json)
         no_crash(r)
         assert r.returncode == 0, r.stderr
+    for stmt in (s for k in jsonlib.loads(r.stdout) for s in k["statements"]):
+        for g in stmt["grid"]:  # blocks * block covers the variable, without overflow
+            assert g["blocks"] >= 1 and g["block"] >= 1, g
+            if g["var"] == "i" and sizes:  # i ranges over N in every kernel here
+                n = int(sizes[1].split("=")[1])
+                assert g["blocks"] == -(-n // g["block"]), g
