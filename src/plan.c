@@ -23,6 +23,7 @@
  * counting as 1. Inputs whose axes break it are widened to the whole axis
  * (the kernel indexes inside the block); squeezed axes among the last two get
  * unit axes appended to the reshape. */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,8 +43,14 @@ static const Target tpu_target = {
 
 int machine_threads(void)
 {
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-	return n > 0 && n < 1024 ? (int)n : 1;
+	static atomic_int cached; /* sysconf reads files: once */
+	int c = atomic_load(&cached);
+	if (!c) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+		c = n > 0 && n < 1024 ? (int)n : 1;
+		atomic_store(&cached, c);
+	}
+	return c;
 }
 
 const Target *target_get(const char *name, int threads, Target *buf)

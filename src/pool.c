@@ -56,7 +56,22 @@ static void cpu_relax(void)
 #endif
 }
 
+static int read_default_threads(void);
+
+/* Read once: sysconf opens files under /sys, which a tiny kernel's run
+ * would pay for every time. */
 static int default_threads(void)
+{
+	static atomic_int cached;
+	int n = atomic_load(&cached);
+	if (!n) {
+		n = read_default_threads();
+		atomic_store(&cached, n);
+	}
+	return n;
+}
+
+static int read_default_threads(void)
 {
 	const char *e = getenv("ATHENE_THREADS");
 	long n = e ? strtol(e, NULL, 10) : 0;
