@@ -80,6 +80,28 @@ static void bench_many_kernels(int n)
 	free(src);
 }
 
+/* One kernel with many parameters, each with a size symbol of its own. */
+static void bench_many_params(int n)
+{
+	size_t cap = (size_t)n * 32 + 128, len = 0;
+	char *src = malloc(cap);
+	if (!src)
+		exit(1);
+	len += (size_t)snprintf(src + len, cap - len, "kernel wide(");
+	for (int i = 0; i < n; i++)
+		len += (size_t)snprintf(src + len, cap - len, "%sa%d: f32[S%d]", i ? ", " : "", i, i);
+	len += (size_t)snprintf(src + len, cap - len, ") -> (y: f32[4]) { y[i] = 1.0 }\n");
+	athene_ctx *c = athene_create();
+	double t0 = now(), c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+	int rc = athene_load(c, "wide.ath", src);
+	double t = now() - t0, cpu = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
+	char label[64];
+	snprintf(label, sizeof label, "a kernel of %d parameters (%.1f MB)", n, (double)len / 1e6);
+	printf("parse  %-44s %8.3f s  %s (cpu %.3f s)\n", label, t, rc ? "error" : "ok", cpu);
+	athene_destroy(c);
+	free(src);
+}
+
 /* The huge-size reproducers of issue 8, and a few more at the limits. */
 static const struct {
 	const char *name, *src;
@@ -133,6 +155,8 @@ int main(void)
 	bench_parse();
 	bench_many_kernels(2500);
 	bench_many_kernels(10000);
+	bench_many_params(2500);
+	bench_many_params(10000);
 	for (int i = 0; i < (int)(sizeof CASES / sizeof CASES[0]); i++)
 		bench_case(i);
 	return 0;
