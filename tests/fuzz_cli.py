@@ -9,8 +9,10 @@ from other files) and runs `check` and `explain` (either target) on it with size
 small and huge values, and `run` (either backend, or --check) with small sizes when no literal
 in the file has more than 3 digits (the interpreter under ASan takes minutes over the full-size
 examples). A finding is an exit status other than 0, 1 and 2, a hang (more than 20 s), an
-internal error, a sanitizer report, or an error without a location (a bare "error: "; the
-tool's own messages start with "athene: " and name the flag or file they are about). Findings
+internal error, a sanitizer report, an error without a location (a bare "error: "; the tool's
+own messages start with "athene: " and name the flag or file they are about), or, with
+--check, the native executor and the reference disagreeing (in an output beyond tolerance, or
+one failing where the other does not, or failing differently). Findings
 are written to --keep (default: a temporary folder) with the command that shows them; the exit
 status is 1 when there was any. Standard library only.
 """
@@ -81,7 +83,9 @@ def commands(rng, path, big):
         yield ["run", path, *small, "--seed", str(rng.randrange(1000))] + rng.choice([[], ["--reference"], ["--check"]])
 
 
-def problem(rc, err):
+def problem(rc, out, err, cmd):
+    if "--check" in cmd and ("athene: check:" in err or " FAILED: " in out):
+        return "the native executor and the reference disagree"
     if rc not in (0, 1, 2):
         return f"exit status {rc}"
     for bad in ("internal error", "error: internal:", "Sanitizer", "runtime error:"):
@@ -121,7 +125,7 @@ def main():
             try:
                 r = subprocess.run([args.athene, *cmd], capture_output=True, timeout=HANG, cwd=work,
                                    stdin=subprocess.DEVNULL)
-                why = problem(r.returncode, r.stderr.decode(errors="replace"))
+                why = problem(r.returncode, r.stdout.decode(errors="replace"), r.stderr.decode(errors="replace"), cmd)
                 err = r.stderr
             except subprocess.TimeoutExpired:
                 why, err = f"no answer in {HANG} s", b""
