@@ -1448,7 +1448,8 @@ static void store_unit(W *w)
 			from_lanes(w->tmp, x->p->out, res, w->lanes[0]);
 			from = w->tmp;
 		}
-		copy_box(dst, &one, from, &one, &len, 1, o->es, COPY_STREAM);
+		(void)one;
+		copy_stream(dst, from, (size_t)(len * (int64_t)o->es));
 		return;
 	}
 	from_lanes(w->tmp, x->p->out, res, w->lanes[0]);

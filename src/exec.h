@@ -93,6 +93,9 @@ int64_t box_plan(BoxPlan *p, void *dst, const int64_t *dstride,
 		 int rank, size_t esize, int flags);
 void box_run_task(const BoxPlan *p, int64_t task);
 
+/* n contiguous bytes with streaming stores where the CPU has them, fenced. */
+void copy_stream(void *dst, const void *src, size_t n);
+
 /* Tests only: true forces the portable C kernels (no SIMD) in later plans. */
 void copy_set_portable(bool on);
 

@@ -699,6 +699,20 @@ AVX2_FN static void gather4_4(char *d, const char *s, int64_t n, bool stream)
 
 #endif /* X86 */
 
+/* ------------------------------------------------------- one stream copy */
+
+void copy_stream(void *dst, const void *src, size_t n)
+{
+#ifdef X86
+	if (pick_simd() == SIMD_AVX2 && n >= 64) {
+		stream_copy_avx2(dst, src, n);
+		_mm_sfence(); /* visible before whatever the caller signals next */
+		return;
+	}
+#endif
+	memcpy(dst, src, n);
+}
+
 /* --------------------------------------------------------------- units */
 
 static void copy_run(const BoxPlan *p, char *d, const char *s, size_t n)
