@@ -226,6 +226,8 @@ static Sym *lower_op(Lower *l, Node *n)
 			return r;
 		case OP_WRAP:
 			b = lower_index(l, n->args[1]);
+			if (b->kind == S_CONST && b->c < 1)
+				error_at(&l->in->diag, n->args[1]->sp, "wrap() needs a positive modulus, not %lld", (long long)b->c);
 			if (b->kind == S_CONST)
 				return lower_wrap(l, n, n->args[0], b->c);
 			break;
