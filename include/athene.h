@@ -157,6 +157,13 @@ ATHENE_API int athene_run(athene_inst *in, void *const *storage, int flags, athe
 ATHENE_API void athene_set_threads(int n);
 ATHENE_API int athene_threads(void);
 
+/* Zeroed memory for a parameter's storage: mapped pages, 2 MiB-aligned and
+ * advised to use huge pages when large (a streaming kernel then pays no
+ * page fault or TLB miss per 4 KiB). NULL when it cannot be had. Free it
+ * with athene_free and the same size. */
+ATHENE_API void *athene_alloc(size_t bytes);
+ATHENE_API void athene_free(void *p, size_t bytes);
+
 /* Bytes the library holds for every context, instance and run, all threads
  * together: what a cache of instances costs. */
 ATHENE_API long long athene_memory_in_use(void);

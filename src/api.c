@@ -598,6 +598,17 @@ int athene_run(athene_inst *in, void *const *storage, int flags, athene_status *
 	return rc;
 }
 
+void *athene_alloc(size_t bytes)
+{
+	return big_alloc(bytes ? bytes : 1);
+}
+
+void athene_free(void *p, size_t bytes)
+{
+	if (p)
+		big_free(p, bytes ? bytes : 1);
+}
+
 static atomic_int threads;
 
 void athene_set_threads(int n)

@@ -265,6 +265,23 @@ static void *alloc_elems(int64_t n, size_t es, const char *what, const char *nam
 	return p;
 }
 
+/* A parameter's storage: from athene_alloc (huge pages for big ones). */
+static void *alloc_storage(int64_t n, size_t es, const char *what, const char *name)
+{
+	int64_t bytes;
+	if (n < 0 || __builtin_mul_overflow(n, (int64_t)es, &bytes) || bytes == INT64_MAX)
+		out_of_memory(-1, what, name);
+	void *p = (uint64_t)bytes < SIZE_MAX ? athene_alloc((size_t)bytes + 1) : NULL;
+	if (!p)
+		out_of_memory(bytes, what, name);
+	return p;
+}
+
+static void free_storage(void *p, int64_t n, size_t es)
+{
+	athene_free(p, (size_t)(n * (int64_t)es) + 1);
+}
+
 static _Noreturn void fail(const char *errors)
 {
 	fputs(errors, stderr);
@@ -624,8 +641,8 @@ static int cmd_run(athene_inst *k, Opts *o)
 		fail(athene_inst_errors(k));
 	for (int p = 0; p < np; p++) {
 		athene_param_info(k, p, &pi[p]);
-		storage[p] = alloc_elems(pi[p].storage_elems, athene_dtype_size(pi[p].dtype),
-		                         p < nin ? "input" : "output", pi[p].name);
+		storage[p] = alloc_storage(pi[p].storage_elems, athene_dtype_size(pi[p].dtype),
+		                           p < nin ? "input" : "output", pi[p].name);
 		if (p >= nin)
 			continue;
 		if (!inpath[p])
@@ -649,7 +666,8 @@ static int cmd_run(athene_inst *k, Opts *o)
 	if (!o->bench && !o->check)
 		write_outputs(o, pi, logical, nin, np);
 	for (int p = 0; p < np; p++) {
-		free(storage[p]);
+		if (storage[p])
+			free_storage(storage[p], pi[p].storage_elems, athene_dtype_size(pi[p].dtype));
 		free(owned[p]);
 	}
 	free(storage);
