@@ -1652,6 +1652,30 @@ done:
  * the point evaluator computes the index (and checks it and the load, as
  * the interpreter would at that output element); then the row moves as one
  * box copy (a memcpy when it is contiguous on both sides). */
+/* The index of a row gather read straight from its tensor: the atom is a
+ * view load of an integer tensor, maybe cast, maybe wrap(load, constant).
+ * Fills *o and *mod (0: no wrap); false for any other form. */
+static bool direct_index(const X *x, const Ins *ld, const XOp **o, int64_t *mod)
+{
+	if (ld->natoms != 1 || ld->nchecks)
+		return false;
+	int r = ld->atom_reg[0];
+	const Ins *p = x->p->ins;
+	*mod = 0;
+	while (p[r].kind == I_CAST && dt_is_int(p[r].dt))
+		r = p[r].a[0];
+	if (p[r].kind == I_OP && p[r].op == OP_WRAP && p[p[r].a[1]].kind == I_CONST) {
+		*mod = p[p[r].a[1]].c.i;
+		r = p[r].a[0];
+		while (p[r].kind == I_CAST && dt_is_int(p[r].dt))
+			r = p[r].a[0];
+	}
+	if (p[r].kind != I_LOAD || !dt_is_int(p[r].dt) || x->op[p[r].operand].point || p[r].natoms || *mod < 0)
+		return false;
+	*o = &x->op[p[r].operand];
+	return true;
+}
+
 static void rows_task(void *arg, int64_t t, int worker)
 {
 	(void)worker;
@@ -1688,6 +1712,9 @@ static void rows_task(void *arg, int64_t t, int worker)
 		run_error(x->err, 0, x->pd->stmt->sp, "cannot allocate the executor's registers");
 		goto done;
 	}
+	const XOp *io = NULL;
+	int64_t mod = 0;
+	bool direct = direct_index(x, ld, &io, &mod) && v->ngat == 1;
 	int64_t end = (t + 1) * ROWS_PER_TASK < x->rows ? (t + 1) * ROWS_PER_TASK : x->rows;
 	for (int64_t row0 = t * ROWS_PER_TASK; row0 < end && !pt.bad; row0 += ROW_BATCH) {
 		/* a batch: every row's index first, its lines prefetched, then the copies */
@@ -1706,21 +1733,32 @@ static void rows_task(void *arg, int64_t t, int worker)
 			if (pos > atomic_load(&x->err->first))
 				break;
 			pt.pos = pos;
-			point_scope(&pt, 0);
-			if (pt.bad)
-				break;
+			int64_t ioff = direct ? io->start : 0, idx = 0;
 			for (int k = 0; k < x->nd; k++)
 				if (row_dim[k]) {
 					coord[k] = pt.val[ps->vars[x->d[k].var].var->id];
 					doff += coord[k] * dst->stride[k];
 					soff += coord[k] * src->stride[k];
+					ioff += direct ? coord[k] * io->stride[k] : 0;
 				}
+			if (direct) { /* the index straight from its tensor, then the checks */
+				idx = dt_load_i(io->base, io->dt, ioff);
+				if (mod && idx < 0)
+					idx += mod;
+			}
+			const Sym *at = v->gat[0].atom;
+			if (!direct || idx < at->lo || idx > at->hi) {
+				point_scope(&pt, 0); /* the general form, and the interpreter's error */
+				if (pt.bad)
+					break;
+			}
 			for (int g = 0; g < v->ngat; g++) {
 				const VAxis *a = &v->ax[v->gat[g].axis];
 				int k = 0;
 				while (k < ld->natoms && ld->atom[k]->p != v->gat[g].atom->p)
 					k++;
-				soff += (a->start + a->step * (pt.reg[ld->atom_reg[k]].i - v->gat[g].atom->lo)) * a->stride;
+				int64_t value = direct ? idx : pt.reg[ld->atom_reg[k]].i;
+				soff += (a->start + a->step * (value - v->gat[g].atom->lo)) * a->stride;
 			}
 			dp[nb] = dst->base + doff * (int64_t)dst->es;
 			spp[nb] = src->base + soff * (int64_t)src->es;
