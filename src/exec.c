@@ -1723,7 +1723,9 @@ static void rows_task(void *arg, int64_t t, int worker)
 		int nb = 0;
 		for (int64_t row = row0; row < end && row < row0 + ROW_BATCH; row++) {
 			int64_t q = row, pos = 0, doff = dst->start, soff = src->start;
-			for (int r = x->nrow - 1; r >= 0; r--) {
+			if (x->nrow == 1) /* the common case, without a division */
+				pt.val[ps->vars[x->row_var[0]].var->id] = row;
+			for (int r = x->nrow - 1; r >= 0 && x->nrow > 1; r--) {
 				const PlanVar *pv = &ps->vars[x->row_var[r]];
 				pt.val[pv->var->id] = q % pv->n;
 				q /= pv->n;
