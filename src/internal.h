@@ -740,6 +740,8 @@ struct athene_ctx {
 	Diag diag;
 	Vec kernels;      /* of Kernel */
 	Inst *insts;      /* live instances */
+	const char **names; /* the loaded kernels' names, open addressing */
+	size_t cap, nnames;
 };
 
 /* The passes of the driver, in order (api.c: PASSES). */
