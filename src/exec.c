@@ -1255,12 +1255,12 @@ static void reduce_domain(W *w, int c, int acc, Red *red)
 			return;
 	}
 }
-static void reduce_lanes(W *w, int s, const Ins *x, Val *r)
+/* Writes through put(): an f32 result's register holds floats. */
+static void reduce_lanes(W *w, int s, const Ins *x)
 {
 	const X *xs = w->x;
 	int c = x->inner, dst = (int)(x - xs->p->ins);
 	const Val *guard = x->guard >= 0 ? arg(w, s, x->guard) : NULL;
-	(void)r;
 	for (int l = 0; l < w->lanes[s] && !w->bad; l++) {
 		Red red;
 		Val v = {0};
@@ -1313,7 +1313,7 @@ static void run_unit(W *w, int s)
 		case I_LOAD: load_lanes(w, s, x, r); break;
 		case I_CAST: cast_lanes(w, s, x, r); break;
 		case I_OP: op_lanes(w, s, x, r); break;
-		case I_REDUCE: reduce_lanes(w, s, x, r); break;
+		case I_REDUCE: reduce_lanes(w, s, x); break;
 		}
 	}
 }
@@ -1442,14 +1442,12 @@ static void store_unit(W *w)
 		return;
 	}
 	if (contiguous(shape, ds, ss, n)) { /* a big output: streaming stores, no line fetched for them */
-		int64_t len = w->lanes[0], one = (int64_t)o->es;
 		const void *from = res;
 		if (x->p->out != ATHENE_F32) {
 			from_lanes(w->tmp, x->p->out, res, w->lanes[0]);
 			from = w->tmp;
 		}
-		(void)one;
-		copy_stream(dst, from, (size_t)(len * (int64_t)o->es));
+		copy_stream(dst, from, (size_t)w->lanes[0] * o->es);
 		return;
 	}
 	from_lanes(w->tmp, x->p->out, res, w->lanes[0]);
