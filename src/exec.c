@@ -159,18 +159,27 @@ static void *tensor_base(void *const *storage, void **lets, const Tensor *t)
 	return t->role == ROLE_LET ? lets[t->index] : storage[t->index];
 }
 
+/* Register r, or the one its integer casts start from. */
+static int uncast(const Prog *p, int r)
+{
+	while (p->ins[r].kind == I_CAST && dt_is_int(p->ins[r].dt))
+		r = p->ins[r].a[0];
+	return r;
+}
+
+/* The wrap() an index register holds, through its casts; -1 for none. */
+static int wrap_of_reg(const Prog *p, int r)
+{
+	r = uncast(p, r);
+	return p->ins[r].kind == I_OP && p->ins[r].op == OP_WRAP ? r : -1;
+}
+
 /* The value of a raw (pre-wrap) atom, for the wrap message. */
 static void wrap_parts(const Prog *p, const Val *reg, int r, int64_t *raw, int64_t *m)
 {
-	while (p->ins[r].kind == I_CAST)
-		r = p->ins[r].a[0];
-	const Ins *x = &p->ins[r];
-	*raw = reg[r].i;
-	*m = 0;
-	if (x->kind == I_OP && x->op == OP_WRAP) {
-		*raw = reg[x->a[0]].i;
-		*m = reg[x->a[1]].i;
-	}
+	int w = wrap_of_reg(p, r);
+	*raw = w < 0 ? reg[uncast(p, r)].i : reg[p->ins[w].a[0]].i;
+	*m = w < 0 ? 0 : reg[p->ins[w].a[1]].i;
 }
 
 static int point_leaf(void *env, const Sym *s, int64_t *out)
@@ -943,11 +952,10 @@ static void subscript_error(W *w, int s, const Ins *ins, const Node *sub, int r,
 {
 	const X *x = w->x;
 	int64_t value = arg(w, s, r)[l].i, raw = value, m = 0;
-	while (x->p->ins[r].kind == I_CAST)
-		r = x->p->ins[r].a[0];
-	if (x->p->ins[r].kind == I_OP && x->p->ins[r].op == OP_WRAP) {
-		raw = arg(w, s, x->p->ins[r].a[0])[l].i;
-		m = arg(w, s, x->p->ins[r].a[1])[l].i;
+	int wr = wrap_of_reg(x->p, r);
+	if (wr >= 0) {
+		raw = arg(w, s, x->p->ins[wr].a[0])[l].i;
+		m = arg(w, s, x->p->ins[wr].a[1])[l].i;
 	}
 	lane_coords(w, s, l);
 	var_values(w);
@@ -985,8 +993,6 @@ static int lane_leaf(void *env, const Sym *s, int64_t *out)
 static void point_lanes(W *w, int s, const Ins *ins, Val *r);
 static void eval_box(W *w, int s, const XBox *b, int acc, Red *red);
 static void store_unit(W *w);
-
-static void point_lanes(W *w, int s, const Ins *ins, Val *r);
 
 /* Element offset of the current coordinates in the dense scope-0 box. */
 static int64_t dense_offset(const W *w)
@@ -1657,16 +1663,12 @@ static bool direct_index(const X *x, const Ins *ld, const XOp **o, int64_t *mod)
 {
 	if (ld->natoms != 1 || ld->nchecks)
 		return false;
-	int r = ld->atom_reg[0];
 	const Ins *p = x->p->ins;
+	int r = uncast(x->p, ld->atom_reg[0]), wr = wrap_of_reg(x->p, r);
 	*mod = 0;
-	while (p[r].kind == I_CAST && dt_is_int(p[r].dt))
-		r = p[r].a[0];
-	if (p[r].kind == I_OP && p[r].op == OP_WRAP && p[p[r].a[1]].kind == I_CONST) {
-		*mod = p[p[r].a[1]].c.i;
-		r = p[r].a[0];
-		while (p[r].kind == I_CAST && dt_is_int(p[r].dt))
-			r = p[r].a[0];
+	if (wr >= 0 && p[p[wr].a[1]].kind == I_CONST) {
+		*mod = p[p[wr].a[1]].c.i;
+		r = uncast(x->p, p[wr].a[0]);
 	}
 	if (p[r].kind != I_LOAD || !dt_is_int(p[r].dt) || x->op[p[r].operand].point || p[r].natoms || *mod < 0)
 		return false;
