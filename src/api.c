@@ -45,11 +45,6 @@ static void drive(Inst *in, int last, int t)
 	if (last >= P_BODY) pass_body(in, t);
 }
 
-void run_passes(Inst *in, int last)
-{
-	drive(in, last, 0);
-}
-
 /* ---- per-target passes: made once, kept by the instance ---- */
 
 static void pass_plan(Inst *in, int t)

@@ -778,7 +778,5 @@ struct athene_inst {
 	bool plan_checked[2];
 	Prog **prog;        /* per planned statement */
 };
-/* Runs the passes up to and including `last`. Unwinds on error. */
-void run_passes(Inst *in, int last);
 
 #endif
