@@ -383,6 +383,10 @@ typedef struct {
 	int64_t start;    /* the static part of its element offset */
 	int64_t stride[XMAXD];
 	bool point;       /* loaded point by point through its flat offset */
+	bool masked;      /* a masked view: only coordinates [mlo, mhi] of the dims
+	                   * with mk set are read, the others are padding (zeros) */
+	bool mk[XMAXD];
+	int64_t mlo[XMAXD], mhi[XMAXD];
 } XOp;
 
 typedef struct {
@@ -521,6 +525,35 @@ static void op_strides(X *x, XOp *o)
 	}
 }
 
+/* The masked digits of a view operand as ranges of its loop dims; false
+ * when a masked variable is cut into several dims (no box then: the
+ * operand is read point by point, under its guard). */
+static bool op_masks(X *x, XOp *o)
+{
+	const View *v = o->op->view;
+	if (o->op->cls == VIEW_ELEM || !(v->flags & VF_MASKED))
+		return true;
+	for (int g = 0; g < v->ndig; g++) {
+		const ViewDigit *dg = &v->dig[g];
+		if (!dg->masked)
+			continue;
+		int dim = -1;
+		for (int k = 0; k < x->nd; k++)
+			if (x->ps->vars[x->d[k].var].var == dg->var) {
+				if (dim >= 0)
+					return false;
+				dim = k;
+			}
+		if (dim < 0)
+			return false;
+		o->masked = true;
+		o->mk[dim] = true;
+		o->mlo[dim] = dg->mlo;
+		o->mhi[dim] = dg->mhi;
+	}
+	return true;
+}
+
 static bool sym_uses_var(const Sym *s, const Var *v)
 {
 	if (s->kind == S_VAR)
@@ -619,7 +652,7 @@ static bool setup(X *x, const Inst *in, int si, void *const *storage, void **let
 		o->base = tensor_base(storage, lets, o->acc->t);
 		if (j > 0 && x->opreg[j] < 0)
 			continue; /* not read by the body */
-		if (j == 0 ? o->op->cls == VIEW_ELEM : needs_points(x, o->op, x->opreg[j]))
+		if (j == 0 ? o->op->cls == VIEW_ELEM : needs_points(x, o->op, x->opreg[j]) || !op_masks(x, o))
 			o->point = true;
 		else
 			op_strides(x, o);
@@ -1006,6 +1039,61 @@ static int64_t dense_offset(const W *w)
 	return off;
 }
 
+/* The part a masked operand reads of the box at the current coordinates
+ * whose dims dims[0..n) take shape[] positions: 0 when it is all padding,
+ * 1 when it reads it all, 2 when it reads the sub-box from skip[] of
+ * extents shape[] (narrowed). */
+static int mask_clip(const W *w, const XOp *o, const int *dims, int n, int64_t *shape, int64_t *skip)
+{
+	int part = 1;
+	for (int p = 0; p < n; p++)
+		skip[p] = 0;
+	for (int k = 0; k < w->x->nd; k++) {
+		if (!o->mk[k])
+			continue;
+		int p = 0;
+		while (p < n && dims[p] != k)
+			p++;
+		int64_t lo = w->coord[k], hi = lo + (p < n ? shape[p] : 1) - 1;
+		if (hi < o->mlo[k] || lo > o->mhi[k])
+			return 0;
+		if (lo >= o->mlo[k] && hi <= o->mhi[k])
+			continue;
+		if (p == n)
+			return 0; /* unreachable: a fixed coordinate is inside or outside */
+		skip[p] = lo < o->mlo[k] ? o->mlo[k] - lo : 0;
+		shape[p] = (hi < o->mhi[k] ? hi : o->mhi[k]) - (lo + skip[p]) + 1;
+		part = 2;
+	}
+	return part;
+}
+
+/* Copies the box of masked operand o at element offset off (of the box's
+ * first position, maybe padding), dims dims[0..n) of extents shape[] and
+ * byte strides ss[], into the dense dst (byte strides ds[]): the values it
+ * reads, zeros in its padding. False when it reads all of the box. */
+static bool mask_copy(const W *w, const XOp *o, const int *dims, int n, const int64_t *shape, const int64_t *ss,
+                      const int64_t *ds, int64_t off, unsigned char *dst)
+{
+	int64_t sub[XMAXD], skip[XMAXD], bytes = (int64_t)o->es;
+	memcpy(sub, shape, (size_t)n * sizeof *sub);
+	int part = mask_clip(w, o, dims, n, sub, skip);
+	if (part == 1)
+		return false;
+	for (int p = 0; p < n; p++)
+		bytes *= shape[p];
+	memset(dst, 0, (size_t)bytes);
+	if (part == 0)
+		return true;
+	int64_t from = off * (int64_t)o->es;
+	for (int p = 0; p < n; p++) {
+		from += skip[p] * ss[p];
+		dst += skip[p] * ds[p];
+	}
+	box_copy((char *)dst, ds, o->base + from, ss, sub, n, o->es, 0, false);
+	return true;
+}
+
 /* Stages operand j of load `ins` for the unit of scope s into r. */
 static void load_lanes(W *w, int s, const Ins *ins, Val *r)
 {
@@ -1046,6 +1134,10 @@ static void load_lanes(W *w, int s, const Ins *ins, Val *r)
 	}
 	int n = unit_shape(w, s, o, shape, ss);
 	dense(shape, n, o->es, ds);
+	if (o->masked && mask_copy(w, o, &x->sd[s][w->ustart[s]], n, shape, ss, ds, off, w->tmp)) {
+		to_lanes(r, w->tmp, o->dt, w->lanes[s]);
+		return;
+	}
 	const unsigned char *src = (const unsigned char *)o->base + off * (int64_t)o->es;
 	if (contiguous(shape, ss, ds, n)) {
 		if (!alias(w, (int)(ins - x->p->ins), src, o->dt))
@@ -1145,6 +1237,23 @@ HOT static bool fast_op(const Ins *x, Val *r, const Val *a, const Val *b, int n)
 		round_lanes(r, t, n);
 		return true;
 	}
+	if (!dt_is_float(t) && op_info[x->op].kind == K_CMP) { /* integer lanes hold their values in .i */
+		switch (x->op) {
+		case OP_EQ: for (int i = 0; i < n; i++) r[i].i = a[i].i == b[i].i; return true;
+		case OP_NE: for (int i = 0; i < n; i++) r[i].i = a[i].i != b[i].i; return true;
+		case OP_LT: for (int i = 0; i < n; i++) r[i].i = a[i].i < b[i].i; return true;
+		case OP_LE: for (int i = 0; i < n; i++) r[i].i = a[i].i <= b[i].i; return true;
+		case OP_GT: for (int i = 0; i < n; i++) r[i].i = a[i].i > b[i].i; return true;
+		default: for (int i = 0; i < n; i++) r[i].i = a[i].i >= b[i].i; return true;
+		}
+	}
+	if (op_info[x->op].kind == K_LOGIC) { /* bool lanes: 0 or 1 */
+		switch (x->op) {
+		case OP_AND: for (int i = 0; i < n; i++) r[i].i = a[i].i & b[i].i; return true;
+		case OP_OR: for (int i = 0; i < n; i++) r[i].i = a[i].i | b[i].i; return true;
+		default: for (int i = 0; i < n; i++) r[i].i = !a[i].i; return true;
+		}
+	}
 	if (t == ATHENE_I64) {
 		switch (x->op) {
 		case OP_ADD: for (int i = 0; i < n; i++) r[i].i = (int64_t)((uint64_t)a[i].i + (uint64_t)b[i].i); return true;
@@ -1164,6 +1273,18 @@ static void op_lanes(W *w, int s, const Ins *x, Val *r)
 		a[k] = arg(w, s, x->a[k]);
 	if (!x->exact && x->nargs <= 2 && fast_op(x, r, a[0], a[1] ? a[1] : a[0], n))
 		return;
+	if (x->op == OP_WHERE) { /* its branches are cast to its dtype, its condition to bool */
+		if (is32(w->x, (int)(x - w->x->p->ins))) {
+			float *rf = (float *)r;
+			const float *af = (const float *)a[1], *bf = (const float *)a[2];
+			for (int i = 0; i < n; i++)
+				rf[i] = a[0][i].i ? af[i] : bf[i];
+		} else {
+			for (int i = 0; i < n; i++)
+				r[i] = a[0][i].i ? a[1][i] : a[2][i];
+		}
+		return;
+	}
 	DType t = op_info[x->op].kind == K_PRED ? w->x->p->ins[x->a[0]].dt : x->opdt;
 	const Val *guard = x->guard >= 0 ? arg(w, s, x->guard) : NULL;
 	bool checked = x->exact || x->op == OP_WRAP;
@@ -1291,6 +1412,28 @@ static void reduce_lanes(W *w, int s, const Ins *x)
 	w->lane[s] = 0;
 }
 
+/* The values of variable v over the lanes of scope s's unit: its value
+ * at the first lane, plus place·offset along each varying dim of it. */
+static void ivar_lanes(W *w, int s, const Var *v, Val *r)
+{
+	const X *x = w->x;
+	int n = w->lanes[s], run = 1;
+	lane_coords(w, s, 0);
+	var_values(w);
+	for (int l = 0; l < n; l++)
+		r[l].i = w->val[v->id];
+	for (int k = x->nsd[s] - 1; k >= w->ustart[s]; k--) {
+		const XDim *d = &x->d[x->sd[s][k]];
+		int ext = (int)(w->unit[s]->hi[x->sd[s][k]] - w->unit[s]->lo[x->sd[s][k]]);
+		if (x->ps->vars[d->var].var == v && ext > 1)
+			for (int l = 0; l < n; l += run * ext)
+				for (int q = 1; q < ext; q++)
+					for (int m = 0; m < run; m++)
+						r[l + q * run + m].i += q * d->place;
+		run *= ext;
+	}
+}
+
 /* Evaluates the instructions of scope s over its current unit. */
 static void run_unit(W *w, int s)
 {
@@ -1301,21 +1444,8 @@ static void run_unit(W *w, int s)
 			continue;
 		Val *r = w->rp[i] = &w->reg[(size_t)i * VM_LANES]; /* its own lanes, unless a load aliases */
 		switch (x->kind) {
-		case I_CONST:
-			if (is32(w->x, i))
-				for (int l = 0; l < w->lanes[s]; l++)
-					((float *)r)[l] = (float)x->c.f;
-			else
-				for (int l = 0; l < w->lanes[s]; l++)
-					r[l] = x->c;
-			break;
-		case I_IVAR:
-			for (int l = 0; l < w->lanes[s]; l++) {
-				lane_coords(w, s, l);
-				var_values(w);
-				r[l].i = w->val[x->var->id];
-			}
-			break;
+		case I_CONST: break; /* its lanes were filled with the scratch */
+		case I_IVAR: ivar_lanes(w, s, x->var, r); break;
 		case I_LOAD: load_lanes(w, s, x, r); break;
 		case I_CAST: cast_lanes(w, s, x, r); break;
 		case I_OP: op_lanes(w, s, x, r); break;
@@ -1477,6 +1607,8 @@ static void stage_copy(W *w, const XBox *b, int j, bool out)
 		vs[n] = o->stride[d] * (int64_t)o->es;
 		dst[n++] = w->dense0[d] * (int64_t)o->es;
 	}
+	if (!out && o->masked && mask_copy(w, o, x->sd[0], n, shape, vs, dst, unit_offset(w, o), w->stage[j]))
+		return;
 	char *view = o->base + unit_offset(w, o) * (int64_t)o->es;
 	if (out)
 		box_copy(view, vs, (const char *)w->stage[j], dst, shape, n, o->es, x->stream ? COPY_STREAM : 0, false);
@@ -1593,6 +1725,16 @@ static void block_task(void *arg, int64_t t, int worker)
 		w->rp = malloc(nreg * sizeof *w->rp);
 		for (size_t r = 0; w->reg && w->rp && r < nreg; r++)
 			w->rp[r] = &w->reg[r * VM_LANES];
+		for (int r = 0; w->reg && r < x->p->n; r++) { /* constants: once (only they write their lanes) */
+			if (x->p->ins[r].kind != I_CONST)
+				continue;
+			for (int l = 0; l < VM_LANES; l++) {
+				if (is32(x, r))
+					((float *)w->rp[r])[l] = (float)x->p->ins[r].c.f;
+				else
+					w->rp[r][l] = x->p->ins[r].c;
+			}
+		}
 		w->splat = malloc(nreg * VM_LANES * sizeof *w->splat);
 		w->tmp = malloc(VM_LANES * 8);
 		w->val = calloc((size_t)x->in->k->vars.n + 1, sizeof *w->val);

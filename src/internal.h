@@ -518,6 +518,8 @@ typedef struct {
 	int64_t min_block;  /* bytes: a step is not split below this */
 	int minor_align;    /* elements: a block on a minor axis is a multiple */
 	bool wide64;        /* has 64-bit vector types (f64, i64) */
+	bool pads;          /* its backend fills the padded region of a masked view
+	                     * (else the plan reads a masked operand element by element) */
 	const char *transposes; /* what it can transpose inside a block, for explain */
 } Target;
 /* The target named name ("cpu", "tpu"); threads > 0 overrides the cpu's

@@ -547,11 +547,13 @@ static bool guard_box(Inst *in, const Guard *g, int64_t **lo, int64_t **hi, bool
 	return narrowed;
 }
 
-/* Is the box empty: the guarded expression is never evaluated? */
+/* Is the box empty: the guarded expression is never evaluated? Only the
+ * ranges the guard narrowed count: a variable of extent 0 is another
+ * statement's (or its statement is empty, and never run). */
 static bool box_empty(const Inst *in, const int64_t *lo, const int64_t *hi)
 {
 	for (int i = 0; i < in->k->vars.n; i++)
-		if (lo[i] > hi[i])
+		if (lo[i] > hi[i] && (lo[i] != 0 || hi[i] != in->n[i] - 1))
 			return true;
 	return false;
 }

@@ -33,11 +33,11 @@
 
 static const Target cpu_target = {
 	.name = "cpu", .budget = 256 << 10, .buffers = 1, .tiles = false, .threads = 0, .min_block = 16 << 10,
-	.minor_align = 64, .wide64 = true, .transposes = "any two axes",
+	.minor_align = 64, .wide64 = true, .pads = true, .transposes = "any two axes",
 };
 static const Target tpu_target = {
 	.name = "tpu", .budget = 16 << 20, /* scoped VMEM, both buffers of every block */
-	.buffers = 2, .tiles = true, .threads = 1, .min_block = 0, .minor_align = 64, .wide64 = false,
+	.buffers = 2, .tiles = true, .threads = 1, .min_block = 0, .minor_align = 64, .wide64 = false, .pads = false,
 	.transposes = "the minor two axes",
 };
 
@@ -571,12 +571,11 @@ static void narrow_notes(PlanStmt *ps, const char *target)
 }
 
 /* A masked operand: which values it reads, the rest of its blocks being
- * padding (a backend fills them, or bounds the slice). No backend fills
- * padded blocks yet (the executor stages a block from the view's positions,
- * the Pallas emitter maps it whole), so the plan reads a masked view element
- * by element, where its guard holds; the view itself, with its masked
- * region, stays in the access for them. */
-static void mask_operand(Arena *ar, PlanStmt *ps, PlanOperand *op)
+ * padding, which the backend fills (the executor stages the values read
+ * and zeros around them). A target whose backend fills no pads reads a
+ * masked view element by element, where its guard holds; the view itself,
+ * with its masked region, stays in the access. */
+static void mask_operand(const Plan *p, PlanStmt *ps, PlanOperand *op)
 {
 	const View *v = op->view;
 	if (op->acc->never)
@@ -591,11 +590,13 @@ static void mask_operand(Arena *ar, PlanStmt *ps, PlanOperand *op)
 			                v->dig[d].var->name, (long long)v->dig[d].mlo, (long long)v->dig[d].mhi);
 	add_note(ps, "%s: masked: read only where %s%s\n", op->t->name, where,
 	         op->acc->exact ? "" : " (and where the rest of its guard holds)");
+	if (p->tg->pads)
+		return;
 	Buf b = {0};
 	view_print(&b, v);
-	char *r = arena_alloc(ar, 320);
-	snprintf(r, 320, "the masked view %s: no backend fills padded blocks yet, so it is read element by element "
-	         "where its guard holds", buf_str(&b));
+	char *r = arena_alloc(&((Inst *)p->in)->arena, 320);
+	snprintf(r, 320, "the masked view %s: the %s backend fills no padded blocks, so it is read element by element "
+	         "where its guard holds", buf_str(&b), p->tg->name);
 	buf_free(&b);
 	op->cls = VIEW_ELEM;
 	op->reason = r;
@@ -683,7 +684,7 @@ static void plan_stmt(Plan *p, PlanStmt *ps, const Planned *src)
 	}
 	for (int i = 0; i < ps->ops.n; i++) {
 		check_gather_vars(ar, ps, ps->ops.v[i]);
-		mask_operand(ar, ps, ps->ops.v[i]);
+		mask_operand(p, ps, ps->ops.v[i]);
 	}
 	/* index loads of row gathers become scalar-prefetch operands */
 	for (int i = 1; i < ps->ops.n; i++) {

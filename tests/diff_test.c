@@ -728,6 +728,59 @@ static Ex lit(Ty other)
 	return (Ex){fmt("%" PRId64, rr(-4, 7)), {I64, 1}, 0};
 }
 
+/* One dim of a new input read through variable v shifted into a window
+ * [c, c + d) of v's range, the other dims bare variables or constants. */
+static Ex window_load(const Env *e, const Var *v, int64_t d, const char *sub)
+{
+	const char *subs[3];
+	int64_t shape[3];
+	int r = (int)rr(1, 3), at = (int)rn(r);
+	for (int k = 0; k < r; k++) {
+		const Var *w = &e->v[rn(e->nv)];
+		if (k == at) {
+			subs[k] = sub;
+			shape[k] = d;
+		} else if (w != v && w->n >= 1 && pct(70)) {
+			subs[k] = w->name;
+			shape[k] = w->n + (w->inferred ? 0 : rn(2));
+		} else {
+			shape[k] = rr(1, 3);
+			subs[k] = fmt("%" PRId64, rn(shape[k]));
+		}
+	}
+	Tens *t = new_in(rand_dtype(), r, shape);
+	return (Ex){subs_text(t->name, r, subs), {t->dt, 0}, 0};
+}
+
+/* A masked load (F.pad, torch.cat): read under a where() whose condition
+ * keeps its subscript inside the tensor, padding elsewhere. */
+static Ex load_masked(const Env *e)
+{
+	const Var *v = &e->v[rn(e->nv)];
+	if (v->n < 2 || v->inferred || !room(2))
+		return load_view(e, NULL, 0);
+	int64_t n = v->n, d = rr(1, n - 1), c = pct(10) ? n + rn(2) : rn(n - d + 1);
+	const char *name = v->name, *cond;
+	if (pct(35)) { /* cat: two tensors, complementary windows */
+		Ex a = window_load(e, v, d, name), b = window_load(e, v, n - d, fmt("%s - %" PRId64, name, d));
+		see("masked load: cat");
+		return (Ex){fmt("where(%s < %" PRId64 ", %s, %s)", name, d, a.s, b.s), promote(a.ty, b.ty), 0};
+	}
+	int rev = pct(25);
+	const char *sub = rev ? fmt("%" PRId64 " - %s", c + d - 1, name) : fmt("%s - %" PRId64, name, c);
+	cond = pct(50) ? fmt("%s >= %" PRId64 " && %s < %" PRId64, name, c, name, c + d)
+	               : fmt("%s - %" PRId64 " >= 0 && %s - %" PRId64 " < %" PRId64, name, c, name, c, d);
+	if (e->nv > 1 && pct(20)) {
+		const Var *w = &e->v[rn(e->nv)];
+		cond = fmt("%s && %s %% 2 == 0", cond, w->name); /* a guard narrower than its box */
+		see("masked load: guard narrower than the box");
+	}
+	Ex a = window_load(e, v, d, sub);
+	Ex other = lit(a.ty);
+	see(c >= n ? "masked load: every position masked" : "masked load: pad");
+	return (Ex){fmt("where(%s, %s, %s)", cond, a.s, other.s), promote(a.ty, other.ty), 0};
+}
+
 /* ---- expressions ---- */
 
 static Ex gen(Env *e, int depth);
@@ -768,6 +821,8 @@ static Ex leaf(Env *e)
 		return load_flat(e);
 	if (r < 40)
 		return load_gather(e);
+	if (r < 46 && e->nv > 0)
+		return load_masked(e);
 	return load_view(e, NULL, 0);
 }
 
@@ -1409,6 +1464,11 @@ static void run_case(Case *c, int threads)
 			see("plan: row gather");
 		if (strstr(ex, "element gather"))
 			see("plan: element gather");
+		for (const char *l = ex; (l = strstr(l, "\n    load  ")); l++) {
+			const char *m = strstr(l, "masked"), *eol = strchr(l + 1, '\n');
+			if (m && (!eol || m < eol))
+				see("plan: masked view");
+		}
 	}
 	/* inputs, and a copy of them elsewhere */
 	Buf ib[MAXIN], ib2[MAXIN], ob[NRUNS][MAXOUT];
@@ -1620,6 +1680,8 @@ static int check_coverage(void)
 		"run-time zero stride", "run-time offset", "declared layout, output", "run-time layout, output",
 		"an input read twice", "index variable as a value", "large pointwise", "large reduction", "large row gather", "two instances run at once",
 		"plan: row gather", "plan: element gather", "plan: a grid of several blocks",
+		"masked load: cat", "masked load: pad", "masked load: every position masked",
+		"masked load: guard narrower than the box", "plan: masked view",
 	};
 	static const char *ops[] = {"+", "-", "*", "/", "//", "%", "==", "!=", "<", "<=", ">", ">=", "&&", "||",
 	                            "!", "neg", "abs", "sign", "relu", "floor", "ceil", "round", "trunc", "exp",
