@@ -314,7 +314,25 @@ static int find_term(Acc *s, Sym *x)
 	return -1;
 }
 
+/* The term (X // b) % c of the sum with b·c = d, b > 1: the lower digit
+ * of X // b under X // d (which is (X // b) // c); -1 for none. */
+static int find_digit(const Acc *s, const Sym *x, int64_t d, int64_t *c)
+{
+	for (int j = 0; j < s->n; j++) {
+		const Sym *g = s->t[j];
+		if (s->k[j] == 0 || g->kind != S_MOD || g->a[1]->kind != S_CONST || g->a[0]->kind != S_DIV ||
+		    g->a[0]->a[0] != x || g->a[0]->a[1]->kind != S_CONST)
+			continue;
+		int64_t b = g->a[0]->a[1]->c, bc;
+		*c = g->a[1]->c;
+		if (b > 1 && *c > 0 && !__builtin_mul_overflow(b, *c, &bc) && bc == d)
+			return j;
+	}
+	return -1;
+}
+
 /* d·k·(X // d) + k·(X % d) -> k·X
+ * c·k·(X // d) + k·((X // b) % c) -> k·(X // b)   (d = b·c: the digits of X // b)
  * X·k - d·k·(X // d) -> k·(X % d)           (X a single term) */
 static bool recombine(SymTab *t, Acc *s)
 {
@@ -322,11 +340,18 @@ static bool recombine(SymTab *t, Acc *s)
 		Sym *f = s->t[i];
 		if (f->kind != S_DIV || f->a[1]->kind != S_CONST || s->k[i] == 0)
 			continue;
-		int64_t d = f->a[1]->c, kf = s->k[i];
+		int64_t d = f->a[1]->c, kf = s->k[i], c, p;
 		Sym *x = f->a[0];
+		int lo = find_digit(s, x, d, &c);
+		if (lo >= 0 && kf % c == 0 && kf / c == s->k[lo]) {
+			Sym *q = sym_floordiv(t, x, sym_const(t, d / c));
+			int64_t k = s->k[lo];
+			s->k[i] = s->k[lo] = 0;
+			acc_add(s, q, k);
+			return true;
+		}
 		if (kf % d)
 			continue;
-		int64_t p;
 		int m = find_term(s, sym_mod(t, x, f->a[1]));
 		if (m >= 0 && !__builtin_mul_overflow(s->k[m], d, &p) && p == kf) {
 			int64_t k = s->k[m];

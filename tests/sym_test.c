@@ -237,6 +237,8 @@ static void test_rules(Arena *ar)
 	SymTab *t = symtab_new(ar, true);
 	Sym *a = sym_var(t, 0, 0, 9, NULL), *b = sym_var(t, 1, 0, 7, NULL);
 	Sym *c8 = sym_const(t, 8), *s = sym_add(t, sym_scale(t, a, 8), b);
+	Sym *x = sym_var(t, 2, 0, 319, NULL), *x32 = sym_floordiv(t, x, sym_const(t, 32));
+	Sym *x160 = sym_floordiv(t, x, sym_const(t, 160));
 	struct {
 		const char *what;
 		Sym *got, *want;
@@ -252,6 +254,12 @@ static void test_rules(Arena *ar)
 		{"(4a + 2) // 2 -> 2a + 1", sym_floordiv(t, sym_add(t, sym_scale(t, a, 4), sym_const(t, 2)), sym_const(t, 2)),
 		 sym_add(t, sym_scale(t, a, 2), sym_const(t, 1))},
 		{"a - a -> 0", sym_sub(t, a, a), sym_const(t, 0)},
+		{"5*(x//160) + (x//32)%5 -> x//32", sym_add(t, sym_scale(t, x160, 5), sym_mod(t, x32, sym_const(t, 5))), x32},
+		{"10*(x//160) + 2*((x//32)%5) -> 2*(x//32)",
+		 sym_add(t, sym_scale(t, x160, 10), sym_scale(t, sym_mod(t, x32, sym_const(t, 5)), 2)), sym_scale(t, x32, 2)},
+		{"5*(x//160) + 2*((x//32)%5) stays",
+		 sym_add(t, sym_scale(t, x160, 5), sym_scale(t, sym_mod(t, x32, sym_const(t, 5)), 2)) == sym_scale(t, x32, 2)
+		     ? NULL : x, x},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		checks++;

@@ -1100,6 +1100,12 @@ def embed_flat_digit_2d(rng):
 
 
 @case(IND)
+def embed_digit_2d_subscripts(rng):
+    t, ind = randn(rng, 64, 32), wrapped_idx(rng, 64, 10).reshape(2, 5)
+    return {"t": t, "idx": ind}, {"y": t[ind].reshape(-1)}
+
+
+@case(IND)
 def embed_flat_digit_wrap(rng):
     t, ind = randn(rng, 64, 32), wrapped_idx(rng, 64, 10)
     return {"t": t, "idx": ind}, {"y": t[ind].reshape(-1)}
@@ -1566,7 +1572,8 @@ def test_inductor_wrap_out_of_range_is_a_clean_error(tmp_path):
 
 @pytest.mark.parametrize("kernel", ["embed_wrap_flat", "embed_wrap_dim", "index_select_cols",
                                     "embed_flat_digit", "embed_flat_digit_wrap",
-                                    "embed_flat_digit_two", "embed_flat_digit_2d"])
+                                    "embed_flat_digit_two", "embed_flat_digit_2d",
+                                    "embed_digit_2d_subscripts"])
 @pytest.mark.parametrize("target", ["cpu", "tpu"])
 def test_inductor_gathers_are_row_gathers(kernel, target):
     r = athene("explain", EXAMPLES / IND, "--kernel", kernel, "--target", target)
@@ -1593,9 +1600,14 @@ def test_clamp_reason_is_honest():
 @pytest.mark.parametrize("kernel", ["pad_cols_flat", "pad_cols", "pad_2d", "cat_cols",
                                     "cat_rows_flat", "cat_three", "diff_left"])
 def test_masked_loads_are_views_with_a_masked_region(kernel):
-    """The analysis finds the view with its padded region; the plan reads it element by element
-    until a backend fills padded blocks."""
-    r = athene("explain", EXAMPLES / MSK, "--kernel", kernel)
+    """The analysis finds the view with its padded region. The cpu plan moves it as a view (the
+    executor fills the padding); a target whose backend fills no pads reads it element by element,
+    and says so."""
+    c = athene("explain", EXAMPLES / MSK, "--kernel", kernel, "--target", "cpu")
+    assert c.returncode == 0, c.stdout + c.stderr
+    assert "element gather" not in c.stdout and "pad (" in c.stdout, c.stdout
+    assert re.search(r"^    load  \w+ +(\w+, )*masked", c.stdout, re.M), c.stdout
+    r = athene("explain", EXAMPLES / MSK, "--kernel", kernel, "--target", "tpu")
     assert r.returncode == 0, r.stdout + r.stderr
     for line in r.stdout.splitlines():
         if "view  none:" in line:
