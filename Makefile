@@ -10,8 +10,8 @@ PY       = .venv/bin/python
 
 LIBSRC = src/util.c src/dtype.c src/lex.c src/parse.c src/check.c src/bind.c src/sym.c \
          src/lower.c src/view.c src/plan.c src/plancheck.c src/body.c src/explain.c \
-         src/interp.c src/pool.c src/stage.c src/exec.c src/emit_pallas.c src/emit_pallas_body.c src/npy.c src/api.c
-HDRS   = include/athene.h src/internal.h src/ops.h src/exec.h src/emit_pallas.h
+         src/interp.c src/pool.c src/stage.c src/exec.c src/vm.c src/emit_pallas.c src/emit_pallas_body.c src/npy.c src/api.c
+HDRS   = include/athene.h src/internal.h src/ops.h src/exec.h src/vm.h src/emit_pallas.h
 
 all: $(B)/athene $(B)/libathene.a $(B)/libathene.so
 

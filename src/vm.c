@@ -1,0 +1,1040 @@
+/* The register machine: the body IR of a planned statement over the boxes
+ * of one grid block (exec.c splits the statement into loop dims and boxes).
+ * Each box of scope 0 is evaluated in units of up to VM_LANES points with
+ * one tight loop per instruction over the unit's lanes. Operands whose
+ * order is not the box's dense order are staged whole first (transposed by
+ * the box copy); a result is written in place or staged and copied back
+ * through the output's view. A reduction evaluates its inner scope over
+ * its whole domain for each outer point, in row-major order, with the
+ * interpreter's accumulator, so results are the interpreter's bits. A unit
+ * that fails runs again lane by lane so the error reported is the first.
+ * Units: strides in elements, bytes at the box-copy boundary. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vm.h"
+
+typedef struct W {
+	const X *x;
+	Val *reg;         /* VM_LANES per register */
+	Val **rp;         /* per register: its lanes (its own, or an aliased load's) */
+	Val *splat;       /* an outer register's value, spread over the lanes */
+	unsigned char *tmp;
+	int64_t coord[XMAXD];
+	int lanes[64];    /* per scope: lanes of its current unit */
+	int lane[64];     /* per scope: the lane being evaluated of its unit */
+	const XBox *unit[64];
+	int ustart[64];   /* per scope: index in nsd of its first varying dim */
+	int64_t *val;     /* per variable id */
+	bool bad;
+	/* the scope-0 box being run: operands not contiguous in its dense
+	 * order are staged whole (transposed by the box copy), and so is the
+	 * result when the output's view is not */
+	const XBox *box0;
+	int64_t dense0[XMAXD]; /* element strides of the dense box, per dim */
+	unsigned char **stage; /* per access: its staged box, NULL if read in place */
+	unsigned char **keep;  /* per access: the buffer, kept between boxes */
+	size_t *cap;
+	XBox *vb;              /* per output variable: its boxes in a block */
+} W;
+
+
+/* ---- registers ---- */
+
+/* The register machine's loops, compiled for AVX2 too where the CPU has it
+ * (chosen at load time), and vectorised. Not under the sanitizers: an
+ * ifunc resolver runs before their runtime is up. */
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+#define ATHENE_SANITIZED 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#define ATHENE_SANITIZED 1
+#endif
+#if defined(ATHENE_SANITIZED)
+#define HOT
+#elif defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define HOT __attribute__((target_clones("avx2", "default"), optimize("O3")))
+#elif defined(__x86_64__) && defined(__clang__)
+#define HOT __attribute__((target_clones("avx2", "default")))
+#else
+#define HOT
+#endif
+
+HOT static void to_lanes(Val *r, const unsigned char *t, DType dt, int n)
+{
+	switch (dt) {
+	case ATHENE_F32: memcpy(r, t, (size_t)n * sizeof(float)); break; /* a float register */
+	case ATHENE_F64: for (int i = 0; i < n; i++) r[i].f = ((const double *)t)[i]; break;
+	case ATHENE_F16: for (int i = 0; i < n; i++) r[i].f = f16_to_double(((const uint16_t *)t)[i]); break;
+	case ATHENE_BF16: for (int i = 0; i < n; i++) r[i].f = bf16_to_double(((const uint16_t *)t)[i]); break;
+	case ATHENE_I8: for (int i = 0; i < n; i++) r[i].i = ((const int8_t *)t)[i]; break;
+	case ATHENE_I16: for (int i = 0; i < n; i++) r[i].i = ((const int16_t *)t)[i]; break;
+	case ATHENE_I32: for (int i = 0; i < n; i++) r[i].i = ((const int32_t *)t)[i]; break;
+	case ATHENE_I64: for (int i = 0; i < n; i++) r[i].i = ((const int64_t *)t)[i]; break;
+	case ATHENE_U8: for (int i = 0; i < n; i++) r[i].i = t[i]; break;
+	default: for (int i = 0; i < n; i++) r[i].i = t[i] != 0; break;
+	}
+}
+
+HOT static void from_lanes(unsigned char *t, DType dt, const Val *r, int n)
+{
+	switch (dt) {
+	case ATHENE_F32: memcpy(t, r, (size_t)n * sizeof(float)); break; /* a float register */
+	case ATHENE_F64: for (int i = 0; i < n; i++) ((double *)t)[i] = r[i].f; break;
+	case ATHENE_F16: for (int i = 0; i < n; i++) ((uint16_t *)t)[i] = f16_from_double(r[i].f); break;
+	case ATHENE_BF16: for (int i = 0; i < n; i++) ((uint16_t *)t)[i] = bf16_from_double(r[i].f); break;
+	case ATHENE_I8: for (int i = 0; i < n; i++) ((int8_t *)t)[i] = (int8_t)r[i].i; break;
+	case ATHENE_I16: for (int i = 0; i < n; i++) ((int16_t *)t)[i] = (int16_t)r[i].i; break;
+	case ATHENE_I32: for (int i = 0; i < n; i++) ((int32_t *)t)[i] = (int32_t)r[i].i; break;
+	case ATHENE_I64: for (int i = 0; i < n; i++) ((int64_t *)t)[i] = r[i].i; break;
+	case ATHENE_U8: for (int i = 0; i < n; i++) t[i] = (uint8_t)r[i].i; break;
+	default: for (int i = 0; i < n; i++) t[i] = r[i].i != 0; break;
+	}
+}
+
+/* The lanes of register r as seen from scope s: its own, or an outer
+ * register's value at the current point, spread. */
+/* An f32 register holds floats (its lanes' first half): f32 arithmetic is
+ * exact in float, so it runs twice as wide and a load or store of an f32
+ * tensor is a plain copy. Every other register holds Vals. */
+static bool is32(const X *x, int r)
+{
+	return x->p->ins[r].dt == ATHENE_F32;
+}
+
+static Val *regv(W *w, int r)
+{
+	return w->rp[r];
+}
+
+static float *regf(W *w, int r)
+{
+	return (float *)w->rp[r];
+}
+
+/* A load whose lanes are contiguous in memory and laid out as its register
+ * (f32 as floats, f64 and i64 as Vals) reads nothing: the register points
+ * at them. */
+static bool alias(W *w, int r, const unsigned char *at, DType dt)
+{
+	if (dt != ATHENE_F32 && dt != ATHENE_F64 && dt != ATHENE_I64)
+		return false;
+	if ((uintptr_t)at % athene_dtype_size(dt))
+		return false;
+	w->rp[r] = (Val *)(uintptr_t)at; /* only read through: registers are SSA */
+	return true;
+}
+
+static const Val *arg(W *w, int s, int r)
+{
+	int rs = w->x->p->ins[r].scope;
+	if (rs == s)
+		return regv(w, r);
+	Val *sp = &w->splat[(size_t)r * VM_LANES];
+	if (is32(w->x, r)) {
+		float v = regf(w, r)[w->lane[rs]], *f = (float *)sp;
+		for (int i = 0; i < w->lanes[s]; i++)
+			f[i] = v;
+		return sp;
+	}
+	Val v = regv(w, r)[w->lane[rs]];
+	for (int i = 0; i < w->lanes[s]; i++)
+		sp[i] = v;
+	return sp;
+}
+
+static const float *argf(W *w, int s, int r)
+{
+	return (const float *)arg(w, s, r);
+}
+
+/* Lane l of register r seen from scope s, as a Val (f32 as a double). */
+static Val get(W *w, int s, int r, int l)
+{
+	int rs = w->x->p->ins[r].scope;
+	int ll = rs == s ? l : w->lane[rs];
+	if (is32(w->x, r))
+		return (Val){.f = regf(w, r)[ll]};
+	return regv(w, r)[ll];
+}
+
+static void put(W *w, int r, int l, Val v)
+{
+	if (is32(w->x, r))
+		regf(w, r)[l] = (float)v.f;
+	else
+		regv(w, r)[l] = v;
+}
+
+/* Sets the coordinates of scope s's varying dims to lane l of its unit. */
+static void lane_coords(W *w, int s, int l)
+{
+	const X *x = w->x;
+	const XBox *u = w->unit[s];
+	for (int k = x->nsd[s] - 1; k >= w->ustart[s]; k--) {
+		int d = x->sd[s][k];
+		int64_t ext = u->hi[d] - u->lo[d];
+		w->coord[d] = u->lo[d] + l % ext;
+		l = (int)(l / ext);
+	}
+}
+
+static void var_values(W *w)
+{
+	const X *x = w->x;
+	for (int i = 0; i < x->ps->nvars; i++)
+		w->val[x->ps->vars[i].var->id] = 0;
+	for (int k = 0; k < x->nd; k++)
+		w->val[x->ps->vars[x->d[k].var].var->id] += w->coord[k] * x->d[k].place;
+}
+
+static int64_t position(W *w)
+{
+	const Stmt *st = w->x->pd->stmt;
+	int64_t pos = 0;
+	for (int d = 0; d < st->nlhs; d++)
+		pos += w->val[st->lhs[d]->id] * w->x->pstride[d];
+	return pos;
+}
+
+/* Element offset of operand o at the current coordinates (dims of scope s
+ * from the unit's first lane). */
+static int64_t unit_offset(const W *w, const XOp *o)
+{
+	int64_t off = o->start;
+	for (int k = 0; k < w->x->nd; k++)
+		off += w->coord[k] * o->stride[k];
+	return off;
+}
+
+/* Shape and byte strides of the unit of scope s, over its varying dims. */
+static int unit_shape(const W *w, int s, const XOp *o, int64_t *shape, int64_t *stride)
+{
+	const X *x = w->x;
+	int n = 0;
+	for (int k = w->ustart[s]; k < x->nsd[s]; k++) {
+		int d = x->sd[s][k];
+		shape[n] = w->unit[s]->hi[d] - w->unit[s]->lo[d];
+		stride[n++] = o->stride[d] * (int64_t)o->es;
+	}
+	return n;
+}
+
+/* Is a box with strides ss laid out like the dense strides ds (dims of
+ * extent 1 aside)? */
+static bool contiguous(const int64_t *shape, const int64_t *ss, const int64_t *ds, int n)
+{
+	for (int k = 0; k < n; k++)
+		if (shape[k] > 1 && ss[k] != ds[k])
+			return false;
+	return true;
+}
+
+static void dense(const int64_t *shape, int n, size_t es, int64_t *stride)
+{
+	int64_t s = (int64_t)es;
+	for (int k = n - 1; k >= 0; k--) {
+		stride[k] = s;
+		s *= shape[k];
+	}
+}
+
+/* Reports the subscript `sub` of load ins, held in register r, out of
+ * range at lane l of scope s (with the raw value and modulus of a wrap). */
+static void subscript_error(W *w, int s, const Ins *ins, const Node *sub, int r, int l)
+{
+	const X *x = w->x;
+	int64_t value = arg(w, s, r)[l].i, raw = value, m = 0;
+	int wr = wrap_of_reg(x->p, r);
+	if (wr >= 0) {
+		raw = arg(w, s, x->p->ins[wr].a[0])[l].i;
+		m = arg(w, s, x->p->ins[wr].a[1])[l].i;
+	}
+	lane_coords(w, s, l);
+	var_values(w);
+	exec_index_error(x->err, x->in, x->pd->stmt, w->val, position(w), ins->src, sub, value, raw, m);
+	w->bad = true;
+}
+
+static void atom_error(W *w, int s, const Ins *ins, int k, int l)
+{
+	subscript_error(w, s, ins, ins->atom[k]->p, ins->atom_reg[k], l);
+}
+
+typedef struct {
+	const Ins *ins;
+	const Val *const *atoms;
+	int l;
+	const int64_t *val;
+} LaneEnv;
+
+static int lane_leaf(void *env, const Sym *s, int64_t *out)
+{
+	const LaneEnv *e = env;
+	if (s->kind == S_VAR) {
+		*out = e->val[((const Var *)s->p)->id];
+		return SYM_OK;
+	}
+	for (int k = 0; k < e->ins->natoms; k++)
+		if (e->ins->atom[k] == s) {
+			*out = e->atoms[k][e->l].i;
+			return SYM_OK;
+		}
+	return SYM_EOVF;
+}
+
+static void point_lanes(W *w, int s, const Ins *ins, Val *r);
+static void eval_box(W *w, int s, const XBox *b, int acc, Red *red);
+static void store_unit(W *w);
+
+/* Element offset of the current coordinates in the dense scope-0 box. */
+static int64_t dense_offset(const W *w)
+{
+	const X *x = w->x;
+	int64_t off = 0;
+	for (int k = 0; k < x->nsd[0]; k++) {
+		int d = x->sd[0][k];
+		off += (w->coord[d] - w->box0->lo[d]) * w->dense0[d];
+	}
+	return off;
+}
+
+/* The part a masked operand reads of the box at the current coordinates
+ * whose dims dims[0..n) take shape[] positions: 0 when it is all padding,
+ * 1 when it reads it all, 2 when it reads the sub-box from skip[] of
+ * extents shape[] (narrowed). */
+static int mask_clip(const W *w, const XOp *o, const int *dims, int n, int64_t *shape, int64_t *skip)
+{
+	int part = 1;
+	for (int p = 0; p < n; p++)
+		skip[p] = 0;
+	for (int k = 0; k < w->x->nd; k++) {
+		if (!o->mk[k])
+			continue;
+		int p = 0;
+		while (p < n && dims[p] != k)
+			p++;
+		int64_t lo = w->coord[k], hi = lo + (p < n ? shape[p] : 1) - 1;
+		if (hi < o->mlo[k] || lo > o->mhi[k])
+			return 0;
+		if (lo >= o->mlo[k] && hi <= o->mhi[k])
+			continue;
+		if (p == n)
+			return 0; /* unreachable: a fixed coordinate is inside or outside */
+		skip[p] = lo < o->mlo[k] ? o->mlo[k] - lo : 0;
+		shape[p] = (hi < o->mhi[k] ? hi : o->mhi[k]) - (lo + skip[p]) + 1;
+		part = 2;
+	}
+	return part;
+}
+
+/* Copies the box of masked operand o at element offset off (of the box's
+ * first position, maybe padding), dims dims[0..n) of extents shape[] and
+ * byte strides ss[], into the dense dst (byte strides ds[]): the values it
+ * reads, zeros in its padding. False when it reads all of the box. */
+static bool mask_copy(const W *w, const XOp *o, const int *dims, int n, const int64_t *shape, const int64_t *ss,
+                      const int64_t *ds, int64_t off, unsigned char *dst)
+{
+	int64_t sub[XMAXD], skip[XMAXD], bytes = (int64_t)o->es;
+	memcpy(sub, shape, (size_t)n * sizeof *sub);
+	int part = mask_clip(w, o, dims, n, sub, skip);
+	if (part == 1)
+		return false;
+	for (int p = 0; p < n; p++)
+		bytes *= shape[p];
+	memset(dst, 0, (size_t)bytes);
+	if (part == 0)
+		return true;
+	int64_t from = off * (int64_t)o->es;
+	for (int p = 0; p < n; p++) {
+		from += skip[p] * ss[p];
+		dst += skip[p] * ds[p];
+	}
+	box_copy((char *)dst, ds, o->base + from, ss, sub, n, o->es, 0, false);
+	return true;
+}
+
+/* Stages operand j of load `ins` for the unit of scope s into r. */
+static void load_lanes(W *w, int s, const Ins *ins, Val *r)
+{
+	const X *x = w->x;
+	const XOp *o = &x->op[ins->operand];
+	if (o->point) {
+		point_lanes(w, s, ins, r);
+		return;
+	}
+	lane_coords(w, s, 0);
+	if (s == 0 && w->stage[ins->operand]) {
+		const unsigned char *at = w->stage[ins->operand] + dense_offset(w) * (int64_t)o->es;
+		if (!alias(w, (int)(ins - x->p->ins), at, o->dt))
+			to_lanes(r, at, o->dt, w->lanes[s]);
+		return;
+	}
+	int64_t off = unit_offset(w, o), shape[XMAXD], ss[XMAXD], ds[XMAXD];
+	const View *v = o->op->view;
+	for (int g = 0; g < v->ngat; g++) {
+		const VAxis *a = &v->ax[v->gat[g].axis];
+		int k = 0; /* the analysis rebuilt its atoms: the same subscript node */
+		while (k < ins->natoms && ins->atom[k]->p != v->gat[g].atom->p)
+			k++;
+		if (k == ins->natoms)
+			die("a gathered atom that is no atom of its load");
+		const Val *av = arg(w, s, ins->atom_reg[k]);
+		for (int l = 1; l < w->lanes[s]; l++)
+			if (av[l].i != av[0].i) {
+				point_lanes(w, s, ins, r); /* the row changes inside the unit */
+				return;
+			}
+		const Sym *at = v->gat[g].atom;
+		if (av[0].i < at->lo || av[0].i > at->hi) {
+			point_lanes(w, s, ins, r); /* reports it as the interpreter does */
+			return;
+		}
+		off += (a->start + a->step * (av[0].i - at->lo)) * a->stride;
+	}
+	int n = unit_shape(w, s, o, shape, ss);
+	dense(shape, n, o->es, ds);
+	if (o->masked && mask_copy(w, o, &x->sd[s][w->ustart[s]], n, shape, ss, ds, off, w->tmp)) {
+		to_lanes(r, w->tmp, o->dt, w->lanes[s]);
+		return;
+	}
+	const unsigned char *src = (const unsigned char *)o->base + off * (int64_t)o->es;
+	if (contiguous(shape, ss, ds, n)) {
+		if (!alias(w, (int)(ins - x->p->ins), src, o->dt))
+			to_lanes(r, src, o->dt, w->lanes[s]); /* read in place */
+		return;
+	}
+	box_copy((char *)w->tmp, ds, (const char *)src, ss, shape, n, o->es, 0, false);
+	to_lanes(r, w->tmp, o->dt, w->lanes[s]);
+}
+
+/* Point by point through the flat offset: element gathers and the rest. */
+static void point_lanes(W *w, int s, const Ins *ins, Val *r)
+{
+	const X *x = w->x;
+	const Access *ac = x->pd->acc.v[ins->operand];
+	const XOp *o = &x->op[ins->operand];
+	const Val *guard = ins->guard >= 0 ? arg(w, s, ins->guard) : NULL;
+	const Val *atoms[VIEW_MAXDIG];
+	int64_t storage = tensor_layout(x->in, ac->t)->storage, off;
+	for (int k = 0; k < ins->natoms && k < VIEW_MAXDIG; k++)
+		atoms[k] = arg(w, s, ins->atom_reg[k]);
+	for (int l = 0; l < w->lanes[s] && !w->bad; l++) {
+		put(w, (int)(ins - x->p->ins), l, (Val){0});
+		if (guard && !guard[l].i)
+			continue;
+		for (int k = 0; k < ins->natoms && !w->bad; k++)
+			if (atoms[k][l].i < ins->atom[k]->lo || atoms[k][l].i > ins->atom[k]->hi)
+				atom_error(w, s, ins, k, l);
+		for (int c = 0; c < ins->nchecks && !w->bad; c++)
+			if (!in_dim(x->in, ins, c, arg(w, s, ins->check_reg[c])[l].i))
+				subscript_error(w, s, ins, ins->src->args[ins->check_dim[c]], ins->check_reg[c], l);
+		if (w->bad)
+			break;
+		lane_coords(w, s, l);
+		var_values(w);
+		LaneEnv env = {ins, atoms, l, w->val};
+		if (sym_eval(ac->off, lane_leaf, &env, &off)) {
+			run_error(x->err, position(w), ins->src->sp, "index arithmetic overflows 64 bits");
+			w->bad = true;
+		} else if (off < 0 || off >= storage) {
+			exec_index_error(x->err, x->in, x->pd->stmt, w->val, position(w), ins->src, NULL, off, off, 0);
+			w->bad = true;
+		} else if (dt_is_float(o->dt)) {
+			put(w, (int)(ins - x->p->ins), l, (Val){.f = dt_load_f(o->base, o->dt, off)});
+		} else {
+			r[l].i = dt_load_i(o->base, o->dt, off);
+		}
+	}
+}
+
+/* ---- instructions over lanes ---- */
+
+HOT static void round_lanes(Val *r, DType t, int n)
+{
+	if (t == ATHENE_F32)
+		for (int i = 0; i < n; i++)
+			r[i].f = (float)r[i].f;
+	else if (t == ATHENE_F16 || t == ATHENE_BF16)
+		for (int i = 0; i < n; i++)
+			r[i].f = dt_round_float(t, r[i].f);
+}
+
+/* The common float and integer ops as plain loops; the rest through the
+ * interpreter's scalar semantics (val_op), which they must equal. */
+HOT static bool fast_op(const Ins *x, Val *r, const Val *a, const Val *b, int n)
+{
+	DType t = x->opdt;
+	if (t == ATHENE_F32) { /* float registers; exact: IEEE rounds each of + - * / once */
+		float *rf = (float *)r;
+		const float *af = (const float *)a, *bf = (const float *)b;
+		switch (x->op) {
+		case OP_ADD: for (int i = 0; i < n; i++) rf[i] = af[i] + bf[i]; return true;
+		case OP_SUB: for (int i = 0; i < n; i++) rf[i] = af[i] - bf[i]; return true;
+		case OP_MUL: for (int i = 0; i < n; i++) rf[i] = af[i] * bf[i]; return true;
+		case OP_DIV: for (int i = 0; i < n; i++) rf[i] = af[i] / bf[i]; return true;
+		case OP_NEG: for (int i = 0; i < n; i++) rf[i] = -af[i]; return true;
+		case OP_RELU: for (int i = 0; i < n; i++) rf[i] = af[i] > 0 || af[i] != af[i] ? af[i] : 0.0f; return true;
+		case OP_MAX: for (int i = 0; i < n; i++) rf[i] = af[i] != af[i] || bf[i] != bf[i] ? NAN : af[i] > bf[i] ? af[i] : bf[i]; return true;
+		case OP_MIN: for (int i = 0; i < n; i++) rf[i] = af[i] != af[i] || bf[i] != bf[i] ? NAN : af[i] < bf[i] ? af[i] : bf[i]; return true;
+		case OP_LT: for (int i = 0; i < n; i++) r[i].i = af[i] < bf[i]; return true;
+		case OP_GT: for (int i = 0; i < n; i++) r[i].i = af[i] > bf[i]; return true;
+		default: return false;
+		}
+	}
+	if (dt_is_float(t) && t != ATHENE_F16 && t != ATHENE_BF16) {
+		switch (x->op) {
+		case OP_ADD: for (int i = 0; i < n; i++) r[i].f = a[i].f + b[i].f; break;
+		case OP_SUB: for (int i = 0; i < n; i++) r[i].f = a[i].f - b[i].f; break;
+		case OP_MUL: for (int i = 0; i < n; i++) r[i].f = a[i].f * b[i].f; break;
+		case OP_DIV: for (int i = 0; i < n; i++) r[i].f = a[i].f / b[i].f; break;
+		case OP_NEG: for (int i = 0; i < n; i++) r[i].f = -a[i].f; break;
+		case OP_RELU: for (int i = 0; i < n; i++) r[i].f = isnan(a[i].f) || a[i].f > 0 ? a[i].f : 0.0; break;
+		case OP_LT: for (int i = 0; i < n; i++) r[i].i = a[i].f < b[i].f; return true;
+		case OP_GT: for (int i = 0; i < n; i++) r[i].i = a[i].f > b[i].f; return true;
+		default: return false;
+		}
+		round_lanes(r, t, n);
+		return true;
+	}
+	if (!dt_is_float(t) && op_info[x->op].kind == K_CMP) { /* integer lanes hold their values in .i */
+		switch (x->op) {
+		case OP_EQ: for (int i = 0; i < n; i++) r[i].i = a[i].i == b[i].i; return true;
+		case OP_NE: for (int i = 0; i < n; i++) r[i].i = a[i].i != b[i].i; return true;
+		case OP_LT: for (int i = 0; i < n; i++) r[i].i = a[i].i < b[i].i; return true;
+		case OP_LE: for (int i = 0; i < n; i++) r[i].i = a[i].i <= b[i].i; return true;
+		case OP_GT: for (int i = 0; i < n; i++) r[i].i = a[i].i > b[i].i; return true;
+		default: for (int i = 0; i < n; i++) r[i].i = a[i].i >= b[i].i; return true;
+		}
+	}
+	if (op_info[x->op].kind == K_LOGIC) { /* bool lanes: 0 or 1 */
+		switch (x->op) {
+		case OP_AND: for (int i = 0; i < n; i++) r[i].i = a[i].i & b[i].i; return true;
+		case OP_OR: for (int i = 0; i < n; i++) r[i].i = a[i].i | b[i].i; return true;
+		default: for (int i = 0; i < n; i++) r[i].i = !a[i].i; return true;
+		}
+	}
+	if (t == ATHENE_I64) {
+		switch (x->op) {
+		case OP_ADD: for (int i = 0; i < n; i++) r[i].i = (int64_t)((uint64_t)a[i].i + (uint64_t)b[i].i); return true;
+		case OP_SUB: for (int i = 0; i < n; i++) r[i].i = (int64_t)((uint64_t)a[i].i - (uint64_t)b[i].i); return true;
+		case OP_MUL: for (int i = 0; i < n; i++) r[i].i = (int64_t)((uint64_t)a[i].i * (uint64_t)b[i].i); return true;
+		default: return false;
+		}
+	}
+	return false;
+}
+
+static void op_lanes(W *w, int s, const Ins *x, Val *r)
+{
+	const Val *a[3] = {NULL, NULL, NULL};
+	int n = w->lanes[s];
+	for (int k = 0; k < x->nargs; k++)
+		a[k] = arg(w, s, x->a[k]);
+	if (!x->exact && x->nargs <= 2 && fast_op(x, r, a[0], a[1] ? a[1] : a[0], n))
+		return;
+	if (x->op == OP_WHERE) { /* its branches are cast to its dtype, its condition to bool */
+		if (is32(w->x, (int)(x - w->x->p->ins))) {
+			float *rf = (float *)r;
+			const float *af = (const float *)a[1], *bf = (const float *)a[2];
+			for (int i = 0; i < n; i++)
+				rf[i] = a[0][i].i ? af[i] : bf[i];
+		} else {
+			for (int i = 0; i < n; i++)
+				r[i] = a[0][i].i ? a[1][i] : a[2][i];
+		}
+		return;
+	}
+	DType t = op_info[x->op].kind == K_PRED ? w->x->p->ins[x->a[0]].dt : x->opdt;
+	const Val *guard = x->guard >= 0 ? arg(w, s, x->guard) : NULL;
+	bool checked = x->exact || x->op == OP_WRAP;
+	int dst = (int)(x - w->x->p->ins);
+	Val v[3], res;
+	for (int i = 0; i < n; i++) {
+		const char *why;
+		Span sp;
+		for (int k = 0; k < x->nargs; k++)
+			v[k] = get(w, s, x->a[k], i);
+		res = val_op(x->op, t, v);
+		bool failed = checked && (!guard || guard[i].i) && !checked_op(x, v, &res, &why, &sp);
+		put(w, dst, i, res);
+		if (failed) {
+			lane_coords(w, s, i);
+			var_values(w);
+			op_failed(w->x->err, w->x->in, w->x->pd->stmt, w->val, position(w), why, sp);
+			w->bad = true;
+			return;
+		}
+	}
+}
+
+static void cast_lanes(W *w, int s, const Ins *x, Val *r)
+{
+	DType from = w->x->p->ins[x->a[0]].dt;
+	int n = w->lanes[s], dst = (int)(x - w->x->p->ins);
+	if (from == ATHENE_F32 && x->dt == ATHENE_F64) {
+		const float *a = argf(w, s, x->a[0]);
+		for (int i = 0; i < n; i++)
+			r[i].f = a[i];
+	} else if (from == ATHENE_F64 && x->dt == ATHENE_F32) {
+		const Val *a = arg(w, s, x->a[0]);
+		for (int i = 0; i < n; i++)
+			((float *)r)[i] = (float)a[i].f;
+	} else {
+		for (int i = 0; i < n; i++)
+			put(w, dst, i, val_convert(get(w, s, x->a[0], i), from, x->dt));
+	}
+}
+
+static void run_unit(W *w, int s);
+
+/* Sets the dims of PlanVar i in box b to the single value v. */
+static void fix_value(const X *x, int i, int64_t v, XBox *b)
+{
+	for (int k = 0; k < x->nd; k++)
+		if (x->d[k].var == i) {
+			bool top = k == 0 || x->d[k - 1].var != i;
+			int64_t q = v / x->d[k].place;
+			b->lo[k] = top ? q : q % x->d[k].n;
+			b->hi[k] = b->lo[k] + 1;
+		}
+}
+
+/* The whole domain of reduction scope c, in row-major order of its
+ * variables: a variable whose digits do not tile its range (a partial top
+ * digit) takes several boxes, and then the variables before it are stepped
+ * one value at a time, so that no value is visited out of order or twice. */
+static void reduce_domain(W *w, int c, int acc, Red *red)
+{
+	const X *x = w->x;
+	const Scope *sc = &x->p->scopes[c];
+	int vars[MAXSCOPE], nv = 0, last = -1;
+	int64_t n[MAXSCOPE];
+	XBox box, vb[XMAXBOX];
+	for (int j = 0; j < sc->nvars; j++)
+		for (int i = 0; i < x->ps->nvars; i++)
+			if (x->ps->vars[i].var == sc->vars[j] && nv < MAXSCOPE) {
+				n[nv] = x->ps->vars[i].n;
+				vars[nv++] = i;
+			}
+	for (int j = 0; j < nv; j++) {
+		if (n[j] == 0)
+			return; /* an empty range */
+		if (var_boxes(x, vars[j], 0, n[j], vb, XMAXBOX) > 1)
+			last = j;
+	}
+	for (int j = last + 1; j < nv; j++)
+		var_boxes(x, vars[j], 0, n[j], &box, 1); /* its one box, straight into the box */
+	int64_t val[MAXSCOPE] = {0};
+	for (;;) {
+		for (int j = 0; j < last; j++)
+			fix_value(x, vars[j], val[j], &box);
+		int nb = last >= 0 ? var_boxes(x, vars[last], 0, n[last], vb, XMAXBOX) : 1;
+		for (int b = 0; b < nb && !w->bad; b++) {
+			if (last >= 0)
+				copy_var(x, vars[last], &vb[b], &box);
+			eval_box(w, c, &box, acc, red);
+		}
+		int j = last - 1;
+		while (j >= 0 && ++val[j] == n[j])
+			val[j--] = 0;
+		if (j < 0 || w->bad)
+			return;
+	}
+}
+/* Writes through put(): an f32 result's register holds floats. */
+static void reduce_lanes(W *w, int s, const Ins *x)
+{
+	const X *xs = w->x;
+	int c = x->inner, dst = (int)(x - xs->p->ins);
+	const Val *guard = x->guard >= 0 ? arg(w, s, x->guard) : NULL;
+	for (int l = 0; l < w->lanes[s] && !w->bad; l++) {
+		Red red;
+		Val v = {0};
+		red_init(&red, x->op, x->opdt);
+		put(w, dst, l, v);
+		if (guard && !guard[l].i)
+			continue;
+		w->lane[s] = l;
+		lane_coords(w, s, l);
+		reduce_domain(w, c, x->a[0], &red);
+		bool ok = w->bad || red_result(&red, x->dt, &v);
+		put(w, dst, l, v);
+		if (!ok) {
+			char at[160], msg[400];
+			var_values(w);
+			where_str(at, sizeof at, xs->pd->stmt, w->val);
+			snprintf(msg, sizeof msg, "kernel %s: %s over an empty range at %s", xs->in->k->name, x->src->name, at);
+			run_error(xs->err, position(w), x->src->sp, msg);
+			w->bad = true;
+		}
+	}
+	w->lane[s] = 0;
+}
+
+/* The values of variable v over the lanes of scope s's unit: its value
+ * at the first lane, plus place·offset along each varying dim of it. */
+static void ivar_lanes(W *w, int s, const Var *v, Val *r)
+{
+	const X *x = w->x;
+	int n = w->lanes[s], run = 1;
+	lane_coords(w, s, 0);
+	var_values(w);
+	for (int l = 0; l < n; l++)
+		r[l].i = w->val[v->id];
+	for (int k = x->nsd[s] - 1; k >= w->ustart[s]; k--) {
+		const XDim *d = &x->d[x->sd[s][k]];
+		int ext = (int)(w->unit[s]->hi[x->sd[s][k]] - w->unit[s]->lo[x->sd[s][k]]);
+		if (x->ps->vars[d->var].var == v && ext > 1)
+			for (int l = 0; l < n; l += run * ext)
+				for (int q = 1; q < ext; q++)
+					for (int m = 0; m < run; m++)
+						r[l + q * run + m].i += q * d->place;
+		run *= ext;
+	}
+}
+
+/* Evaluates the instructions of scope s over its current unit. */
+static void run_unit(W *w, int s)
+{
+	const Prog *p = w->x->p;
+	for (int i = 0; i < p->n && !w->bad; i++) {
+		const Ins *x = &p->ins[i];
+		if (x->scope != s)
+			continue;
+		Val *r = w->rp[i] = &w->reg[(size_t)i * VM_LANES]; /* its own lanes, unless a load aliases */
+		switch (x->kind) {
+		case I_CONST: break; /* its lanes were filled with the scratch */
+		case I_IVAR: ivar_lanes(w, s, x->var, r); break;
+		case I_LOAD: load_lanes(w, s, x, r); break;
+		case I_CAST: cast_lanes(w, s, x, r); break;
+		case I_OP: op_lanes(w, s, x, r); break;
+		case I_REDUCE: reduce_lanes(w, s, x); break;
+		}
+	}
+}
+
+/* A unit failed: its lanes again one at a time, in order, so that the
+ * error reported is the interpreter's first (an earlier lane may fail in a
+ * later instruction). */
+static void first_error(W *w, int s, const XBox *u)
+{
+	const X *x = w->x;
+	int lanes = w->lanes[s];
+	XBox one = *u;
+	w->unit[s] = u;
+	for (int l = 0; l < lanes; l++) {
+		w->unit[s] = u;
+		lane_coords(w, s, l);
+		for (int k = w->ustart[s]; k < x->nsd[s]; k++) {
+			int d = x->sd[s][k];
+			one.lo[d] = w->coord[d];
+			one.hi[d] = w->coord[d] + 1;
+		}
+		w->unit[s] = &one;
+		w->lanes[s] = 1;
+		w->bad = false;
+		run_unit(w, s);
+		if (w->bad)
+			break;
+	}
+	w->unit[s] = u;
+	w->bad = true;
+}
+
+/* Every unit of box b over scope s's dims, in row-major order: the dims
+ * before ustart are stepped one at a time, the one at ustart in chunks, the
+ * rest whole. red: accumulate register `acc` (scope s is a reduction's);
+ * else the result is stored through the output's view (scope 0). */
+static void eval_box(W *w, int s, const XBox *b, int acc, Red *red)
+{
+	const X *x = w->x;
+	int nsd = x->nsd[s], j = nsd;
+	int64_t inner = 1;
+	for (int k = 0; k < nsd; k++) {
+		int d = x->sd[s][k];
+		if (b->hi[d] <= b->lo[d])
+			return; /* an empty box */
+	}
+	while (j > 0) {
+		int d = x->sd[s][j - 1];
+		int64_t e = b->hi[d] - b->lo[d];
+		if (inner * e > VM_LANES)
+			break;
+		inner *= e;
+		j--;
+	}
+	/* j: the first whole dim; j - 1 (if any) is chunked */
+	int cj = j > 0 ? j - 1 : -1;
+	int64_t step = cj >= 0 ? VM_LANES / inner : 1;
+	XBox u = *b;
+	w->unit[s] = &u;
+	w->ustart[s] = cj >= 0 ? cj : 0;
+	for (int k = 0; k < nsd; k++)
+		w->coord[x->sd[s][k]] = b->lo[x->sd[s][k]];
+	for (;;) {
+		for (int k = 0; k < cj; k++) {
+			int d = x->sd[s][k];
+			u.lo[d] = w->coord[d];
+			u.hi[d] = w->coord[d] + 1;
+		}
+		int64_t chunk = 1;
+		if (cj >= 0) {
+			int d = x->sd[s][cj];
+			u.lo[d] = w->coord[d];
+			u.hi[d] = w->coord[d] + step < b->hi[d] ? w->coord[d] + step : b->hi[d];
+			chunk = u.hi[d] - u.lo[d];
+		}
+		w->lanes[s] = (int)(chunk * inner);
+		run_unit(w, s);
+		if (w->bad) {
+			first_error(w, s, &u);
+			return;
+		}
+		if (red)
+			for (int l = 0; l < w->lanes[s]; l++)
+				red_step(red, get(w, s, acc, l));
+		else
+			store_unit(w);
+		/* next unit: advance the chunked dim, then the stepped ones */
+		int k = cj;
+		if (k >= 0) {
+			int d = x->sd[s][k];
+			w->coord[d] = u.hi[d];
+			if (w->coord[d] < b->hi[d])
+				continue;
+			w->coord[d] = b->lo[d];
+		}
+		for (k = cj - 1; k >= 0; k--) {
+			int d = x->sd[s][k];
+			if (++w->coord[d] < b->hi[d])
+				break;
+			w->coord[d] = b->lo[d];
+		}
+		if (k < 0)
+			return;
+	}
+}
+
+/* The result of scope 0's unit, through the output's view. */
+static void store_unit(W *w)
+{
+	const X *x = w->x;
+	const XOp *o = &x->op[0];
+	int64_t shape[XMAXD], ds[XMAXD], ss[XMAXD];
+	lane_coords(w, 0, 0);
+	if (w->stage[0]) {
+		from_lanes(w->stage[0] + dense_offset(w) * (int64_t)o->es, x->p->out,
+		           regv(w, x->p->result), w->lanes[0]);
+		return;
+	}
+	int64_t off = unit_offset(w, o);
+	int n = unit_shape(w, 0, o, shape, ds);
+	dense(shape, n, o->es, ss);
+	unsigned char *dst = (unsigned char *)o->base + off * (int64_t)o->es;
+	const Val *res = regv(w, x->p->result);
+	if (contiguous(shape, ds, ss, n) && !x->stream) {
+		from_lanes(dst, x->p->out, res, w->lanes[0]); /* write in place */
+		return;
+	}
+	if (contiguous(shape, ds, ss, n)) { /* a big output: streaming stores, no line fetched for them */
+		const void *from = res;
+		if (x->p->out != ATHENE_F32) {
+			from_lanes(w->tmp, x->p->out, res, w->lanes[0]);
+			from = w->tmp;
+		}
+		copy_stream(dst, from, (size_t)w->lanes[0] * o->es);
+		return;
+	}
+	from_lanes(w->tmp, x->p->out, res, w->lanes[0]);
+	box_copy((char *)dst, ds, (const char *)w->tmp, ss, shape, n, o->es, 0, false);
+}
+
+#define STAGE_MAX (64 << 20) /* bytes: larger boxes are read unit by unit */
+
+/* Copies operand j's part of the scope-0 box b between its view and the
+ * dense staging buffer (out: from the buffer to the view). */
+static void stage_copy(W *w, const XBox *b, int j, bool out)
+{
+	const X *x = w->x;
+	const XOp *o = &x->op[j];
+	int64_t shape[XMAXD], vs[XMAXD], dst[XMAXD];
+	int n = 0;
+	for (int k = 0; k < x->nsd[0]; k++) {
+		int d = x->sd[0][k];
+		w->coord[d] = b->lo[d];
+		shape[n] = b->hi[d] - b->lo[d];
+		vs[n] = o->stride[d] * (int64_t)o->es;
+		dst[n++] = w->dense0[d] * (int64_t)o->es;
+	}
+	if (!out && o->masked && mask_copy(w, o, x->sd[0], n, shape, vs, dst, unit_offset(w, o), w->stage[j]))
+		return;
+	char *view = o->base + unit_offset(w, o) * (int64_t)o->es;
+	if (out)
+		box_copy(view, vs, (const char *)w->stage[j], dst, shape, n, o->es, x->stream ? COPY_STREAM : 0, false);
+	else
+		box_copy((char *)w->stage[j], dst, view, vs, shape, n, o->es, 0, false);
+}
+
+/* Decides which operands of the scope-0 box b are staged whole: the store
+ * and the scope-0 view loads whose order is not the box's dense order. */
+static void stage_box(W *w, const XBox *b)
+{
+	const X *x = w->x;
+	int64_t points = 1;
+	w->box0 = b;
+	for (int k = x->nsd[0] - 1; k >= 0; k--) {
+		int d = x->sd[0][k];
+		w->dense0[d] = points;
+		points *= b->hi[d] - b->lo[d];
+	}
+	for (int j = 0; j < x->pd->acc.n; j++) {
+		const XOp *o = &x->op[j];
+		bool want = j == 0 || (x->opreg[j] >= 0 && x->p->ins[x->opreg[j]].scope == 0 && !o->point &&
+		                       !o->op->view->ngat);
+		bool dense = true;
+		for (int k = 0; k < x->nsd[0]; k++) {
+			int d = x->sd[0][k];
+			dense &= b->hi[d] - b->lo[d] <= 1 || o->stride[d] == w->dense0[d];
+		}
+		want &= !dense;
+		size_t bytes = (size_t)points * o->es;
+		w->stage[j] = NULL;
+		if (!want || bytes > STAGE_MAX)
+			continue;
+		if (w->cap[j] < bytes) {
+			unsigned char *p = realloc(w->keep[j], bytes);
+			if (!p)
+				continue;
+			w->cap[j] = bytes;
+			w->keep[j] = p;
+		}
+		w->stage[j] = w->keep[j];
+		if (j > 0)
+			stage_copy(w, b, j, false);
+	}
+}
+
+/* The boxes of one block: the product of every output variable's boxes. */
+static void block_boxes(W *w, const int64_t *lo, const int64_t *hi)
+{
+	const X *x = w->x;
+	int nl = x->ps->nlhs, nb[MAXSCOPE], at[MAXSCOPE] = {0};
+	XBox *vb = w->vb;
+	for (int i = 0; i < nl; i++)
+		if ((nb[i] = var_boxes(x, i, lo[i], hi[i], &vb[i * XMAXBOX], XMAXBOX)) == 0)
+			goto done; /* an empty range */
+	for (;;) {
+		XBox b;
+		for (int i = 0; i < nl; i++)
+			for (int k = 0; k < x->nd; k++)
+				if (x->d[k].var == i) {
+					b.lo[k] = vb[i * XMAXBOX + at[i]].lo[k];
+					b.hi[k] = vb[i * XMAXBOX + at[i]].hi[k];
+				}
+		/* every box, even after an error in another: the boxes are not in
+		 * position order, and the first error is the one reported */
+		w->bad = false;
+		for (int k = 0; k < x->nsd[0]; k++)
+			w->coord[x->sd[0][k]] = b.lo[x->sd[0][k]];
+		var_values(w);
+		if (position(w) <= atomic_load(&x->err->first)) {
+			stage_box(w, &b);
+			eval_box(w, 0, &b, -1, NULL);
+			if (!w->bad && w->stage[0])
+				stage_copy(w, &b, 0, true);
+		}
+		int i = nl - 1;
+		while (i >= 0 && ++at[i] == nb[i])
+			at[i--] = 0;
+		if (i < 0)
+			break;
+	}
+done:;
+}
+
+void vm_block_task(void *arg, int64_t t, int worker)
+{
+	(void)worker;
+	const X *x = arg;
+	const PlanStmt *ps = x->ps;
+	int64_t lo[MAXSCOPE], hi[MAXSCOPE], first = 0;
+	for (int i = 0; i < ps->nlhs; i++) {
+		lo[i] = 0;
+		hi[i] = ps->vars[i].n;
+	}
+	for (int g = ps->ngrid - 1; g >= 0; g--) {
+		int i = ps->grid_var[g];
+		const PlanVar *pv = &ps->vars[i];
+		if (pv->reduce)
+			continue;
+		int64_t nb = i64_ceil_div(pv->n, pv->block);
+		lo[i] = t % nb * pv->block;
+		hi[i] = lo[i] + pv->block < pv->n ? lo[i] + pv->block : pv->n;
+		t /= nb;
+	}
+	for (int i = 0; i < ps->nlhs; i++)
+		first += lo[i] * x->pstride[i];
+	if (first > atomic_load(&x->err->first))
+		return; /* after the first error: the interpreter would not get here */
+	W *w = &x->w[worker]; /* its scratch, made on its first block */
+	if (!w->reg) {
+		size_t nreg = (size_t)x->p->n + 1;
+		w->x = x;
+		w->reg = malloc(nreg * VM_LANES * sizeof *w->reg);
+		w->rp = malloc(nreg * sizeof *w->rp);
+		for (size_t r = 0; w->reg && w->rp && r < nreg; r++)
+			w->rp[r] = &w->reg[r * VM_LANES];
+		for (int r = 0; w->reg && r < x->p->n; r++) { /* constants: once (only they write their lanes) */
+			if (x->p->ins[r].kind != I_CONST)
+				continue;
+			for (int l = 0; l < VM_LANES; l++) {
+				if (is32(x, r))
+					((float *)w->rp[r])[l] = (float)x->p->ins[r].c.f;
+				else
+					w->rp[r][l] = x->p->ins[r].c;
+			}
+		}
+		w->splat = malloc(nreg * VM_LANES * sizeof *w->splat);
+		w->tmp = malloc(VM_LANES * 8);
+		w->val = calloc((size_t)x->in->k->vars.n + 1, sizeof *w->val);
+		w->stage = calloc((size_t)x->pd->acc.n, sizeof *w->stage);
+		w->keep = calloc((size_t)x->pd->acc.n, sizeof *w->keep);
+		w->cap = calloc((size_t)x->pd->acc.n, sizeof *w->cap);
+		w->vb = malloc((size_t)(x->ps->nlhs ? x->ps->nlhs : 1) * XMAXBOX * sizeof *w->vb);
+	}
+	w->bad = false;
+	if (!w->reg || !w->rp || !w->splat || !w->tmp || !w->val || !w->stage || !w->keep || !w->cap || !w->vb)
+		run_error(x->err, first, x->pd->stmt->sp, "cannot allocate the executor's registers");
+	else
+		block_boxes(w, lo, hi);
+}
+
+/* Per-worker scratch of a statement, made empty (each worker fills its own
+ * on its first block). */
+struct W *vm_workers(int nw)
+{
+	return calloc((size_t)nw, sizeof(W));
+}
+
+void vm_free_workers(X *x, int nw)
+{
+	for (int i = 0; i < nw; i++) {
+		free(x->w[i].reg);
+		free(x->w[i].rp);
+		free(x->w[i].splat);
+		free(x->w[i].tmp);
+		free(x->w[i].val);
+		for (int j = 0; x->w[i].keep && j < x->pd->acc.n; j++)
+			free(x->w[i].keep[j]);
+		free(x->w[i].stage);
+		free(x->w[i].keep);
+		free(x->w[i].cap);
+		free(x->w[i].vb);
+	}
+	free(x->w);
+	x->w = NULL;
+}

@@ -1,0 +1,105 @@
+/* The native executor's shared state (exec.c, vm.c): a planned statement
+ * split into loop dims, its operands as affine views over them, its boxes,
+ * and the run's error record. exec.c builds them and runs data movement,
+ * row gathers and the point-by-point path; vm.c runs the body IR over the
+ * boxes of a block on the register machine.
+ * Units: strides and offsets in elements, bytes at the box-copy boundary. */
+#ifndef ATHENE_VM_H
+#define ATHENE_VM_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "internal.h"
+
+/* A run's error state, shared by its threads. */
+typedef struct {
+	pthread_mutex_t mu;
+	atomic_llong first; /* smallest failing output position, INT64_MAX: none */
+	int64_t pos;
+	Span sp;
+	char msg[1024];
+} RunErr;
+
+#define VM_LANES 1024
+#define XMAXD 48
+#define XMAXBOX 64
+
+typedef struct {
+	int var;          /* PlanVar */
+	int64_t place, n; /* the digit: (v / place) % n; the top digit has no modulo */
+	int scope;
+} XDim;
+
+typedef struct {
+	const Access *acc;
+	const PlanOperand *op;
+	DType dt;
+	size_t es;
+	char *base;       /* element 0 of its storage */
+	int64_t start;    /* the static part of its element offset */
+	int64_t stride[XMAXD];
+	bool point;       /* loaded point by point through its flat offset */
+	bool masked;      /* a masked view: only coordinates [mlo, mhi] of the dims
+	                   * with mk set are read, the others are padding (zeros) */
+	bool mk[XMAXD];
+	int64_t mlo[XMAXD], mhi[XMAXD];
+} XOp;
+
+typedef struct {
+	const Inst *in;
+	const PlanStmt *ps;
+	const Planned *pd;
+	const Prog *p;
+	RunErr *err;
+	int nd;
+	XDim d[XMAXD];
+	int nsd[64];      /* per scope: its dims, in order */
+	int sd[64][XMAXD];
+	XOp *op;          /* per access */
+	int *opreg;       /* per access: its I_LOAD register, -1 for the store */
+	bool copy;        /* the body is one load of the output's dtype */
+	int rows;         /* > 0: the body is one row gather of the output's dtype,
+	                   * its index read at rows points of the output variables
+	                   * the gather's index depends on (row_var[0..nrow)) */
+	int nrow, row_var[MAXSCOPE];
+	void *const *storage;
+	void **lets;
+	int64_t ntasks;
+	int64_t pstride[MAXSCOPE]; /* row-major position of each output variable */
+	bool stream;
+	struct W *w;      /* per worker: its scratch */
+} X;
+
+/* A box: a range of every dim (dims outside the box's scope ignored). */
+typedef struct {
+	int64_t lo[XMAXD], hi[XMAXD];
+} XBox;
+
+
+/* ---------------------------------------------------------------- exec.c */
+
+void run_error(RunErr *e, int64_t pos, Span sp, const char *msg);
+void where_str(char *s, size_t n, const Stmt *st, const int64_t *val);
+void exec_index_error(RunErr *e, const Inst *in, const Stmt *st, const int64_t *val, int64_t pos,
+                      const Node *ld, const Node *sub, int64_t value, int64_t raw, int64_t m);
+bool checked_op(const Ins *x, const Val *v, Val *out, const char **msg, Span *sp);
+void op_failed(RunErr *e, const Inst *in, const Stmt *st, const int64_t *val, int64_t pos, const char *what,
+               Span sp);
+int wrap_of_reg(const Prog *p, int r);
+bool in_dim(const Inst *in, const Ins *x, int c, int64_t v);
+int var_boxes(const X *x, int i, int64_t lo, int64_t hi, XBox *out, int max);
+void copy_var(const X *x, int i, const XBox *from, XBox *to);
+void box_copy(char *dst, const int64_t *ds, const char *src, const int64_t *ss, const int64_t *shape, int n,
+              size_t es, int flags, bool par);
+
+/* ---------------------------------------------------------------- vm.c */
+
+/* Pool task t of a statement on the register machine: the boxes of grid
+ * block t, each evaluated in units and stored through the output's view. */
+void vm_block_task(void *arg, int64_t t, int worker);
+/* The per-worker scratch of x->w, empty until a worker's first block. */
+struct W *vm_workers(int nw);
+void vm_free_workers(X *x, int nw);
+
+#endif
