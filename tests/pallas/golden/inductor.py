@@ -504,6 +504,68 @@ def embed_flat_digit_2d(t, idx, *, interpret=None):
     return outs[0]
 
 
+# ---- kernel embed_digit_2d_subscripts
+
+def _embed_digit_2d_subscripts_y(idx_ref, idx2_ref, idx3_ref, t_ref, y_ref, err_ref):
+    # y[x] = t.flat[((x % 32) + (32 * where((idx[(x // 160), ((x // 32) % 5)] < 0), (idx[(x // 160), ((x // 32) % 5)] + 64), idx[(x // 160), ((x // 32) % 5)])))]
+    @pl.when(pl.program_id(0) == 0)
+    def _init():
+        _record_init(err_ref)
+    v0 = idx_ref[(pl.program_id(0) * 32 // 32)]
+    v2 = v0 < jnp.int32(0)
+    v3 = idx2_ref[(pl.program_id(0) * 32 // 32)]
+    v5 = v3 + jnp.int32(64)
+    v7 = idx3_ref[(pl.program_id(0) * 32 // 32)]
+    v8 = jnp.where(v2, v5, v7)
+    v9 = t_ref[...][0, :]
+    v9 = v9.reshape((1, 32))
+    v9 = v9.reshape((32,))
+    bad = (jnp.where(idx_ref[(pl.program_id(0) * 32 // 32)] < 0, idx2_ref[(pl.program_id(0) * 32 // 32)] + 64, idx3_ref[(pl.program_id(0) * 32 // 32)]) < 0) | (jnp.where(idx_ref[(pl.program_id(0) * 32 // 32)] < 0, idx2_ref[(pl.program_id(0) * 32 // 32)] + 64, idx3_ref[(pl.program_id(0) * 32 // 32)]) >= 64)
+    _record(err_ref, bad, 0, ((pl.program_id(0) * 32 % 32) + 32*jnp.where(idx_ref[(pl.program_id(0) * 32 // 32)] < 0, idx2_ref[(pl.program_id(0) * 32 // 32)] + 64, idx3_ref[(pl.program_id(0) * 32 // 32)])) - 0, (pl.program_id(0) * 32,))
+    out = v9
+    out = out.reshape((1, 32))
+    y_ref[...] = out
+
+
+_embed_digit_2d_subscripts_y_grid = pltpu.PrefetchScalarGridSpec(
+    num_scalar_prefetch=3,
+    grid=(10,),
+    in_specs=[
+        pl.BlockSpec((None, 1, 32), lambda x, idx_ref, idx2_ref, idx3_ref: (jnp.clip(jnp.where(idx_ref[(x * 32 // 32)] < 0, idx2_ref[(x * 32 // 32)] + 64, idx3_ref[(x * 32 // 32)]), 0, 63), np.int32(0), np.int32(0)))],
+    out_specs=[pl.BlockSpec((None, 1, 32), lambda x, idx_ref, idx2_ref, idx3_ref: (x, np.int32(0), np.int32(0))), pl.BlockSpec((11,), lambda *_: (np.int32(0),), memory_space=pltpu.SMEM)])
+
+
+_embed_digit_2d_subscripts_MESSAGES = (
+    "kernel embed_digit_2d_subscripts: flat offset {2} is out of range for the storage of 't' (2048 elements) at y[{3}]",
+)
+
+
+def embed_digit_2d_subscripts_pure(t, idx, *, interpret=False):
+    """Traceable embed_digit_2d_subscripts(t f32[64, 32], idx i64[2, 5]) -> y f32[320]. Returns the outputs, then the bad-index records."""
+    t = jnp.asarray(t).reshape(-1)
+    idx = jnp.asarray(idx).reshape(-1)
+    # y
+    y, bad0 = pl.pallas_call(
+        _embed_digit_2d_subscripts_y,
+        out_shape=(jax.ShapeDtypeStruct((10, 1, 32), jnp.float32), jax.ShapeDtypeStruct((11,), jnp.int32)),
+        grid_spec=_embed_digit_2d_subscripts_y_grid,
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("arbitrary",)),
+        interpret=interpret,
+    )(_i32(idx), _i32(idx), _i32(idx), t.reshape(64, 1, 32))
+    y = y.reshape(-1)
+    return y.reshape(320), bad0
+
+
+_embed_digit_2d_subscripts = jax.jit(embed_digit_2d_subscripts_pure, static_argnames="interpret")
+
+
+def embed_digit_2d_subscripts(t, idx, *, interpret=None):
+    """embed_digit_2d_subscripts(t f32[64, 32], idx i64[2, 5]) -> y f32[320]. Raises IndexError for an out-of-range gather index."""
+    *outs, bad = _run(_embed_digit_2d_subscripts, (t, idx), interpret)
+    _raise_bad(bad, _embed_digit_2d_subscripts_MESSAGES)
+    return outs[0]
+
+
 # ---- kernel slice_step5_flat
 
 def _slice_step5_flat_y(x_ref, y_ref):

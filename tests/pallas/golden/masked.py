@@ -32,7 +32,7 @@ def _pad_cols_flat_y(x_ref, y_ref):
     v9 = v7 < jnp.int32(16)
     v10 = v4 & v9
     i = jax.lax.broadcasted_iota(jnp.int32, (4, 1), 0)
-    # element gather: the masked view reshape (4, 16) · index [:, : pad (1, 2)]: no backend fills padded blocks yet, so it is read element by element where its guard holds
+    # element gather: the masked view reshape (4, 16) · index [:, : pad (1, 2)]: the tpu backend fills no padded blocks, so it is read element by element where its guard holds
     v11 = jnp.take(x_ref[...], (j + 16*i - 1), mode="clip")
     v15 = jnp.where(v10, v11, jnp.float32(0))
     out = v15
@@ -77,7 +77,7 @@ def _pad_cols_y(x_ref, y_ref):
     v5 = j < jnp.int32(17)
     v6 = v2 & v5
     i = jax.lax.broadcasted_iota(jnp.int32, (4, 1), 0)
-    # element gather: the masked view reshape (4, 16) · index [:, : pad (1, 2)]: no backend fills padded blocks yet, so it is read element by element where its guard holds
+    # element gather: the masked view reshape (4, 16) · index [:, : pad (1, 2)]: the tpu backend fills no padded blocks, so it is read element by element where its guard holds
     v7 = jnp.take(x_ref[...], (16*i + j - 1), mode="clip")
     v11 = jnp.where(v6, v7, jnp.float32(-1))
     out = v11
@@ -126,7 +126,7 @@ def _pad_2d_y(x_ref, y_ref):
     v10 = v6 & v9
     v13 = j < jnp.int32(17)
     v14 = v10 & v13
-    # element gather: the masked view reshape (4, 16) · index [: pad (2, 1), : pad (1, 3)]: no backend fills padded blocks yet, so it is read element by element where its guard holds
+    # element gather: the masked view reshape (4, 16) · index [: pad (2, 1), : pad (1, 3)]: the tpu backend fills no padded blocks, so it is read element by element where its guard holds
     v15 = jnp.take(x_ref[...], (16*i + j - 33), mode="clip")
     v19 = jnp.where(v14, v15, jnp.float32(0))
     out = v19
@@ -169,9 +169,9 @@ def _cat_cols_y(a_ref, b_ref, y_ref):
     j = jax.lax.broadcasted_iota(jnp.int32, (1, 24), 1)
     v2 = j < jnp.int32(16)
     i = jax.lax.broadcasted_iota(jnp.int32, (4, 1), 0)
-    # element gather: the masked view reshape (4, 16) · index [:, : pad (0, 8)]: no backend fills padded blocks yet, so it is read element by element where its guard holds
+    # element gather: the masked view reshape (4, 16) · index [:, : pad (0, 8)]: the tpu backend fills no padded blocks, so it is read element by element where its guard holds
     v3 = jnp.take(a_ref[...], (16*i + j), mode="clip")
-    # element gather: the masked view reshape (4, 8) · index [:, : pad (16, 0)]: no backend fills padded blocks yet, so it is read element by element where its guard holds
+    # element gather: the masked view reshape (4, 8) · index [:, : pad (16, 0)]: the tpu backend fills no padded blocks, so it is read element by element where its guard holds
     v5 = jnp.take(b_ref[...], (8*i + j - 16), mode="clip")
     v6 = jnp.where(v2, v3, v5)
     out = v6
@@ -216,9 +216,9 @@ def _cat_rows_flat_y(a_ref, b_ref, y_ref):
     x1 = jax.lax.broadcasted_iota(jnp.int32, (7, 1), 0)
     v2 = x1 < jnp.int32(4)
     x0 = jax.lax.broadcasted_iota(jnp.int32, (1, 16), 1)
-    # element gather: the masked view reshape (4, 16) · index [: pad (0, 3), :]: no backend fills padded blocks yet, so it is read element by element where its guard holds
+    # element gather: the masked view reshape (4, 16) · index [: pad (0, 3), :]: the tpu backend fills no padded blocks, so it is read element by element where its guard holds
     v3 = jnp.take(a_ref[...], (x0 + 16*x1), mode="clip")
-    # element gather: the masked view reshape (3, 16) · index [: pad (4, 0), :]: no backend fills padded blocks yet, so it is read element by element where its guard holds
+    # element gather: the masked view reshape (3, 16) · index [: pad (4, 0), :]: the tpu backend fills no padded blocks, so it is read element by element where its guard holds
     v5 = jnp.take(b_ref[...], (x0 + 16*x1 - 64), mode="clip")
     v6 = jnp.where(v2, v3, v5)
     out = v6
@@ -262,12 +262,12 @@ def _cat_three_y(a_ref, b_ref, c_ref, y_ref):
     # y[i] = where((i < 5), a[i], where((i < 8), b[(i - 5)], c[(i - 8)]))
     i = jax.lax.broadcasted_iota(jnp.int32, (12,), 0)
     v2 = i < jnp.int32(5)
-    # element gather: the masked view reshape (5,) · index [: pad (0, 7)]: no backend fills padded blocks yet, so it is read element by element where its guard holds
+    # element gather: the masked view reshape (5,) · index [: pad (0, 7)]: the tpu backend fills no padded blocks, so it is read element by element where its guard holds
     v3 = jnp.take(a_ref[...], i, mode="clip")
     v7 = i < jnp.int32(8)
-    # element gather: the masked view reshape (3,) · index [: pad (5, 4)]: no backend fills padded blocks yet, so it is read element by element where its guard holds
+    # element gather: the masked view reshape (3,) · index [: pad (5, 4)]: the tpu backend fills no padded blocks, so it is read element by element where its guard holds
     v9 = jnp.take(b_ref[...], (i - 5), mode="clip")
-    # element gather: the masked view reshape (4,) · index [: pad (8, 0)]: no backend fills padded blocks yet, so it is read element by element where its guard holds
+    # element gather: the masked view reshape (4,) · index [: pad (8, 0)]: the tpu backend fills no padded blocks, so it is read element by element where its guard holds
     v12 = jnp.take(c_ref[...], (i - 8), mode="clip")
     v13 = jnp.where(v7, v9, v12)
     v14 = jnp.where(v2, v3, v13)
@@ -355,7 +355,7 @@ def _diff_left_y(x_ref, x2_ref, y_ref):
     j = jax.lax.broadcasted_iota(jnp.int32, (1, 32), 1)
     v3 = j > jnp.int32(0)
     i = jax.lax.broadcasted_iota(jnp.int32, (8, 1), 0)
-    # element gather: the masked view reshape (8, 32) · index [:, 0:31 pad (1, 0)]: no backend fills padded blocks yet, so it is read element by element where its guard holds
+    # element gather: the masked view reshape (8, 32) · index [:, 0:31 pad (1, 0)]: the tpu backend fills no padded blocks, so it is read element by element where its guard holds
     v4 = jnp.take(x2_ref[...], (32*i + j - 1), mode="clip")
     v8 = jnp.where(v3, v4, jnp.float32(0))
     v9 = v0 - v8
