@@ -12,7 +12,7 @@
  * move, times the rows a gather selects, at most the storage). For a strided
  * read that skips inside cache lines the physical limit is printed too:
  * copy × logical bytes ÷ bytes of the cache lines touched.
- *   exec_bench [--repeat N] [--threads N] [--only NAME] FILE... */
+ *   exec_bench [--repeat N] [--threads N] [--only NAME,NAME,PREFIX*] FILE... */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -237,6 +237,21 @@ static bool run_kernel(athene_kernel *k, Row *row)
 	return t > 0;
 }
 
+/* Is kernel `name` in the --only list (names and prefixes ending in '*',
+ * separated by commas)? Everything is when there is no list. */
+static bool selected(const char *only, const char *name)
+{
+	for (const char *p = only; p && *p;) {
+		size_t n = strcspn(p, ",");
+		bool prefix = n > 0 && p[n - 1] == '*';
+		size_t m = prefix ? n - 1 : n;
+		if (!strncmp(p, name, m) && (prefix || name[m] == 0))
+			return true;
+		p += n + (p[n] == ',');
+	}
+	return !only;
+}
+
 int main(int argc, char **argv)
 {
 	const char *only = NULL;
@@ -267,7 +282,7 @@ int main(int argc, char **argv)
 		}
 		for (int i = 0; i < athene_kernel_count(c) && nrows < 4096; i++) {
 			athene_kernel *k = athene_kernel_at(c, i);
-			if (only && strcmp(only, athene_kernel_name(k)))
+			if (!selected(only, athene_kernel_name(k)))
 				continue;
 			if (!run_kernel(k, &rows[nrows]))
 				continue;

@@ -755,6 +755,62 @@ static bool direct_index(const X *x, const Ins *ld, const XOp **o, int64_t *mod)
 	return true;
 }
 
+#define ROW_AHEAD 8 /* rows prefetched ahead in the one-variable loop */
+
+/* The common row gather, rows [from, to): one row variable, the index
+ * straight from its tensor, each row contiguous on both sides (len bytes).
+ * Per row: the index, its check, one copy (streamed for a big output), and
+ * the row ROW_AHEAD rows on prefetched. A bad index goes through the point
+ * evaluator, which reports it as the interpreter would. */
+static void fast_rows(const X *x, Point *pt, const XOp *io, int64_t mod, int64_t from, int64_t to, size_t len)
+{
+	const Ins *ld = &x->p->ins[x->p->result];
+	const XOp *dst = &x->op[0], *src = &x->op[ld->operand];
+	const View *v = src->op->view;
+	const VAxis *a = &v->ax[v->gat[0].axis];
+	const Sym *at = v->gat[0].atom;
+	int rv = x->row_var[0], kr = 0;
+	while (x->d[kr].var != rv)
+		kr++;
+	int64_t *var = &pt->val[x->ps->vars[rv].var->id];
+	int64_t es = (int64_t)dst->es, lo = at->lo, hi = at->hi, pstride = x->pstride[rv];
+	/* element offsets: row r's output at dbase + r·dstep, index row idx of
+	 * the table at sbase + r·sstep + idx·istride */
+	int64_t dstep = dst->stride[kr], sstep = src->stride[kr], istride = a->step * a->stride;
+	int64_t sbase = src->start + (a->start - a->step * lo) * a->stride, ibase = io->start, istep = io->stride[kr];
+	char *out = dst->base + dst->start * es;
+	for (int64_t r = from; r < to; r++) {
+		if ((r & 63) == 0 && r * pstride > atomic_load(&x->err->first))
+			break;
+		if (r + ROW_AHEAD < to) {
+			int64_t q = r + ROW_AHEAD, j = dt_load_i(io->base, io->dt, ibase + q * istep);
+			j += mod && j < 0 ? mod : 0;
+			if (j >= lo && j <= hi) {
+				const char *p = src->base + (sbase + q * sstep + j * istride) * es;
+				for (size_t l = 0; l < len; l += 64)
+					__builtin_prefetch(p + l);
+			}
+		}
+		int64_t idx = dt_load_i(io->base, io->dt, ibase + r * istep);
+		idx += mod && idx < 0 ? mod : 0;
+		if (idx < lo || idx > hi) { /* the general form, and the interpreter's error */
+			*var = r;
+			pt->pos = r * pstride;
+			point_scope(pt, 0);
+			if (pt->bad)
+				break;
+			idx = pt->reg[ld->atom_reg[0]].i;
+		}
+		const char *row = src->base + (sbase + r * sstep + idx * istride) * es;
+		if (x->stream)
+			copy_stream_nofence(out + r * dstep * es, row, len);
+		else
+			memcpy(out + r * dstep * es, row, len);
+	}
+	if (x->stream)
+		copy_fence();
+}
+
 static void rows_task(void *arg, int64_t t, int worker)
 {
 	(void)worker;
@@ -795,6 +851,10 @@ static void rows_task(void *arg, int64_t t, int worker)
 	int64_t mod = 0;
 	bool direct = direct_index(x, ld, &io, &mod) && v->ngat == 1;
 	int64_t end = (t + 1) * ROWS_PER_TASK < x->rows ? (t + 1) * ROWS_PER_TASK : x->rows;
+	if (direct && flat && x->nrow == 1) {
+		fast_rows(x, &pt, io, mod, t * ROWS_PER_TASK, end, (size_t)dense);
+		goto done;
+	}
 	for (int64_t row0 = t * ROWS_PER_TASK; row0 < end && !pt.bad; row0 += ROW_BATCH) {
 		/* a batch: every row's index first, its lines prefetched, then the copies */
 		char *dp[ROW_BATCH];

@@ -95,6 +95,10 @@ void box_run_task(const BoxPlan *p, int64_t task);
 
 /* n contiguous bytes with streaming stores where the CPU has them, fenced. */
 void copy_stream(void *dst, const void *src, size_t n);
+/* The same without the fence, for a run of many small copies: the caller
+ * calls copy_fence once after the last of them. */
+void copy_stream_nofence(void *dst, const void *src, size_t n);
+void copy_fence(void);
 
 /* Tests only: true forces the portable C kernels (no SIMD) in later plans. */
 void copy_set_portable(bool on);

@@ -713,6 +713,24 @@ void copy_stream(void *dst, const void *src, size_t n)
 	memcpy(dst, src, n);
 }
 
+void copy_stream_nofence(void *dst, const void *src, size_t n)
+{
+#ifdef X86
+	if (pick_simd() == SIMD_AVX2 && n >= 64) {
+		stream_copy_avx2(dst, src, n);
+		return;
+	}
+#endif
+	memcpy(dst, src, n);
+}
+
+void copy_fence(void)
+{
+#ifdef X86
+	_mm_sfence();
+#endif
+}
+
 /* --------------------------------------------------------------- units */
 
 static void copy_run(const BoxPlan *p, char *d, const char *s, size_t n)
