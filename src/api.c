@@ -122,39 +122,10 @@ static void check_now(void *arg)
 	check_kernel(k);
 }
 
-/* The slot of name in the context's set of kernel names. */
-static size_t name_slot(const Ctx *c, const char *name)
-{
-	size_t i = (size_t)hash_bytes(name, strlen(name), 0) & (c->cap - 1);
-	while (c->names[i] && strcmp(c->names[i], name))
-		i = (i + 1) & (c->cap - 1);
-	return i;
-}
-
-static bool name_taken(const Ctx *c, const char *name)
-{
-	return c->cap && c->names[name_slot(c, name)];
-}
-
-static void add_name(Ctx *c, const char *name)
-{
-	if (2 * (c->nnames + 1) > c->cap) { /* grow: the arena keeps the old table */
-		const char **old = c->names;
-		size_t oldcap = c->cap;
-		c->cap = c->cap ? 2 * c->cap : 64;
-		c->names = arena_alloc(&c->arena, c->cap * sizeof *c->names);
-		for (size_t i = 0; i < oldcap; i++)
-			if (old[i])
-				c->names[name_slot(c, old[i])] = old[i];
-	}
-	c->names[name_slot(c, name)] = name;
-	c->nnames++;
-}
-
 static int load_kernel(Kernel *k)
 {
 	Ctx *c = k->ctx;
-	if (name_taken(c, k->name)) {
+	if (names_get(&c->names, k->name)) {
 		diag_at(&c->diag, k->sp, "a kernel named '%s' already exists", k->name);
 		return -1;
 	}
@@ -189,7 +160,7 @@ int athene_load(athene_ctx *c, const char *filename, const char *source)
 		if (load_kernel(k))
 			keep--;
 		else
-			add_name(c, k->name);
+			names_add(&c->arena, &c->names, k->name, k);
 	}
 	c->kernels.n = keep;
 	sort_diagnostics(&c->diag);

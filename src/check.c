@@ -510,13 +510,10 @@ static void check_params(Checker *ck)
 {
 	Kernel *k = ck->k;
 	for (int i = 0; i < k->params.n; i++) {
-		Tensor *t = k->params.v[i];
-		for (int j = 0; j < i; j++) {
-			Tensor *u = k->params.v[j];
-			if (!strcmp(u->name, t->name)) {
-				note_at(&ck->c->diag, u->sp, "'%s' is first declared here", u->name);
-				error_at(&ck->c->diag, t->sp, "duplicate parameter '%s'", t->name);
-			}
+		Tensor *t = k->params.v[i], *u = kernel_param(k, t->name);
+		if (u != t) {
+			note_at(&ck->c->diag, u->sp, "'%s' is first declared here", u->name);
+			error_at(&ck->c->diag, t->sp, "duplicate parameter '%s'", t->name);
 		}
 		if (find_sym(k, t->name) >= 0)
 			error_at(&ck->c->diag, t->sp, "'%s' is both a parameter and a size symbol", t->name);

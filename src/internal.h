@@ -61,6 +61,17 @@ static inline int64_t i64_ceil_div(int64_t a, int64_t b) { return a / b + (a % b
 static inline bool i64_round_up(int64_t a, int64_t b, int64_t *r) { return i64_mul(i64_ceil_div(a, b), b, r); }
 
 uint64_t hash_bytes(const void *p, size_t n, uint64_t h);
+
+/* Names, each with a pointer: open addressing in arena memory (a grown
+ * table's old slots stay in the arena). Zero-initialised is empty. */
+typedef struct {
+	const char **key;
+	void **val;
+	size_t cap, n;
+} Names;
+void *names_get(const Names *m, const char *key); /* NULL when absent */
+/* Adds key unless present; returns the value now under key. */
+void *names_add(Arena *a, Names *m, const char *key, void *val);
 _Noreturn void die_at(const char *file, int line, const char *msg);
 #define die(msg) die_at(__FILE__, __LINE__, msg)
 
@@ -273,6 +284,7 @@ struct athene_kernel {
 	Span sp;
 	bool checked;
 	Vec params;   /* Tensor: inputs then outputs */
+	Names pnames; /* the parameters by name (the first of duplicates) */
 	int nin;
 	Vec lets;     /* Tensor */
 	Vec stmts;    /* Stmt */
@@ -280,6 +292,7 @@ struct athene_kernel {
 	Vec loads;    /* Node (N_LOAD/N_FLAT) of every load, id = load_id */
 	SizeSym *syms;
 	int nsyms, capsyms;
+	Names symnames; /* into syms */
 	Agree *agree;
 	int nagree, capagree;
 };
@@ -742,8 +755,7 @@ struct athene_ctx {
 	Diag diag;
 	Vec kernels;      /* of Kernel */
 	Inst *insts;      /* live instances */
-	const char **names; /* the loaded kernels' names, open addressing */
-	size_t cap, nnames;
+	Names names;        /* the loaded kernels, by name */
 };
 
 /* The passes of the driver, in order (api.c: PASSES). */

@@ -381,10 +381,8 @@ static DType parse_dtype(Parser *p)
 
 int find_sym(const Kernel *k, const char *name)
 {
-	for (int i = 0; i < k->nsyms; i++)
-		if (!strcmp(k->syms[i].name, name))
-			return i;
-	return -1;
+	const SizeSym *s = names_get(&k->symnames, name);
+	return s ? (int)(s - k->syms) : -1;
 }
 
 static int add_sym(Parser *p, Token *t)
@@ -400,8 +398,12 @@ static int add_sym(Parser *p, Token *t)
 			memcpy(n, k->syms, (size_t)k->nsyms * sizeof *n);
 		k->syms = n;
 		k->capsyms = cap;
+		k->symnames = (Names){0}; /* its values point into the old array */
+		for (int i = 0; i < k->nsyms; i++)
+			names_add(&p->c->arena, &k->symnames, k->syms[i].name, &k->syms[i]);
 	}
 	k->syms[k->nsyms] = (SizeSym){.name = t->name, .sp = t->sp};
+	names_add(&p->c->arena, &k->symnames, t->name, &k->syms[k->nsyms]);
 	return k->nsyms++;
 }
 
@@ -469,6 +471,7 @@ static void params(Parser *p, int role)
 		Tensor *t = param(p, role);
 		t->index = p->k->params.n;
 		vec_push(&p->c->arena, &p->k->params, t);
+		names_add(&p->c->arena, &p->k->pnames, t->name, t);
 		if (!accept(p, ','))
 			break;
 	}
@@ -586,10 +589,5 @@ int parse_file(Ctx *c, const Src *src)
 
 Tensor *kernel_param(const Kernel *k, const char *name)
 {
-	for (int i = 0; i < k->params.n; i++) {
-		Tensor *t = k->params.v[i];
-		if (!strcmp(t->name, name))
-			return t;
-	}
-	return NULL;
+	return names_get(&k->pnames, name);
 }

@@ -166,6 +166,45 @@ uint64_t hash_bytes(const void *p, size_t n, uint64_t h)
 	return h;
 }
 
+static size_t names_slot(const Names *m, const char *key)
+{
+	size_t i = (size_t)hash_bytes(key, strlen(key), 0) & (m->cap - 1);
+	while (m->key[i] && strcmp(m->key[i], key))
+		i = (i + 1) & (m->cap - 1);
+	return i;
+}
+
+void *names_get(const Names *m, const char *key)
+{
+	return m->cap ? m->val[names_slot(m, key)] : NULL;
+}
+
+void *names_add(Arena *a, Names *m, const char *key, void *val)
+{
+	if (m->cap) {
+		size_t i = names_slot(m, key);
+		if (m->key[i])
+			return m->val[i];
+	}
+	if (2 * (m->n + 1) > m->cap) {
+		Names old = *m;
+		m->cap = m->cap ? 2 * m->cap : 64;
+		m->key = arena_alloc(a, m->cap * sizeof *m->key);
+		m->val = arena_alloc(a, m->cap * sizeof *m->val);
+		for (size_t i = 0; i < old.cap; i++)
+			if (old.key[i]) {
+				size_t j = names_slot(m, old.key[i]);
+				m->key[j] = old.key[i];
+				m->val[j] = old.val[i];
+			}
+	}
+	size_t i = names_slot(m, key);
+	m->key[i] = key;
+	m->val[i] = val;
+	m->n++;
+	return val;
+}
+
 _Noreturn void die_at(const char *file, int line, const char *msg)
 {
 	fprintf(stderr, "athene: internal error at %s:%d: %s\n", file, line, msg);
