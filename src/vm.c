@@ -28,6 +28,7 @@ typedef struct W {
 	int ustart[64];   /* per scope: index in nsd of its first varying dim */
 	int64_t *val;     /* per variable id */
 	bool bad;
+	bool stored;      /* scope 0's unit went straight to the output */
 	/* the scope-0 box being run: operands not contiguous in its dense
 	 * order are staged whole (transposed by the box copy), and so is the
 	 * result when the output's view is not */
@@ -571,6 +572,49 @@ static void op_lanes(W *w, int s, const Ins *x, Val *r)
 	}
 }
 
+/* Where scope 0's unit goes when the output's view holds it contiguously
+ * and it is not staged: the destination, else NULL. */
+static unsigned char *unit_dst(W *w)
+{
+	const XOp *o = &w->x->op[0];
+	int64_t shape[XMAXD], ds[XMAXD], ss[XMAXD];
+	if (w->stage[0])
+		return NULL;
+	lane_coords(w, 0, 0);
+	int n = unit_shape(w, 0, o, shape, ds);
+	dense(shape, n, o->es, ss);
+	if (!contiguous(shape, ds, ss, n))
+		return NULL;
+	return (unsigned char *)o->base + unit_offset(w, o) * (int64_t)o->es;
+}
+
+#define STREAM_LANES 256 /* lanes computed, then streamed, at a time */
+
+/* The result of an f32 op of scope 0 straight into a big contiguous f32
+ * output: STREAM_LANES lanes computed, then streamed out, at a time, so the
+ * output is never read and the op's reads and the writes overlap. False
+ * when it does not apply (the caller evaluates the op as usual). */
+static bool op_stream(W *w, const Ins *x, Val *r)
+{
+	const X *xs = w->x;
+	int dst = (int)(x - xs->p->ins), n = w->lanes[0];
+	unsigned char *out;
+	if (dst != xs->p->result || x->scope != 0 || !xs->stream || xs->p->out != ATHENE_F32 || !is32(xs, dst) ||
+	    x->exact || x->nargs > 2 || x->guard >= 0 || !(out = unit_dst(w)))
+		return false;
+	const float *a = argf(w, 0, x->a[0]), *b = x->nargs > 1 ? argf(w, 0, x->a[1]) : a;
+	float *rf = (float *)r;
+	for (int c = 0; c < n; c += STREAM_LANES) {
+		int m = n - c < STREAM_LANES ? n - c : STREAM_LANES;
+		/* c is a multiple of STREAM_LANES: the Vals stay aligned */
+		if (!fast_op(x, (Val *)(rf + c), (const Val *)(a + c), (const Val *)(b + c), m))
+			return false; /* not a plain loop: at c = 0, nothing done yet */
+		copy_stream_nofence(out + (size_t)c * sizeof(float), rf + c, (size_t)m * sizeof(float));
+	}
+	w->stored = true;
+	return true;
+}
+
 static void cast_lanes(W *w, int s, const Ins *x, Val *r)
 {
 	DType from = w->x->p->ins[x->a[0]].dt;
@@ -711,7 +755,10 @@ static void run_unit(W *w, int s)
 		case I_IVAR: ivar_lanes(w, s, x->var, r); break;
 		case I_LOAD: load_lanes(w, s, x, r); break;
 		case I_CAST: cast_lanes(w, s, x, r); break;
-		case I_OP: op_lanes(w, s, x, r); break;
+		case I_OP:
+			if (!op_stream(w, x, r))
+				op_lanes(w, s, x, r);
+			break;
 		case I_REDUCE: reduce_lanes(w, s, x); break;
 		}
 	}
@@ -789,6 +836,7 @@ static void eval_box(W *w, int s, const XBox *b, int acc, Red *red)
 			chunk = u.hi[d] - u.lo[d];
 		}
 		w->lanes[s] = (int)(chunk * inner);
+		w->stored = false;
 		run_unit(w, s);
 		if (w->bad) {
 			first_error(w, s, &u);
@@ -825,6 +873,8 @@ static void store_unit(W *w)
 	const X *x = w->x;
 	const XOp *o = &x->op[0];
 	int64_t shape[XMAXD], ds[XMAXD], ss[XMAXD];
+	if (w->stored)
+		return;
 	lane_coords(w, 0, 0);
 	if (w->stage[0]) {
 		from_lanes(w->stage[0] + dense_offset(w) * (int64_t)o->es, x->p->out,
@@ -846,7 +896,7 @@ static void store_unit(W *w)
 			from_lanes(w->tmp, x->p->out, res, w->lanes[0]);
 			from = w->tmp;
 		}
-		copy_stream(dst, from, (size_t)w->lanes[0] * o->es);
+		copy_stream_nofence(dst, from, (size_t)w->lanes[0] * o->es); /* fenced after the block */
 		return;
 	}
 	from_lanes(w->tmp, x->p->out, res, w->lanes[0]);
@@ -1011,6 +1061,8 @@ void vm_block_task(void *arg, int64_t t, int worker)
 		run_error(x->err, first, x->pd->stmt->sp, "cannot allocate the executor's registers");
 	else
 		block_boxes(w, lo, hi);
+	if (x->stream)
+		copy_fence(); /* the block's streamed stores, before the task is done */
 }
 
 /* Per-worker scratch of a statement, made empty (each worker fills its own
