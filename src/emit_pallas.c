@@ -232,6 +232,10 @@ static void sym_leaf(Buf *b, const Sym *s, void *env)
 {
 	SymCtx *c = env;
 	if (s->kind == S_VAR) {
+		if (c->xla) {
+			buf_printf(b, "%s", ep_pyname(((const Var *)s->p)->name));
+			return;
+		}
 		if (c->map) {
 			ep_map_var(b, c->e->ps, s->p, c->pid);
 			return;
@@ -321,7 +325,7 @@ void ep_spell(Buf *b, const char *pat, Buf *args, int n)
  * from the prefetched refs; in the kernel from the body's registers. */
 void ep_node_expr(Buf *b, SymCtx *c, const Node *n)
 {
-	if (!c->map) {
+	if (!c->map && !c->xla) {
 		int r = ep_reg_of(c, n);
 		if (r >= 0) {
 			c->e->used[r] = true;
@@ -342,6 +346,17 @@ void ep_node_expr(Buf *b, SymCtx *c, const Node *n)
 	case N_LOAD:
 	case N_FLAT: {
 		const PlanOperand *op = ep_index_operand(c->e->ps, n);
+		if (op && c->xla) {
+			int i = 0;
+			while (i < c->nreads && c->reads[i] != op->t)
+				i++;
+			if (i == c->nreads && c->nreads < 16)
+				c->reads[c->nreads++] = op->t;
+			buf_printf(b, "jnp.take(%s, ", ep_pyname(op->t->name));
+			ep_sym_expr(b, c, op->acc->off);
+			buf_printf(b, ", mode=\"clip\")");
+			return;
+		}
 		if (!op || !op->prefetch || !c->map)
 			ep_unsupported(c->e, "a gathered index that is not prefetched");
 		buf_printf(b, "%s[", ep_ref_name(c->e->ps, op));
@@ -369,7 +384,7 @@ void ep_gather_pos(Buf *b, Em *e, const PlanOperand *op, const PlanAxis *x, bool
 	const View *v = op->view;
 	const VAxis *va = &v->ax[x->vaxis];
 	int64_t c0 = va->start - va->step * v->gat[va->ref].atom->lo;
-	SymCtx c = {e, true, pid, NULL, -1};
+	SymCtx c = {.e = e, .map = true, .pid = pid, .load = NULL, .reg = -1};
 	if (c0 || va->step < 0)
 		buf_printf(b, "%lld %c ", (long long)c0, va->step > 0 ? '+' : '-');
 	ep_node_expr(b, &c, v->gat[va->ref].atom->p);
@@ -463,6 +478,12 @@ static void block_spec(Buf *b, Em *e, const PlanOperand *op)
 
 /* ---- one planned statement: its kernel function and its call ---- */
 
+/* An operand no used instruction loads: the call does not pass it. */
+void ep_drop_operand(int j)
+{
+	((PlanOperand *)moved[j])->naxes = 0;
+}
+
 const char *ep_fn_name(Em *e, Buf *b)
 {
 	b->len = 0;
@@ -470,36 +491,276 @@ const char *ep_fn_name(Em *e, Buf *b)
 	return buf_str(b);
 }
 
-/* The array an operand is given: its storage reshaped (padded to whole rows). */
+/* The array an operand is given: its storage, or the array the wrapper
+ * prepares over the statement's variables, reshaped (padded to whole rows). */
 static void operand_array(Buf *out, Em *e, const PlanOperand *op)
 {
-	const char *t = ep_pyname(op->t->name);
+	const char *t = ep_pyname(op->t->name), *prep = e->prep[op->access];
 	Buf arr = {0}, f = {0}, *b = &arr;
-	int64_t storage = tensor_layout(e->in, op->t)->storage;
 	if (op->prefetch) {
 		buf_printf(out, "_i32(%s)", t);
 		*e->needs |= NEED_I32;
 		return;
 	}
-	int64_t n = ep_array_elems(op), shape[VIEW_MAXAX + 4];
-	for (int a = 0; a < op->naxes; a++)
-		shape[a] = op->ax[a].size;
-	if (n > storage) {
-		buf_printf(b, "_pad(%s, %lld)", t, (long long)n);
+	int64_t have = tensor_layout(e->in, op->t)->storage, n = ep_array_elems(op), shape[VIEW_MAXAX + 4];
+	int rank = 1;
+	if (prep) {
+		rank = op->view->naxes;
+		have = 1;
+		for (int a = 0; a < rank; a++)
+			have *= op->view->ax[a].size;
+	}
+	for (int a = 0; a < op->naxes; a++) {
+		shape[a] = op->ax[a].size - e->pad[op->access][a][0] - e->pad[op->access][a][1];
+		n = a ? n * shape[a] : shape[a];
+	}
+	if (n > have) {
+		buf_printf(b, "_pad(%s%s, %lld)", prep ? prep : t, rank > 1 ? ".reshape(-1)" : "", (long long)n);
 		*e->needs |= NEED_PAD;
 	} else
-		buf_printf(b, "%s", t);
-	if (op->naxes > 1 || n != storage) {
+		buf_printf(b, "%s", prep ? prep : t);
+	if (op->naxes != rank || n != have) {
 		buf_printf(b, ".reshape");
 		ep_tuple(b, shape, op->naxes);
 	}
-	flip_axes(&f, e->ps, op);
-	if (f.len)
-		buf_printf(out, "jnp.flip(%s, (%s,))", buf_str(&arr), buf_str(&f));
+	if (!prep)
+		flip_axes(&f, e->ps, op);
+	if (f.len) {
+		Buf t2 = {0};
+		buf_printf(&t2, "jnp.flip(%s, (%s,))", buf_str(&arr), buf_str(&f));
+		buf_free(&arr);
+		arr = t2;
+	}
+	/* the padded region of masked slices (pad_masked): zeros, never read */
+	Buf pad = {0};
+	bool padded = false;
+	for (int a = 0; a < op->naxes; a++) {
+		const int64_t *p = e->pad[op->access][a];
+		buf_printf(&pad, "(%lld, %lld)%s", (long long)p[0], (long long)p[1], op->naxes == 1 ? "," : a + 1 < op->naxes ? ", " : "");
+		padded |= p[0] || p[1];
+	}
+	if (padded)
+		buf_printf(out, "jnp.pad(%s, (%s))", buf_str(&arr), buf_str(&pad));
 	else
 		buf_printf(out, "%s", buf_str(&arr));
+	buf_free(&pad);
 	buf_free(&arr);
 	buf_free(&f);
+}
+
+/* ---- operands the wrapper prepares ---- */
+
+/* Statement variables (a mask of PlanVar indices) an index expression reads,
+ * through the index loads of its atoms; false when it reads one the
+ * statement does not have or a form the wrapper cannot spell. */
+static bool sym_vars(const PlanStmt *ps, const Sym *s, unsigned *m);
+static bool node_vars(const PlanStmt *ps, const Node *n, unsigned *m)
+{
+	switch (n->kind) {
+	case N_INT:
+	case N_BOOL:
+	case N_SIZE: return true;
+	case N_IVAR: {
+		int v = ep_pvar_index(ps, n->var);
+		*m |= v >= 0 ? 1u << v : 0;
+		return v >= 0;
+	}
+	case N_LOAD:
+	case N_FLAT: {
+		const PlanOperand *op = ep_index_operand(ps, n);
+		return op && sym_vars(ps, op->acc->off, m);
+	}
+	case N_CAST:
+	case N_OP:
+		for (int i = 0; i < n->nargs; i++)
+			if (!node_vars(ps, n->args[i], m))
+				return false;
+		return true;
+	}
+	return false;
+}
+
+static bool sym_vars(const PlanStmt *ps, const Sym *s, unsigned *m)
+{
+	if (s->kind == S_VAR) {
+		int v = ep_pvar_index(ps, s->p);
+		*m |= v >= 0 ? 1u << v : 0;
+		return v >= 0;
+	}
+	if (s->kind == S_ATOM)
+		return node_vars(ps, s->p, m);
+	for (int i = 0; i < s->n && s->kind != S_CONST; i++)
+		if (!sym_vars(ps, s->a[i], m))
+			return false;
+	return true;
+}
+
+/* Why Mosaic cannot load a view operand as the kernel would, or NULL: a
+ * slice with a step, or digits of a variable merged in the block (a
+ * reshape of its minor dims). */
+static const char *mosaic_cannot_load(const Em *e, const PlanOperand *op)
+{
+	const PlanStmt *ps = e->ps;
+	for (int a = 0; a < op->naxes; a++)
+		if (op->ax[a].kind == VA_ITER && op->ax[a].block && op->ax[a].step != 1 && op->ax[a].step != -1)
+			return "Mosaic slices vectors with step 1 only";
+	for (int v = 0; v < ps->nvars; v++) {
+		int parts = 0;
+		bool has = false;
+		for (int d = 0; d < op->view->ndig; d++) {
+			const ViewDigit *g = &op->view->dig[d];
+			if (g->var != ps->vars[v].var)
+				continue;
+			bool in = ep_present_in(op, g);
+			has |= in;
+			parts += (in || g->axis < 0) && ep_digit_extent(g, e->vb[v]) > 1;
+		}
+		if (has && parts > 1)
+			return "Mosaic cannot merge the digits of a variable in a block (a shape cast of its minor dims)";
+	}
+	return NULL;
+}
+
+/* Why the wrapper prepares load j of the statement, or NULL: element gathers
+ * (Mosaic lowers only take_along_axis-like gathers), merged digits and
+ * strided slices (Mosaic's shape casts and vector slices cannot express
+ * them). */
+static const char *prepared_reason(const Em *e, const PlanOperand *op, unsigned *m)
+{
+	if (op->access == 0 || op->prefetch || !op->naxes)
+		return NULL;
+	*m = 0;
+	if (!sym_vars(e->ps, op->acc->off, m))
+		return NULL;
+	if (op->cls == VIEW_ELEM)
+		return op->reason;
+	return op->cls == VIEW_VIEW ? mosaic_cannot_load(e, op) : NULL;
+}
+
+/* Appends a unit axis at position at (a free reshape). */
+static void unit_axis(PlanOperand *op, int at)
+{
+	memmove(&op->ax[at + 1], &op->ax[at], (size_t)(op->naxes - at) * sizeof op->ax[0]);
+	op->ax[at] = (PlanAxis){.kind = VA_UNIT, .size = 1, .block = 1, .var = -1, .step = 1, .len = 1, .vaxis = -1};
+	op->naxes++;
+}
+
+/* Load j, rewritten as an array the wrapper computes over the variables it
+ * reads (each whole, in the statement's order), blocked as the statement's
+ * variables are; the function computing it goes into the module. */
+static void prepare(Em *e, PlanOperand *op, unsigned m, const char *why)
+{
+	const PlanStmt *ps = e->ps;
+	View *w = arena_alloc(&e->in->arena, sizeof *w);
+	int64_t shape[PLAN_MAXVARS + 2];
+	int k = 0;
+	w->cls = VIEW_VIEW;
+	op->naxes = 0;
+	for (int v = 0; v < ps->nvars; v++) {
+		const PlanVar *pv = &ps->vars[v];
+		if (!(m >> v & 1) || pv->n <= 1)
+			continue;
+		int64_t blk = pv->grid >= 0 ? pv->block : pv->n;
+		shape[k] = pv->n;
+		w->ax[k] = (VAxis){.kind = VA_ITER, .size = pv->n, .len = pv->n, .step = 1, .ref = k};
+		w->dig[k] = (ViewDigit){.var = pv->var, .vi = v, .nsplit = 1, .place = 1, .n = pv->n, .axis = k};
+		op->ax[op->naxes++] = (PlanAxis){.kind = VA_ITER, .size = pv->n, .block = pv->grid >= 0 && blk == 1 ? 0 : blk,
+		                                 .len = pv->n, .step = 1, .var = v, .ref = k, .vaxis = k};
+		k++;
+	}
+	w->naxes = w->ndig = k;
+	op->view = w;
+	op->cls = VIEW_VIEW;
+	if (!k)
+		unit_axis(op, 0);
+	/* the tpu block rule: squeezed axes out of the last two */
+	if (!op->ax[op->naxes - 1].block) {
+		unit_axis(op, op->naxes);
+		unit_axis(op, op->naxes);
+	} else if (op->naxes >= 2 && !op->ax[op->naxes - 2].block)
+		unit_axis(op, op->naxes - 1);
+	const PlanAxis *last = &op->ax[op->naxes - 1];
+	const PlanAxis *second = op->naxes >= 2 ? &op->ax[op->naxes - 2] : NULL;
+	if ((op->naxes >= 2 && !tpu_ok(last->block, last->size, 128)) ||
+	    (second && !tpu_ok(second->block, second->size, 8 * dtype_packing(op->t->dt))))
+		ep_unsupported(e, "a prepared operand whose blocks break the tpu block rule");
+	/* the function */
+	Buf body = {0}, name = {0}, src = {0}, call = {0}, sh = {0};
+	const Tensor *reads[16] = {op->t};
+	SymCtx c = {.e = e, .xla = true, .reads = reads, .nreads = 1};
+	ep_tuple(&sh, shape, k);
+	for (int v = 0, a = 0; v < ps->nvars; v++) {
+		if (!(m >> v & 1))
+			continue;
+		const char *vn = ep_pyname(ps->vars[v].var->name);
+		if (ps->vars[v].n <= 1) {
+			buf_printf(&body, "    %s = jnp.int32(0)\n", vn);
+			continue;
+		}
+		int64_t one[PLAN_MAXVARS];
+		for (int i = 0; i < k; i++)
+			one[i] = i == a ? shape[i] : 1;
+		Buf o = {0};
+		ep_tuple(&o, one, k);
+		buf_printf(&body, "    %s = jax.lax.broadcasted_iota(jnp.int32, %s, %d)\n", vn, buf_str(&o), a++);
+		buf_free(&o);
+	}
+	Buf off = {0};
+	ep_sym_expr(&off, &c, op->acc->off);
+	if (k)
+		buf_printf(&body, "    return jnp.take(%s, jnp.broadcast_to(%s, %s), mode=\"clip\")\n", ep_pyname(op->t->name),
+		           buf_str(&off), buf_str(&sh));
+	else
+		buf_printf(&body, "    return jnp.take(%s, %s, mode=\"clip\")\n", ep_pyname(op->t->name), buf_str(&off));
+	const char *ref = ep_ref_name(ps, op);
+	ep_fn_name(e, &name);
+	buf_printf(&name, "_%.*s", (int)(strlen(ref) - 4), ref);
+	dump_node(&src, op->acc->load);
+	buf_printf(e->fns, "\ndef %s(", buf_str(&name));
+	buf_printf(&call, "%s(", buf_str(&name));
+	for (int i = 0; i < c.nreads; i++) {
+		buf_printf(e->fns, "%s%s", i ? ", " : "", ep_pyname(c.reads[i]->name));
+		buf_printf(&call, "%s%s", i ? ", " : "", ep_pyname(c.reads[i]->name));
+	}
+	buf_printf(&call, ")");
+	buf_printf(e->fns, "):\n    \"\"\"%s over %s, in XLA: %s.\"\"\"\n%s\n", buf_str(&src), buf_str(&sh), why, buf_str(&body));
+	e->prep[op->access] = arena_strndup(&e->in->arena, buf_str(&call), call.len);
+	buf_free(&body);
+	buf_free(&name);
+	buf_free(&src);
+	buf_free(&call);
+	buf_free(&sh);
+	buf_free(&off);
+}
+
+/* Pallas's rule for rank-1 blocks: the whole array, a multiple of 1024
+ * elements, or a power of two of at least 128 words. */
+static bool rank1_ok(int64_t b, int64_t size, DType t)
+{
+	int packing = t == ATHENE_BOOL ? 1 : 32 / (dt_bits(t) < 32 ? dt_bits(t) : 32);
+	return b == size || b % 1024 == 0 || (b >= 128 * packing && (b & (b - 1)) == 0);
+}
+
+/* A rank-1 operand whose block breaks that rule, cut into rows of one block
+ * (ceil(n / b), 1, b): one squeezed row per grid step (the array padded to
+ * whole rows). */
+static void cut_rank1(Em *e, PlanOperand *op)
+{
+	PlanAxis *x = &op->ax[0];
+	if (op->naxes != 1 || op->prefetch || x->kind != VA_ITER || !x->block || !ep_on_grid(e->ps, x) ||
+	    ep_axis_mode(e->ps, x) != AX_EXACT || x->start || x->step != 1 || x->len != x->size ||
+	    rank1_ok(x->block, x->size, op->t->dt))
+		return;
+	PlanAxis lo = *x;
+	x->size = x->len = (x->size + x->block - 1) / x->block;
+	x->place = x->block;
+	x->block = 0;
+	lo.size = lo.len = lo.block;
+	lo.var = -1;
+	lo.place = 1;
+	op->ax[1] = (PlanAxis){.kind = VA_UNIT, .size = 1, .block = 1, .var = -1, .step = 1, .len = 1, .vaxis = -1};
+	op->ax[2] = lo;
+	op->naxes = 3;
 }
 
 /* The statement's grid spec, at module level: tools and tests can call its
@@ -616,7 +877,87 @@ static void emit_call(Em *e, Buf *w, int si, Buf *records)
 	buf_free(&name);
 }
 
+/* A masked slice that reaches past its array (the padded region of a pad
+ * or a concatenation, never read): the wrapper pads the array so the
+ * kernel's slice stays inside; the axis grows by the pad, its start moves
+ * by the low pad. */
+static void pad_masked(Em *e, int j, int a, PlanAxis *x)
+{
+	int64_t lo = ep_lowest(x) < 0 ? -ep_lowest(x) : 0, hi = ep_highest(x) > x->size ? ep_highest(x) - x->size : 0;
+	if (x->kind != VA_ITER || (!lo && !hi))
+		return;
+	if (ep_axis_mode(e->ps, x) != AX_WHOLE || ep_on_grid(e->ps, x))
+		ep_unsupported(e, "a masked slice past its array on a grid axis");
+	x->size += lo + hi;
+	x->start += lo;
+	x->widened = true; /* the kernel slices the padded array */
+	e->pad[j][a][0] = lo;
+	e->pad[j][a][1] = hi;
+}
+
+/* The operands as the module moves them (moved): the plan's, with
+ * reversed axes flipped and masked slices padded by the wrapper, the loads
+ * Mosaic cannot express prepared by the wrapper (every load, for a
+ * statement in XLA), rank-1 blocks Pallas refuses cut into rows. */
+static void setup_operands(Em *e, const PlanStmt *ps)
+{
+	Inst *in = e->in;
+	for (int v = 0; v < ps->nvars; v++)
+		e->vb[v] = ps->vars[v].grid >= 0 ? ps->vars[v].block : ps->vars[v].n;
+	PlanOperand **ops = arena_alloc(&in->arena, (size_t)ps->ops.n * sizeof *ops);
+	e->pad = arena_alloc(&in->arena, (size_t)ps->ops.n * sizeof *e->pad);
+	e->prep = arena_alloc(&in->arena, (size_t)ps->ops.n * sizeof *e->prep);
+	for (int j = 0; j < ps->ops.n; j++) {
+		PlanOperand *op = ops[j] = arena_dup(&in->arena, ps->ops.v[j], sizeof *op);
+		for (int a = 0; a < op->naxes && !e->xla; a++) {
+			PlanAxis *x = &op->ax[a];
+			if (flipped(op, x)) {
+				x->start = x->size - 1 - x->start;
+				x->step = -x->step;
+			}
+			pad_masked(e, j, a, x);
+		}
+	}
+	moved = (const PlanOperand *const *)ops;
+	for (int j = 0; j < ps->ops.n; j++) {
+		unsigned m = 0;
+		const char *why = prepared_reason(e, ops[j], &m);
+		bool pre = ops[j]->prefetch;
+		if (e->xla && j)
+			ops[j]->prefetch = false;
+		if (e->xla && j && (ops[j]->naxes || pre)) {
+			if (!sym_vars(ps, ops[j]->acc->off, &m))
+				ep_unsupported(e, "a load of a statement in XLA whose offset the wrapper cannot spell");
+			why = e->xla_why;
+		}
+		if (why)
+			prepare(e, ops[j], m, why);
+		if (!e->xla)
+			cut_rank1(e, ops[j]);
+	}
+}
+
+/* A statement in XLA: its function over whole arrays returns the output's storage. */
+static void emit_xla_call(Em *e, Buf *w)
+{
+	const PlanStmt *ps = e->ps;
+	Buf name = {0};
+	buf_printf(w, "    # in XLA: %s\n", e->xla_why);
+	buf_printf(w, "    %s = %s(", ep_pyname(ps->stmt->t->name), ep_fn_name(e, &name));
+	for (int i = 1, k = 0; i < ps->ops.n; i++) {
+		const PlanOperand *op = ep_operand(ps, i);
+		if (!op->naxes)
+			continue;
+		buf_printf(w, "%s", k++ ? ", " : "");
+		operand_array(w, e, op);
+	}
+	buf_printf(w, ")\n");
+	buf_free(&name);
+}
+
 /* ---- a kernel ---- */
+
+
 
 static bool wide(DType t)
 {
@@ -670,23 +1011,35 @@ void emit_pallas_kernel(Buf *out, unsigned *needs, Inst *in, const Plan *p, bool
 			           (long long)tensor_layout(in, t)->storage, ep_jdt(t->dt));
 			continue;
 		}
-		for (int v = 0; v < ps->nvars; v++)
-			e.vb[v] = ps->vars[v].grid >= 0 ? ps->vars[v].block : ps->vars[v].n;
-		PlanOperand **ops = arena_alloc(&in->arena, (size_t)ps->ops.n * sizeof *ops);
-		for (int j = 0; j < ps->ops.n; j++) {
-			PlanOperand *op = ops[j] = arena_dup(&in->arena, ps->ops.v[j], sizeof *op);
-			for (int a = 0; a < op->naxes; a++) {
-				PlanAxis *x = &op->ax[a];
-				if (flipped(op, x)) {
-					x->start = x->size - 1 - x->start;
-					x->step = -x->step;
-				}
-			}
-		}
-		moved = (const PlanOperand *const *)ops;
+		size_t fns0 = fns.len, msgs0 = e.msgs.len;
+		unsigned needs0 = *needs;
+		int nchecks0 = e.nchecks;
+		e.fns = &fns;
+		e.xla = false;
+		e.xla_why = NULL;
+		setup_operands(&e, ps);
 		ep_emit_kernel_fn(&e, &fns);
-		emit_grid_spec(&e, &fns);
-		emit_call(&e, &w, si, &records);
+		if (e.xla_why) { /* again, in XLA */
+			fns.len = fns0;
+			e.msgs.len = msgs0;
+			*needs = needs0;
+			e.nchecks = nchecks0;
+			PlanStmt *whole = arena_dup(&in->arena, ps, sizeof *ps);
+			whole->ngrid = 0;
+			for (int v = 0; v < whole->nvars; v++) {
+				whole->vars[v].grid = -1;
+				whole->vars[v].block = whole->vars[v].n;
+			}
+			e.ps = whole;
+			e.xla = true;
+			setup_operands(&e, whole);
+			ep_emit_kernel_fn(&e, &fns);
+			emit_xla_call(&e, &w);
+			e.xla = false;
+		} else {
+			emit_grid_spec(&e, &fns);
+			emit_call(&e, &w, si, &records);
+		}
 		moved = NULL;
 	}
 	buf_printf(out, "\n\n# ---- kernel %s\n", k->name);

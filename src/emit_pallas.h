@@ -24,6 +24,12 @@ typedef struct {
 	unsigned *dep;             /* variables a register depends on */
 	bool *iota_done;
 	Buf msgs;                  /* the kernel's bad-index messages */
+	const char **prep;         /* per operand: the wrapper's call that prepares it, or NULL */
+	Buf *fns;                  /* module-level functions of the kernel */
+	int64_t (*pad)[VIEW_MAXAX + 4][2]; /* per operand and axis: the wrapper's pad of a masked slice */
+	bool gpu;                  /* Pallas's GPU (Triton) lowering */
+	bool xla;                  /* the statement runs in XLA: a function over whole arrays */
+	const char *xla_why;       /* set by ep_emit_kernel_fn: why Mosaic cannot run it */
 } Em;
 
 enum { NEED_RECORD = 1, NEED_I32 = 2, NEED_X64 = 4, NEED_PAD = 8 };
@@ -34,6 +40,10 @@ typedef struct {
 	bool pid;        /* grid indices as program ids (a prefetched load in the kernel) */
 	const Ins *load; /* kernel context: the load whose atoms are registers */
 	int reg;         /* that load's register */
+	bool xla;        /* in the XLA wrapper: variables are iotas over their whole
+	                  * range, index loads are jnp.take of the index tensors */
+	const Tensor **reads; /* xla: the tensors the expression reads (at most 16) */
+	int nreads;
 } SymCtx;
 
 /* emit_pallas.c: names, operands as the module moves them, their axes. */
@@ -60,10 +70,13 @@ void ep_spell(Buf *b, const char *pat, Buf *args, int n);
 void ep_node_expr(Buf *b, SymCtx *c, const Node *n);
 void ep_gather_pos(Buf *b, Em *e, const PlanOperand *op, const PlanAxis *x, bool pid);
 const char *ep_fn_name(Em *e, Buf *b);
+void ep_drop_operand(int j);
 /* emit_pallas_body.c: registers, iotas, and the kernel function. */
 void ep_use_iota(Em *e, int vi);
 int ep_reg_of(SymCtx *c, const Node *n);
 void ep_reg(Buf *b, Em *e, int r);
+bool ep_present_in(const PlanOperand *op, const ViewDigit *g);
+int64_t ep_digit_extent(const ViewDigit *g, int64_t vb);
 void ep_emit_kernel_fn(Em *e, Buf *out);
 
 #endif

@@ -78,7 +78,6 @@ static void constant(Buf *b, Em *e, int r)
 }
 
 static bool needs_check(const Em *e, const Ins *x);
-static bool present_in(const PlanOperand *op, const ViewDigit *g);
 
 static bool sym_has_var(const Sym *s, const Var *v)
 {
@@ -86,6 +85,16 @@ static bool sym_has_var(const Sym *s, const Var *v)
 		return s->p == v;
 	for (int i = 0; i < s->n && s->kind != S_ATOM; i++)
 		if (sym_has_var(s->a[i], v))
+			return true;
+	return false;
+}
+
+/* A reduction over a variable of no values: its identity, read nothing. */
+static bool empty_reduce(const Em *e, const Ins *x)
+{
+	const Scope *sc = &e->prog->scopes[x->inner];
+	for (int i = 0; i < sc->nvars; i++)
+		if (e->vb[ep_pvar_index(e->ps, sc->vars[i])] == 0)
 			return true;
 	return false;
 }
@@ -120,7 +129,7 @@ static void analyse_regs(Em *e, const bool *check_root)
 		if (check_root[r])
 			e->used[r] = true;
 		e->narrow[r] |= x->dt == ATHENE_I64 && !value_use[r];
-		if (!e->used[r])
+		if (!e->used[r] || (x->kind == I_REDUCE && empty_reduce(e, x)))
 			continue;
 		for (int i = 0; i < x->nargs && x->kind != I_LOAD; i++) {
 			e->used[x->a[i]] = true;
@@ -143,7 +152,7 @@ static void analyse_regs(Em *e, const bool *check_root)
 			for (int v = 0; v < e->ps->nvars && !op->prefetch; v++)
 				for (int g = 0; g < op->view->ndig; g++)
 					if (op->view->dig[g].var == e->ps->vars[v].var && op->cls != VIEW_ELEM &&
-					    present_in(op, &op->view->dig[g]))
+					    ep_present_in(op, &op->view->dig[g]))
 						d |= 1u << v;
 			if (op->cls == VIEW_ELEM)
 				for (int v = 0; v < e->ps->nvars; v++)
@@ -168,14 +177,14 @@ static int64_t axis_extent(const PlanStmt *ps, const PlanAxis *x)
 }
 
 /* Extent in the block of digit g of a variable whose block extent is vb. */
-static int64_t digit_extent(const ViewDigit *g, int64_t vb)
+int64_t ep_digit_extent(const ViewDigit *g, int64_t vb)
 {
 	return g->index == g->nsplit - 1 ? (vb + g->place - 1) / g->place : g->n;
 }
 
 /* Is digit g an axis of the operand's block value (not broadcast, not
  * squeezed onto the grid)? */
-static bool present_in(const PlanOperand *op, const ViewDigit *g)
+bool ep_present_in(const PlanOperand *op, const ViewDigit *g)
 {
 	if (g->axis < 0 || g->n <= 1)
 		return false;
@@ -222,8 +231,8 @@ static void load_view(Em *e, int r, const PlanOperand *op)
 	const PlanStmt *ps = e->ps;
 	const char *t = ep_ref_name(ps, op);
 	int ax[VIEW_MAXAX + 4], n = 0;
-	Buf idx = {0}, pad = {0};
-	bool any = false, padded = false;
+	Buf idx = {0};
+	bool any = false;
 	for (int a = 0; a < op->naxes; a++) {
 		const PlanAxis *x = &op->ax[a];
 		int mode = ep_axis_mode(ps, x);
@@ -231,17 +240,6 @@ static void load_view(Em *e, int r, const PlanOperand *op)
 			continue;
 		buf_printf(&idx, "%s", n || any ? ", " : "");
 		any = true;
-		/* a masked slice reaches past the array: padding, never read */
-		int64_t lo = 0, hi = 0;
-		if (x->kind == VA_ITER && mode == AX_WHOLE && !ep_on_grid(ps, x)) {
-			lo = ep_lowest(x) < 0 ? -ep_lowest(x) : 0;
-			hi = ep_highest(x) > x->size ? ep_highest(x) - x->size : 0;
-		}
-		buf_printf(&pad, "(%lld, %lld), ", (long long)lo, (long long)hi);
-		padded |= lo || hi;
-		PlanAxis shifted = *x;
-		shifted.start += lo;
-		x = &shifted;
 		if (x->kind == VA_UNIT)
 			buf_printf(&idx, "0");
 		else if (x->kind == VA_INDEX)
@@ -261,15 +259,11 @@ static void load_view(Em *e, int r, const PlanOperand *op)
 	bool trivial = true;
 	for (const char *s = buf_str(&idx); *s; s++)
 		trivial &= *s == ':' || *s == ',' || *s == ' ';
-	if (padded) {
-		line(e, "v%d = jnp.pad(%s[...], (%s))", r, t, buf_str(&pad));
-		line(e, "v%d = v%d[%s]", r, r, buf_str(&idx));
-	} else if (trivial)
+	if (trivial)
 		line(e, "v%d = %s[...]", r, t);
 	else
 		line(e, "v%d = %s[...][%s]", r, t, buf_str(&idx));
 	buf_free(&idx);
-	buf_free(&pad);
 	/* axes on the grid loaded whole: this step's part, by its program id */
 	for (int k = 0; k < n; k++) {
 		const PlanAxis *x = &op->ax[ax[k]];
@@ -299,7 +293,7 @@ static void load_view(Em *e, int r, const PlanOperand *op)
 		const View *vw = op->view;
 		bool has = false;
 		for (int d = 0; d < vw->ndig; d++)
-			has |= vw->dig[d].var == ps->vars[v].var && present_in(op, &vw->dig[d]);
+			has |= vw->dig[d].var == ps->vars[v].var && ep_present_in(op, &vw->dig[d]);
 		merged[v] = 1;
 		if (!has) {
 			exp[ne] = full[ne] = 1;
@@ -310,8 +304,8 @@ static void load_view(Em *e, int r, const PlanOperand *op)
 			const ViewDigit *g = &vw->dig[d];
 			if (g->var != ps->vars[v].var)
 				continue;
-			bool in = present_in(op, g);
-			int64_t x = in ? cur[k++] : digit_extent(g, e->vb[v]);
+			bool in = ep_present_in(op, g);
+			int64_t x = in ? cur[k++] : ep_digit_extent(g, e->vb[v]);
 			exp[ne] = in ? x : 1;
 			full[ne++] = x;
 			merged[v] *= x;
@@ -349,10 +343,10 @@ static void load(Em *e, int r)
 {
 	const Ins *x = &e->prog->ins[r];
 	const PlanOperand *op = ep_operand(e->ps, x->operand);
-	SymCtx c = {e, false, false, x, r};
+	SymCtx c = {.e = e, .map = false, .pid = false, .load = x, .reg = r};
 	if (op->prefetch) {
 		Buf o = {0};
-		SymCtx m = {e, true, true, x, r};
+		SymCtx m = {.e = e, .map = true, .pid = true, .load = x, .reg = r};
 		ep_sym_expr(&o, &m, op->acc->off);
 		line(e, "v%d = %s[%s]", r, ep_ref_name(e->ps, op), buf_str(&o));
 		buf_free(&o);
@@ -439,6 +433,20 @@ static void reduce(Em *e, int r)
 		buf_printf(&axes, "%s%d", i ? ", " : "", vi);
 		lo = vi < lo ? vi : lo;
 		hi = vi > hi ? vi : hi;
+	}
+	if (empty_reduce(e, x)) { /* Mosaic has no zero-size vectors */
+		shape_of(&s, e, e->dep[r]);
+		if (x->op == R_MEAN)
+			buf_printf(&v, "jnp.nan");
+		else if (x->op == R_ARGMAX || x->op == R_ARGMIN)
+			ep_unsupported(e, "an argmax over no elements");
+		else
+			identity_of(&v, x->op, x->opdt);
+		line(e, "v%d = jnp.full(%s, %s, %s)  # a reduction over no elements", r, buf_str(&s), buf_str(&v), ep_jdt(x->dt));
+		buf_free(&axes);
+		buf_free(&s);
+		buf_free(&v);
+		return;
 	}
 	shape_of(&s, e, e->dep[x->a[0]] | mask);
 	ep_reg(&v, e, x->a[0]);
@@ -562,6 +570,8 @@ static void message_at(Em *e)
 static void record(Em *e, const Ins *x, const char *cond, const char *value, unsigned dep)
 {
 	Buf s = {0}, base = {0};
+	if (e->xla)
+		ep_unsupported(e, "a checked gather in a statement that runs in XLA");
 	if (x->guard >= 0) {
 		Buf g = {0};
 		ep_reg(&g, e, x->guard);
@@ -649,7 +659,7 @@ static void check_load(Em *e, int r)
 	const Ins *x = &e->prog->ins[r];
 	const Node *n = x->src;
 	const Layout *l = tensor_layout(e->in, n->t);
-	SymCtx c = {e, false, false, x, r};
+	SymCtx c = {.e = e, .map = false, .pid = false, .load = x, .reg = r};
 	const PlanOperand *op = ep_operand(e->ps, x->operand);
 	if (n->kind == N_FLAT) {
 		if (op->acc->off->lo >= 0 && op->acc->off->hi < l->storage)
@@ -658,7 +668,7 @@ static void check_load(Em *e, int r)
 		unsigned dep = e->dep[r];
 		if (op->cls == VIEW_ROWGATHER) {
 			/* one row per step: its gathered positions, scalars of the step */
-			SymCtx m = {e, true, true, x, r};
+			SymCtx m = {.e = e, .map = true, .pid = true, .load = x, .reg = r};
 			ep_sym_expr(&o, &m, op->acc->off);
 			for (int a = 0; a < op->naxes; a++) {
 				const PlanAxis *g = &op->ax[a];
@@ -724,7 +734,7 @@ static unsigned out_mask(const Em *e)
 static void store_scatter(Em *e, const PlanOperand *op, const char *val)
 {
 	Buf o = {0}, s = {0};
-	SymCtx c = {e, false, false, NULL, e->prog->n};
+	SymCtx c = {.e = e, .map = false, .pid = false, .load = NULL, .reg = e->prog->n};
 	ep_sym_expr(&o, &c, op->acc->off);
 	shape_of(&s, e, out_mask(e));
 	line(e, "# element scatter: %s", op->reason);
@@ -748,12 +758,64 @@ static const Ins *grid_reduction(Em *e)
 	return x;
 }
 
+/* Is the store's offset the row-major position of the output variables
+ * over the whole storage? */
+static bool rowmajor(const Em *e, const Sym *off)
+{
+	const PlanStmt *ps = e->ps;
+	int64_t st = 1, want[PLAN_MAXVARS];
+	for (int v = ps->nlhs - 1; v >= 0; v--) {
+		want[v] = ps->vars[v].n > 1 ? st : 0;
+		st *= ps->vars[v].n;
+	}
+	if (st != tensor_layout(e->in, ps->stmt->t)->storage)
+		return false;
+	int n = off->kind == S_VAR ? 1 : off->kind == S_ADD && !off->c ? off->n : off->kind == S_CONST && !off->c ? 0 : -1;
+	for (int i = 0; i < n; i++) {
+		const Sym *t = off->kind == S_VAR ? off : off->a[i];
+		int64_t k = off->kind == S_VAR ? 1 : off->k[i];
+		int v = t->kind == S_VAR ? ep_pvar_index(ps, t->p) : -1;
+		if (v < 0 || v >= ps->nlhs || want[v] != k)
+			return false;
+		want[v] = 0;
+	}
+	for (int v = 0; v < ps->nlhs && n >= 0; v++)
+		if (want[v])
+			return false;
+	return n >= 0;
+}
+
+/* In XLA the statement returns the output's storage. */
+static void store_xla(Em *e, const char *val)
+{
+	const PlanStmt *ps = e->ps;
+	const PlanOperand *op = ep_operand(ps, 0);
+	const char *dt = ep_jdt(ps->stmt->t->dt);
+	Buf s = {0}, o = {0};
+	shape_of(&s, e, out_mask(e));
+	if (rowmajor(e, op->acc->off))
+		line(e, "return jnp.broadcast_to(%s, %s).reshape(-1).astype(%s)", val, buf_str(&s), dt);
+	else {
+		SymCtx c = {.e = e, .map = false, .pid = false, .load = NULL, .reg = e->prog->n};
+		ep_sym_expr(&o, &c, op->acc->off);
+		line(e, "return jnp.zeros((%lld,), %s).at[jnp.broadcast_to(%s, %s).reshape(-1)].set(jnp.broadcast_to(%s, %s).reshape(-1).astype(%s))",
+		     (long long)tensor_layout(e->in, ps->stmt->t)->storage, dt, buf_str(&o), buf_str(&s), val, buf_str(&s), dt);
+	}
+	buf_free(&s);
+	buf_free(&o);
+}
+
 static void store(Em *e)
 {
 	const PlanStmt *ps = e->ps;
 	const PlanOperand *op = ep_operand(ps, 0);
 	Buf val = {0}, s = {0};
 	ep_reg(&val, e, e->prog->result);
+	if (e->xla) {
+		store_xla(e, buf_str(&val));
+		buf_free(&val);
+		return;
+	}
 	if (op->cls == VIEW_ELEM) {
 		store_scatter(e, op, buf_str(&val));
 		buf_free(&val);
@@ -773,9 +835,9 @@ static void store(Em *e)
 		merged[v] = 1;
 		for (int d = 0; d < op->view->ndig; d++) {
 			const ViewDigit *g = &op->view->dig[d];
-			if (g->var != ps->vars[v].var || g->n <= 1 || (g->axis >= 0 && !present_in(op, g)))
+			if (g->var != ps->vars[v].var || g->n <= 1 || (g->axis >= 0 && !ep_present_in(op, g)))
 				continue; /* a digit fixed by the grid */
-			if (!present_in(op, g))
+			if (!ep_present_in(op, g))
 				ep_unsupported(e, "a store that broadcasts");
 			dig[nd] = axis_extent(ps, &op->ax[ax[perm[k++]]]);
 			merged[v] *= dig[nd++];
@@ -892,6 +954,39 @@ static void store(Em *e)
 	buf_free(&s);
 }
 
+/* Why Mosaic cannot run the statement's body (its vector types, a
+ * scatter), or NULL: then it runs in XLA. */
+static const char *tpu_cannot(const Em *e, const bool *used, const bool *narrow)
+{
+	const Prog *p = e->prog;
+	DType st = e->ps->stmt->t->dt;
+	if (ep_operand(e->ps, 0)->cls == VIEW_ELEM)
+		return "Mosaic has no scatter (the store is no view)";
+	if (st == ATHENE_I64 || st == ATHENE_F64)
+		return "the TPU has no 64-bit vectors; XLA emulates f64 and i64";
+	for (int r = 0; r < p->n; r++) {
+		const Ins *x = &p->ins[r];
+		if (!used[r])
+			continue;
+		const PlanOperand *op = x->kind == I_LOAD ? ep_operand(e->ps, x->operand) : NULL;
+		DType t = op ? op->t->dt : x->dt;
+		if (op && op->prefetch)
+			continue;
+		if ((t == ATHENE_I64 || t == ATHENE_F64) && (op || !narrow[r]))
+			return "the TPU has no 64-bit vectors; XLA emulates f64 and i64";
+		if (op && t == ATHENE_F16)
+			return "Mosaic loads no f16 vectors";
+		if (x->dt == ATHENE_I8)
+			return "Mosaic has no i8 vectors";
+		bool vector = false;
+		for (int d = 0; op && d < op->view->ndig; d++)
+			vector |= ep_present_in(op, &op->view->dig[d]);
+		if (op && !vector && t != ATHENE_BOOL && dt_bits(t) < 32)
+			return "Mosaic reads no scalars of less than 32 bits";
+	}
+	return NULL;
+}
+
 /* The kernel's refs in Pallas's order: prefetched, loads, the store, the record. */
 static void kernel_params(Buf *b, Em *e)
 {
@@ -903,7 +998,8 @@ static void kernel_params(Buf *b, Em *e)
 	for (int i = 1; i < ps->ops.n; i++)
 		if (!ep_operand(ps, i)->prefetch && ep_operand(ps, i)->naxes)
 			buf_printf(b, "%s%s", k++ ? ", " : "", ep_ref_name(ps, ep_operand(ps, i)));
-	buf_printf(b, "%s%s", k++ ? ", " : "", ep_ref_name(ps, ep_operand(ps, 0)));
+	if (!e->xla) /* in XLA the function returns the output */
+		buf_printf(b, "%s%s", k++ ? ", " : "", ep_ref_name(ps, ep_operand(ps, 0)));
 	if (e->stmt_checks)
 		buf_printf(b, ", err_ref");
 }
@@ -930,8 +1026,19 @@ void ep_emit_kernel_fn(Em *e, Buf *out)
 	e->dep = dep;
 	e->iota_done = iota;
 	analyse_regs(e, roots);
+	/* an operand that no used instruction loads is not passed (a gather
+	 * whose index is read only by the wrapper) */
+	for (int j = 1; j < e->ps->ops.n; j++) {
+		bool read = ep_operand(e->ps, j)->prefetch;
+		for (int r = 0; r < p->n && !read; r++)
+			read = used[r] && p->ins[r].kind == I_LOAD && p->ins[r].operand == j;
+		if (!read)
+			ep_drop_operand(j);
+	}
 	for (int r = 0; r < p->n; r++)
 		narrow[r] |= p->ins[r].kind == I_LOAD && ep_operand(e->ps, p->ins[r].operand)->prefetch;
+	if (!e->xla && !e->gpu && (e->xla_why = tpu_cannot(e, used, narrow)))
+		return;
 	Buf body = {0}, *saved = e->b;
 	e->b = &body;
 	e->stmt_checks = 0;

@@ -37,7 +37,7 @@ static const Target cpu_target = {
 };
 static const Target tpu_target = {
 	.name = "tpu", .budget = 16 << 20, /* scoped VMEM, both buffers of every block */
-	.buffers = 2, .tiles = true, .threads = 1, .min_block = 0, .minor_align = 64, .wide64 = false, .pads = false,
+	.buffers = 2, .tiles = true, .threads = 1, .min_block = 0, .minor_align = 64, .wide64 = false, .pads = true,
 	.transposes = "the minor two axes",
 };
 

@@ -66,12 +66,16 @@ def _i32(a):
 
 # ---- kernel unfold_1d
 
-def _unfold_1d_y(x_ref, y_ref):
-    # y[w, k] = x[((w * 2) + k)]
+def _unfold_1d_y_x(x):
+    """x[((w * 2) + k)] over (7, 5), in XLA: coefficients 1 (k, 5 values) and 2 (w) overlap: overlapping windows, like unfold."""
     w = jax.lax.broadcasted_iota(jnp.int32, (7, 1), 0)
     k = jax.lax.broadcasted_iota(jnp.int32, (1, 5), 1)
-    # element gather: coefficients 1 (k, 5 values) and 2 (w) overlap: overlapping windows, like unfold
-    v0 = jnp.take(x_ref[...], (2*w + k), mode="clip")
+    return jnp.take(x, jnp.broadcast_to((2*w + k), (7, 5)), mode="clip")
+
+
+def _unfold_1d_y(x_ref, y_ref):
+    # y[w, k] = x[((w * 2) + k)]
+    v0 = x_ref[...]
     out = v0
     y_ref[...] = out
 
@@ -79,7 +83,7 @@ def _unfold_1d_y(x_ref, y_ref):
 _unfold_1d_y_grid = pl.GridSpec(
     grid=(1,),
     in_specs=[
-        pl.BlockSpec((17,), lambda _: (np.int32(0),))],
+        pl.BlockSpec((7, 5), lambda _: (np.int32(0), np.int32(0)))],
     out_specs=pl.BlockSpec((7, 5), lambda _: (np.int32(0), np.int32(0))))
 
 
@@ -92,7 +96,7 @@ def unfold_1d_pure(x, *, interpret=False):
         out_shape=jax.ShapeDtypeStruct((7, 5), jnp.float32),
         grid_spec=_unfold_1d_y_grid,
         interpret=interpret,
-    )(x)
+    )(_unfold_1d_y_x(x))
     y = y.reshape(-1)
     return y.reshape(7, 5)
 
@@ -107,12 +111,16 @@ def unfold_1d(x, *, interpret=None):
 
 # ---- kernel im2col_3x3
 
-def _im2col_3x3_y(x_ref, y_ref):
-    # y[p, q] = x[((p // 4) + (q // 3)), ((p % 4) + (q % 3))]
+def _im2col_3x3_y_x(x):
+    """x[((p // 4) + (q // 3)), ((p % 4) + (q % 3))] over (16, 9), in XLA: coefficients 1 (p digit 0, 4 values) and 1 (q digit 0) overlap: overlapping windows, like unfold."""
     p = jax.lax.broadcasted_iota(jnp.int32, (16, 1), 0)
     q = jax.lax.broadcasted_iota(jnp.int32, (1, 9), 1)
-    # element gather: coefficients 1 (p digit 0, 4 values) and 1 (q digit 0) overlap: overlapping windows, like unfold
-    v0 = jnp.take(x_ref[...], (6*(p // 4) + 6*(q // 3) + (q % 3) + (p % 4)), mode="clip")
+    return jnp.take(x, jnp.broadcast_to((6*(p // 4) + 6*(q // 3) + (q % 3) + (p % 4)), (16, 9)), mode="clip")
+
+
+def _im2col_3x3_y(x_ref, y_ref):
+    # y[p, q] = x[((p // 4) + (q // 3)), ((p % 4) + (q % 3))]
+    v0 = x_ref[...]
     out = v0
     y_ref[...] = out
 
@@ -120,7 +128,7 @@ def _im2col_3x3_y(x_ref, y_ref):
 _im2col_3x3_y_grid = pl.GridSpec(
     grid=(1,),
     in_specs=[
-        pl.BlockSpec((36,), lambda _: (np.int32(0),))],
+        pl.BlockSpec((16, 9), lambda _: (np.int32(0), np.int32(0)))],
     out_specs=pl.BlockSpec((16, 9), lambda _: (np.int32(0), np.int32(0))))
 
 
@@ -133,7 +141,7 @@ def im2col_3x3_pure(x, *, interpret=False):
         out_shape=jax.ShapeDtypeStruct((16, 9), jnp.float32),
         grid_spec=_im2col_3x3_y_grid,
         interpret=interpret,
-    )(x)
+    )(_im2col_3x3_y_x(x))
     y = y.reshape(-1)
     return y.reshape(16, 9)
 
@@ -148,14 +156,18 @@ def im2col_3x3(x, *, interpret=None):
 
 # ---- kernel unfold_2d
 
+def _unfold_2d_y_x(x):
+    """x[(oh + kh), (ow + kw)] over (4, 4, 3, 3), in XLA: coefficients 1 (ow, 4 values) and 1 (kw) overlap: overlapping windows, like unfold."""
+    oh = jax.lax.broadcasted_iota(jnp.int32, (4, 1, 1, 1), 0)
+    ow = jax.lax.broadcasted_iota(jnp.int32, (1, 4, 1, 1), 1)
+    kh = jax.lax.broadcasted_iota(jnp.int32, (1, 1, 3, 1), 2)
+    kw = jax.lax.broadcasted_iota(jnp.int32, (1, 1, 1, 3), 3)
+    return jnp.take(x, jnp.broadcast_to((6*oh + 6*kh + ow + kw), (4, 4, 3, 3)), mode="clip")
+
+
 def _unfold_2d_y(x_ref, y_ref):
     # y[oh, ow, kh, kw] = x[(oh + kh), (ow + kw)]
-    oh = jax.lax.broadcasted_iota(jnp.int32, (4, 1, 1, 1), 0)
-    kh = jax.lax.broadcasted_iota(jnp.int32, (1, 1, 3, 1), 2)
-    ow = jax.lax.broadcasted_iota(jnp.int32, (1, 4, 1, 1), 1)
-    kw = jax.lax.broadcasted_iota(jnp.int32, (1, 1, 1, 3), 3)
-    # element gather: coefficients 1 (ow, 4 values) and 1 (kw) overlap: overlapping windows, like unfold
-    v0 = jnp.take(x_ref[...], (6*oh + 6*kh + ow + kw), mode="clip")
+    v0 = x_ref[...]
     out = v0
     y_ref[...] = out
 
@@ -163,7 +175,7 @@ def _unfold_2d_y(x_ref, y_ref):
 _unfold_2d_y_grid = pl.GridSpec(
     grid=(1,),
     in_specs=[
-        pl.BlockSpec((36,), lambda _: (np.int32(0),))],
+        pl.BlockSpec((4, 4, 3, 3), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
     out_specs=pl.BlockSpec((4, 4, 3, 3), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0))))
 
 
@@ -176,7 +188,7 @@ def unfold_2d_pure(x, *, interpret=False):
         out_shape=jax.ShapeDtypeStruct((4, 4, 3, 3), jnp.float32),
         grid_spec=_unfold_2d_y_grid,
         interpret=interpret,
-    )(x)
+    )(_unfold_2d_y_x(x))
     y = y.reshape(-1)
     return y.reshape(4, 4, 3, 3)
 
@@ -191,12 +203,16 @@ def unfold_2d(x, *, interpret=None):
 
 # ---- kernel unfold_sym
 
-def _unfold_sym_y(x_ref, y_ref):
-    # y[w, k] = x[((w * 2) + k)]
+def _unfold_sym_y_x(x):
+    """x[((w * 2) + k)] over (16, 4), in XLA: coefficients 1 (k, 4 values) and 2 (w) overlap: overlapping windows, like unfold."""
     w = jax.lax.broadcasted_iota(jnp.int32, (16, 1), 0)
     k = jax.lax.broadcasted_iota(jnp.int32, (1, 4), 1)
-    # element gather: coefficients 1 (k, 4 values) and 2 (w) overlap: overlapping windows, like unfold
-    v0 = jnp.take(x_ref[...], (2*w + k), mode="clip")
+    return jnp.take(x, jnp.broadcast_to((2*w + k), (16, 4)), mode="clip")
+
+
+def _unfold_sym_y(x_ref, y_ref):
+    # y[w, k] = x[((w * 2) + k)]
+    v0 = x_ref[...]
     out = v0
     y_ref[...] = out
 
@@ -204,7 +220,7 @@ def _unfold_sym_y(x_ref, y_ref):
 _unfold_sym_y_grid = pl.GridSpec(
     grid=(1,),
     in_specs=[
-        pl.BlockSpec((64,), lambda _: (np.int32(0),))],
+        pl.BlockSpec((16, 4), lambda _: (np.int32(0), np.int32(0)))],
     out_specs=pl.BlockSpec((16, 4), lambda _: (np.int32(0), np.int32(0))))
 
 
@@ -217,7 +233,7 @@ def unfold_sym_pure(x, *, interpret=False):
         out_shape=jax.ShapeDtypeStruct((16, 4), jnp.float32),
         grid_spec=_unfold_sym_y_grid,
         interpret=interpret,
-    )(x)
+    )(_unfold_sym_y_x(x))
     y = y.reshape(-1)
     return y.reshape(16, 4)
 
@@ -337,7 +353,7 @@ def arange_sym(*, interpret=None):
 
 # ---- kernel iota_i64
 
-def _iota_i64_y(y_ref):
+def _iota_i64_y():
     # y[i, j] = (((i * 5) + j) - 7)
     i = jax.lax.broadcasted_iota(jnp.int32, (4, 1), 0)
     v0 = i.astype(jnp.int64)
@@ -346,26 +362,14 @@ def _iota_i64_y(y_ref):
     v3 = j.astype(jnp.int64)
     v4 = v2 + v3
     v6 = v4 - jnp.int64(7)
-    out = v6
-    y_ref[...] = out
-
-
-_iota_i64_y_grid = pl.GridSpec(
-    grid=(1,),
-    in_specs=[],
-    out_specs=pl.BlockSpec((4, 5), lambda _: (np.int32(0), np.int32(0))))
+    return jnp.broadcast_to(v6, (4, 5)).reshape(-1).astype(jnp.int64)
 
 
 def iota_i64_pure(*, interpret=False):
     """Traceable iota_i64() -> y i64[4, 5]."""
     # y
-    y = pl.pallas_call(
-        _iota_i64_y,
-        out_shape=jax.ShapeDtypeStruct((4, 5), jnp.int64),
-        grid_spec=_iota_i64_y_grid,
-        interpret=interpret,
-    )()
-    y = y.reshape(-1)
+    # in XLA: the TPU has no 64-bit vectors; XLA emulates f64 and i64
+    y = _iota_i64_y()
     return y.reshape(4, 5)
 
 

@@ -195,31 +195,25 @@ def greater_bool_out(x, t, *, interpret=None):
 
 # ---- kernel flip_i8
 
-def _flip_i8_y(x_ref, y_ref):
+def _flip_i8_y_x(x):
+    """x[(15 - i)] over (16,), in XLA: Mosaic has no i8 vectors."""
+    i = jax.lax.broadcasted_iota(jnp.int32, (16,), 0)
+    return jnp.take(x, jnp.broadcast_to((-i + 15), (16,)), mode="clip")
+
+
+def _flip_i8_y(x_ref):
     # y[i] = (x[(15 - i)] * 2)
     v0 = x_ref[...]
     v3 = v0 * jnp.int8(2)
-    out = v3
-    y_ref[...] = out
-
-
-_flip_i8_y_grid = pl.GridSpec(
-    grid=(1,),
-    in_specs=[
-        pl.BlockSpec((16,), lambda _: (np.int32(0),))],
-    out_specs=pl.BlockSpec((16,), lambda _: (np.int32(0),)))
+    return jnp.broadcast_to(v3, (16,)).reshape(-1).astype(jnp.int8)
 
 
 def flip_i8_pure(x, *, interpret=False):
     """Traceable flip_i8(x i8[16]) -> y i8[16]."""
     x = jnp.asarray(x).reshape(-1)
     # y
-    y = pl.pallas_call(
-        _flip_i8_y,
-        out_shape=jax.ShapeDtypeStruct((16,), jnp.int8),
-        grid_spec=_flip_i8_y_grid,
-        interpret=interpret,
-    )(jnp.flip(x, (0,)))
+    # in XLA: Mosaic has no i8 vectors
+    y = _flip_i8_y(_flip_i8_y_x(x))
     return y.reshape(16)
 
 
@@ -311,34 +305,27 @@ def strided_i32(x, *, interpret=None):
 
 # ---- kernel transposed_i64
 
-def _transposed_i64_y(x_ref, y_ref):
+def _transposed_i64_y_x(x):
+    """x[i, j] over (4, 4), in XLA: the TPU has no 64-bit vectors; XLA emulates f64 and i64."""
+    i = jax.lax.broadcasted_iota(jnp.int32, (4, 1), 0)
+    j = jax.lax.broadcasted_iota(jnp.int32, (1, 4), 1)
+    return jnp.take(x, jnp.broadcast_to((i + 4*j), (4, 4)), mode="clip")
+
+
+def _transposed_i64_y(x_ref):
     # y[i, j] = ((x[i, j] * 3) - 7)
     v0 = x_ref[...]
-    v0 = jnp.transpose(v0, (1, 0))
     v2 = v0 * jnp.int64(3)
     v4 = v2 - jnp.int64(7)
-    out = v4
-    y_ref[...] = out
-
-
-_transposed_i64_y_grid = pl.GridSpec(
-    grid=(1,),
-    in_specs=[
-        pl.BlockSpec((4, 4), lambda _: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((4, 4), lambda _: (np.int32(0), np.int32(0))))
+    return jnp.broadcast_to(v4, (4, 4)).reshape(-1).astype(jnp.int64)
 
 
 def transposed_i64_pure(x, *, interpret=False):
     """Traceable transposed_i64(x i64[4, 4] (storage of 16)) -> y i64[4, 4]."""
     x = jnp.asarray(x).reshape(-1)
     # y
-    y = pl.pallas_call(
-        _transposed_i64_y,
-        out_shape=jax.ShapeDtypeStruct((4, 4), jnp.int64),
-        grid_spec=_transposed_i64_y_grid,
-        interpret=interpret,
-    )(x.reshape(4, 4))
-    y = y.reshape(-1)
+    # in XLA: the TPU has no 64-bit vectors; XLA emulates f64 and i64
+    y = _transposed_i64_y(_transposed_i64_y_x(x))
     return y.reshape(4, 4)
 
 
@@ -352,20 +339,24 @@ def transposed_i64(x, *, interpret=None):
 
 # ---- kernel lut_u8
 
-def _lut_u8_y(img_ref, table_ref, y_ref):
+def _lut_u8_y_table(table, img):
+    """table[img[i, j]] over (4, 6), in XLA: Mosaic reads no scalars of less than 32 bits."""
+    i = jax.lax.broadcasted_iota(jnp.int32, (4, 1), 0)
+    j = jax.lax.broadcasted_iota(jnp.int32, (1, 6), 1)
+    return jnp.take(table, jnp.broadcast_to(jnp.take(img, (6*i + j), mode="clip"), (4, 6)), mode="clip")
+
+
+def _lut_u8_y_img(img):
+    """img[i, j] over (4, 6), in XLA: Mosaic reads no scalars of less than 32 bits."""
+    i = jax.lax.broadcasted_iota(jnp.int32, (4, 1), 0)
+    j = jax.lax.broadcasted_iota(jnp.int32, (1, 6), 1)
+    return jnp.take(img, jnp.broadcast_to((6*i + j), (4, 6)), mode="clip")
+
+
+def _lut_u8_y(table_ref):
     # y[i, j] = table[img[i, j]]
-    v2 = table_ref[...][0, 0]
-    v2 = v2.reshape((1, 1))
-    out = jnp.broadcast_to(v2, (1, 1))
-    y_ref[...] = out
-
-
-_lut_u8_y_grid = pltpu.PrefetchScalarGridSpec(
-    num_scalar_prefetch=1,
-    grid=(4, 6),
-    in_specs=[
-        pl.BlockSpec((None, 1, 1), lambda i, j, img_ref: (jnp.clip(img_ref[(6*i + j)], 0, 255), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((None, None, 1, 1), lambda i, j, img_ref: (i, j, np.int32(0), np.int32(0))))
+    v2 = table_ref[...]
+    return jnp.broadcast_to(v2, (4, 6)).reshape(-1).astype(jnp.uint8)
 
 
 def lut_u8_pure(table, img, *, interpret=False):
@@ -373,14 +364,8 @@ def lut_u8_pure(table, img, *, interpret=False):
     table = jnp.asarray(table).reshape(-1)
     img = jnp.asarray(img).reshape(-1)
     # y
-    y = pl.pallas_call(
-        _lut_u8_y,
-        out_shape=jax.ShapeDtypeStruct((4, 6, 1, 1), jnp.uint8),
-        grid_spec=_lut_u8_y_grid,
-        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel")),
-        interpret=interpret,
-    )(_i32(img), table.reshape(256, 1, 1))
-    y = y.reshape(-1)
+    # in XLA: Mosaic reads no scalars of less than 32 bits
+    y = _lut_u8_y(_lut_u8_y_table(table, img))
     return y.reshape(4, 6)
 
 
@@ -434,34 +419,28 @@ def u8_to_f32_strided(x, *, interpret=None):
 
 # ---- kernel permute_f16
 
-def _permute_f16_y(x_ref, y_ref):
+def _permute_f16_y_x(x):
+    """x[a, b, c] over (8, 4, 6), in XLA: Mosaic loads no f16 vectors."""
+    c = jax.lax.broadcasted_iota(jnp.int32, (8, 1, 1), 0)
+    a = jax.lax.broadcasted_iota(jnp.int32, (1, 4, 1), 1)
+    b = jax.lax.broadcasted_iota(jnp.int32, (1, 1, 6), 2)
+    return jnp.take(x, jnp.broadcast_to((48*a + 8*b + c), (8, 4, 6)), mode="clip")
+
+
+def _permute_f16_y(x_ref):
     # y[c, a, b] = ((x[a, b, c] * 2) + 1)
     v0 = x_ref[...]
-    v0 = jnp.transpose(v0, (2, 0, 1))
     v3 = v0 * jnp.float16(2)
     v6 = v3 + jnp.float16(1)
-    out = v6
-    y_ref[...] = out
-
-
-_permute_f16_y_grid = pl.GridSpec(
-    grid=(1,),
-    in_specs=[
-        pl.BlockSpec((4, 6, 8), lambda _: (np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((8, 4, 6), lambda _: (np.int32(0), np.int32(0), np.int32(0))))
+    return jnp.broadcast_to(v6, (8, 4, 6)).reshape(-1).astype(jnp.float16)
 
 
 def permute_f16_pure(x, *, interpret=False):
     """Traceable permute_f16(x f16[4, 6, 8]) -> y f16[8, 4, 6]."""
     x = jnp.asarray(x).reshape(-1)
     # y
-    y = pl.pallas_call(
-        _permute_f16_y,
-        out_shape=jax.ShapeDtypeStruct((8, 4, 6), jnp.float16),
-        grid_spec=_permute_f16_y_grid,
-        interpret=interpret,
-    )(x.reshape(4, 6, 8))
-    y = y.reshape(-1)
+    # in XLA: Mosaic loads no f16 vectors
+    y = _permute_f16_y(_permute_f16_y_x(x))
     return y.reshape(8, 4, 6)
 
 
@@ -475,31 +454,25 @@ def permute_f16(x, *, interpret=None):
 
 # ---- kernel f16_to_f32_flipped
 
-def _f16_to_f32_flipped_y(x_ref, y_ref):
+def _f16_to_f32_flipped_y_x(x):
+    """x[i] over (8,), in XLA: Mosaic loads no f16 vectors."""
+    i = jax.lax.broadcasted_iota(jnp.int32, (8,), 0)
+    return jnp.take(x, jnp.broadcast_to((-i + 7), (8,)), mode="clip")
+
+
+def _f16_to_f32_flipped_y(x_ref):
     # y[i] = f32(x[i])
     v0 = x_ref[...]
     v1 = v0.astype(jnp.float32)
-    out = v1
-    y_ref[...] = out
-
-
-_f16_to_f32_flipped_y_grid = pl.GridSpec(
-    grid=(1,),
-    in_specs=[
-        pl.BlockSpec((8,), lambda _: (np.int32(0),))],
-    out_specs=pl.BlockSpec((8,), lambda _: (np.int32(0),)))
+    return jnp.broadcast_to(v1, (8,)).reshape(-1).astype(jnp.float32)
 
 
 def f16_to_f32_flipped_pure(x, *, interpret=False):
     """Traceable f16_to_f32_flipped(x f16[8] (storage of 8)) -> y f32[8]."""
     x = jnp.asarray(x).reshape(-1)
     # y
-    y = pl.pallas_call(
-        _f16_to_f32_flipped_y,
-        out_shape=jax.ShapeDtypeStruct((8,), jnp.float32),
-        grid_spec=_f16_to_f32_flipped_y_grid,
-        interpret=interpret,
-    )(jnp.flip(x, (0,)))
+    # in XLA: Mosaic loads no f16 vectors
+    y = _f16_to_f32_flipped_y(_f16_to_f32_flipped_y_x(x))
     return y.reshape(8)
 
 
@@ -649,34 +622,27 @@ def gather_bf16(table, idx, *, interpret=None):
 
 # ---- kernel sum_f64_transposed
 
-def _sum_f64_transposed_y(x_ref, y_ref):
+def _sum_f64_transposed_y_x(x):
+    """x[i, k] over (6, 5), in XLA: the TPU has no 64-bit vectors; XLA emulates f64 and i64."""
+    i = jax.lax.broadcasted_iota(jnp.int32, (6, 1), 0)
+    k = jax.lax.broadcasted_iota(jnp.int32, (1, 5), 1)
+    return jnp.take(x, jnp.broadcast_to((i + 6*k), (6, 5)), mode="clip")
+
+
+def _sum_f64_transposed_y(x_ref):
     # y[i] = sum(k: x[i, k])
     v0 = x_ref[...]
-    v0 = jnp.transpose(v0, (1, 0))
     v1 = jnp.broadcast_to(v0, (6, 5))
     v1 = jnp.sum(v1, axis=(1,), keepdims=True).astype(jnp.float64)
-    out = jnp.broadcast_to(v1, (6, 1))
-    out = out.reshape((6,))
-    y_ref[...] = out
-
-
-_sum_f64_transposed_y_grid = pl.GridSpec(
-    grid=(1,),
-    in_specs=[
-        pl.BlockSpec((5, 6), lambda _: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((6,), lambda _: (np.int32(0),)))
+    return jnp.broadcast_to(v1, (6, 1)).reshape(-1).astype(jnp.float64)
 
 
 def sum_f64_transposed_pure(x, *, interpret=False):
     """Traceable sum_f64_transposed(x f64[6, 5] (storage of 30)) -> y f64[6]."""
     x = jnp.asarray(x).reshape(-1)
     # y
-    y = pl.pallas_call(
-        _sum_f64_transposed_y,
-        out_shape=jax.ShapeDtypeStruct((6,), jnp.float64),
-        grid_spec=_sum_f64_transposed_y_grid,
-        interpret=interpret,
-    )(x.reshape(5, 6))
+    # in XLA: the TPU has no 64-bit vectors; XLA emulates f64 and i64
+    y = _sum_f64_transposed_y(_sum_f64_transposed_y_x(x))
     return y.reshape(6)
 
 
@@ -690,33 +656,26 @@ def sum_f64_transposed(x, *, interpret=None):
 
 # ---- kernel f64_to_i32_transposed
 
-def _f64_to_i32_transposed_y(x_ref, y_ref):
+def _f64_to_i32_transposed_y_x(x):
+    """x[i, j] over (4, 3), in XLA: the TPU has no 64-bit vectors; XLA emulates f64 and i64."""
+    j = jax.lax.broadcasted_iota(jnp.int32, (4, 1), 0)
+    i = jax.lax.broadcasted_iota(jnp.int32, (1, 3), 1)
+    return jnp.take(x, jnp.broadcast_to((4*i + j), (4, 3)), mode="clip")
+
+
+def _f64_to_i32_transposed_y(x_ref):
     # y[j, i] = i32(x[i, j])
     v0 = x_ref[...]
-    v0 = jnp.transpose(v0, (1, 0))
     v1 = v0.astype(jnp.int32)
-    out = v1
-    y_ref[...] = out
-
-
-_f64_to_i32_transposed_y_grid = pl.GridSpec(
-    grid=(1,),
-    in_specs=[
-        pl.BlockSpec((3, 4), lambda _: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((4, 3), lambda _: (np.int32(0), np.int32(0))))
+    return jnp.broadcast_to(v1, (4, 3)).reshape(-1).astype(jnp.int32)
 
 
 def f64_to_i32_transposed_pure(x, *, interpret=False):
     """Traceable f64_to_i32_transposed(x f64[3, 4]) -> y i32[4, 3]."""
     x = jnp.asarray(x).reshape(-1)
     # y
-    y = pl.pallas_call(
-        _f64_to_i32_transposed_y,
-        out_shape=jax.ShapeDtypeStruct((4, 3), jnp.int32),
-        grid_spec=_f64_to_i32_transposed_y_grid,
-        interpret=interpret,
-    )(x.reshape(3, 4))
-    y = y.reshape(-1)
+    # in XLA: the TPU has no 64-bit vectors; XLA emulates f64 and i64
+    y = _f64_to_i32_transposed_y(_f64_to_i32_transposed_y_x(x))
     return y.reshape(4, 3)
 
 

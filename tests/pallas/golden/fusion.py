@@ -221,37 +221,30 @@ def fused_view_twice(x, *, interpret=None):
 
 # ---- kernel fused_chain
 
-def _fused_chain_y(x_ref, y_ref):
+def _fused_chain_y_x(x):
+    """x[i, j] over (12, 8), in XLA: the TPU has no 64-bit vectors; XLA emulates f64 and i64."""
+    j = jax.lax.broadcasted_iota(jnp.int32, (12, 1), 0)
+    i = jax.lax.broadcasted_iota(jnp.int32, (1, 8), 1)
+    return jnp.take(x, jnp.broadcast_to((j + 12*i), (12, 8)), mode="clip")
+
+
+def _fused_chain_y(x_ref):
     # y[j, i] = f32(b[j, i])
     v0 = x_ref[...]
-    v0 = jnp.transpose(v0, (1, 0))
     j = jax.lax.broadcasted_iota(jnp.int32, (12, 1), 0)
     v2 = j.astype(jnp.float64)
     v3 = v0 + v2
     v5 = v3 * jnp.float64(0.5)
     v6 = v5.astype(jnp.float32)
-    out = v6
-    y_ref[...] = out
-
-
-_fused_chain_y_grid = pl.GridSpec(
-    grid=(1,),
-    in_specs=[
-        pl.BlockSpec((8, 12), lambda _: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((12, 8), lambda _: (np.int32(0), np.int32(0))))
+    return jnp.broadcast_to(v6, (12, 8)).reshape(-1).astype(jnp.float32)
 
 
 def fused_chain_pure(x, *, interpret=False):
     """Traceable fused_chain(x f64[8, 12]) -> y f32[12, 8]."""
     x = jnp.asarray(x).reshape(-1)
     # y
-    y = pl.pallas_call(
-        _fused_chain_y,
-        out_shape=jax.ShapeDtypeStruct((12, 8), jnp.float32),
-        grid_spec=_fused_chain_y_grid,
-        interpret=interpret,
-    )(x.reshape(8, 12))
-    y = y.reshape(-1)
+    # in XLA: the TPU has no 64-bit vectors; XLA emulates f64 and i64
+    y = _fused_chain_y(_fused_chain_y_x(x))
     return y.reshape(12, 8)
 
 
@@ -342,7 +335,13 @@ def let_gathered(t, idx, *, interpret=None):
 
 # ---- kernel fused_weak
 
-def _fused_weak_y(x_ref, y_ref):
+def _fused_weak_y_x(x):
+    """x[i] over (24,), in XLA: the TPU has no 64-bit vectors; XLA emulates f64 and i64."""
+    i = jax.lax.broadcasted_iota(jnp.int32, (24,), 0)
+    return jnp.take(x, jnp.broadcast_to(i, (24,)), mode="clip")
+
+
+def _fused_weak_y(x_ref):
     # y[i] = (f64(w[i]) * 3)
     v0 = x_ref[...]
     v1 = v0.astype(jnp.float64)
@@ -351,27 +350,15 @@ def _fused_weak_y(x_ref, y_ref):
     v8 = v7.astype(jnp.float32)
     v9 = v8.astype(jnp.float64)
     v11 = v9 * jnp.float64(3)
-    out = v11
-    y_ref[...] = out
-
-
-_fused_weak_y_grid = pl.GridSpec(
-    grid=(1,),
-    in_specs=[
-        pl.BlockSpec((24,), lambda _: (np.int32(0),))],
-    out_specs=pl.BlockSpec((24,), lambda _: (np.int32(0),)))
+    return jnp.broadcast_to(v11, (24,)).reshape(-1).astype(jnp.float64)
 
 
 def fused_weak_pure(x, *, interpret=False):
     """Traceable fused_weak(x f32[24]) -> y f64[24]."""
     x = jnp.asarray(x).reshape(-1)
     # y
-    y = pl.pallas_call(
-        _fused_weak_y,
-        out_shape=jax.ShapeDtypeStruct((24,), jnp.float64),
-        grid_spec=_fused_weak_y_grid,
-        interpret=interpret,
-    )(x)
+    # in XLA: the TPU has no 64-bit vectors; XLA emulates f64 and i64
+    y = _fused_weak_y(_fused_weak_y_x(x))
     return y.reshape(24)
 
 

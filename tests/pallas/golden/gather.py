@@ -1339,14 +1339,16 @@ def gather_empty(table, idx, *, interpret=None):
 
 # ---- kernel gather_clamped
 
-def _gather_clamped_y(table_ref, idx_ref, y_ref):
-    # y[s, d] = table[clamp(idx[s], 0, 15), d]
-    v0 = idx_ref[...]
-    v0 = v0.reshape((8, 1))
-    v3 = jnp.clip(v0, jnp.int32(0), jnp.int32(15))
+def _gather_clamped_y_table(table, idx):
+    """table[clamp(idx[s], 0, 15), d] over (8, 4), in XLA: the index clamp(idx[s], 0, 15) is not a load of an index tensor at grid-level positions."""
+    s = jax.lax.broadcasted_iota(jnp.int32, (8, 1), 0)
     d = jax.lax.broadcasted_iota(jnp.int32, (1, 4), 1)
-    # element gather: the index clamp(idx[s], 0, 15) is not a load of an index tensor at grid-level positions
-    v4 = jnp.take(table_ref[...], (d + 4*v3), mode="clip")
+    return jnp.take(table, jnp.broadcast_to((d + 4*jnp.clip(jnp.take(idx, s, mode="clip"), 0, 15)), (8, 4)), mode="clip")
+
+
+def _gather_clamped_y(table_ref, y_ref):
+    # y[s, d] = table[clamp(idx[s], 0, 15), d]
+    v4 = table_ref[...]
     out = v4
     y_ref[...] = out
 
@@ -1354,8 +1356,7 @@ def _gather_clamped_y(table_ref, idx_ref, y_ref):
 _gather_clamped_y_grid = pl.GridSpec(
     grid=(1,),
     in_specs=[
-        pl.BlockSpec((64,), lambda _: (np.int32(0),)),
-        pl.BlockSpec((8,), lambda _: (np.int32(0),))],
+        pl.BlockSpec((8, 4), lambda _: (np.int32(0), np.int32(0)))],
     out_specs=pl.BlockSpec((8, 4), lambda _: (np.int32(0), np.int32(0))))
 
 
@@ -1369,7 +1370,7 @@ def gather_clamped_pure(table, idx, *, interpret=False):
         out_shape=jax.ShapeDtypeStruct((8, 4), jnp.float32),
         grid_spec=_gather_clamped_y_grid,
         interpret=interpret,
-    )(table, idx)
+    )(_gather_clamped_y_table(table, idx))
     y = y.reshape(-1)
     return y.reshape(8, 4)
 

@@ -568,9 +568,16 @@ def embed_digit_2d_subscripts(t, idx, *, interpret=None):
 
 # ---- kernel slice_step5_flat
 
+def _slice_step5_flat_y_x(x):
+    """x.flat[((2 + (5 * j)) + (17 * i))] over (6, 3), in XLA: Mosaic slices vectors with step 1 only."""
+    i = jax.lax.broadcasted_iota(jnp.int32, (6, 1), 0)
+    j = jax.lax.broadcasted_iota(jnp.int32, (1, 3), 1)
+    return jnp.take(x, jnp.broadcast_to((5*j + 17*i + 2), (6, 3)), mode="clip")
+
+
 def _slice_step5_flat_y(x_ref, y_ref):
     # y[i, j] = x.flat[((2 + (5 * j)) + (17 * i))]
-    v0 = x_ref[...][:, 2:13:5]
+    v0 = x_ref[...]
     out = v0
     y_ref[...] = out
 
@@ -578,7 +585,7 @@ def _slice_step5_flat_y(x_ref, y_ref):
 _slice_step5_flat_y_grid = pl.GridSpec(
     grid=(1,),
     in_specs=[
-        pl.BlockSpec((6, 17), lambda _: (np.int32(0), np.int32(0)))],
+        pl.BlockSpec((6, 3), lambda _: (np.int32(0), np.int32(0)))],
     out_specs=pl.BlockSpec((6, 3), lambda _: (np.int32(0), np.int32(0))))
 
 
@@ -591,7 +598,7 @@ def slice_step5_flat_pure(x, *, interpret=False):
         out_shape=jax.ShapeDtypeStruct((6, 3), jnp.float32),
         grid_spec=_slice_step5_flat_y_grid,
         interpret=interpret,
-    )(x.reshape(6, 17))
+    )(_slice_step5_flat_y_x(x))
     y = y.reshape(-1)
     return y.reshape(6, 3)
 
@@ -606,9 +613,16 @@ def slice_step5_flat(x, *, interpret=None):
 
 # ---- kernel slice_step5
 
+def _slice_step5_y_x(x):
+    """x[i, (2 + (5 * j))] over (6, 3), in XLA: Mosaic slices vectors with step 1 only."""
+    i = jax.lax.broadcasted_iota(jnp.int32, (6, 1), 0)
+    j = jax.lax.broadcasted_iota(jnp.int32, (1, 3), 1)
+    return jnp.take(x, jnp.broadcast_to((17*i + 5*j + 2), (6, 3)), mode="clip")
+
+
 def _slice_step5_y(x_ref, y_ref):
     # y[i, j] = x[i, (2 + (5 * j))]
-    v0 = x_ref[...][:, 2:13:5]
+    v0 = x_ref[...]
     out = v0
     y_ref[...] = out
 
@@ -616,7 +630,7 @@ def _slice_step5_y(x_ref, y_ref):
 _slice_step5_y_grid = pl.GridSpec(
     grid=(1,),
     in_specs=[
-        pl.BlockSpec((6, 17), lambda _: (np.int32(0), np.int32(0)))],
+        pl.BlockSpec((6, 3), lambda _: (np.int32(0), np.int32(0)))],
     out_specs=pl.BlockSpec((6, 3), lambda _: (np.int32(0), np.int32(0))))
 
 
@@ -629,7 +643,7 @@ def slice_step5_pure(x, *, interpret=False):
         out_shape=jax.ShapeDtypeStruct((6, 3), jnp.float32),
         grid_spec=_slice_step5_y_grid,
         interpret=interpret,
-    )(x.reshape(6, 17))
+    )(_slice_step5_y_x(x))
     y = y.reshape(-1)
     return y.reshape(6, 3)
 
@@ -644,9 +658,16 @@ def slice_step5(x, *, interpret=None):
 
 # ---- kernel slice_23_step24_flat
 
+def _slice_23_step24_flat_y_x(x):
+    """x.flat[((23 + (24 * x0)) + (128 * x1))] over (4, 5), in XLA: Mosaic slices vectors with step 1 only."""
+    x1 = jax.lax.broadcasted_iota(jnp.int32, (4, 1), 0)
+    x0 = jax.lax.broadcasted_iota(jnp.int32, (1, 5), 1)
+    return jnp.take(x, jnp.broadcast_to((24*x0 + 128*x1 + 23), (4, 5)), mode="clip")
+
+
 def _slice_23_step24_flat_y(x_ref, y_ref):
     # y[x1, x0] = x.flat[((23 + (24 * x0)) + (128 * x1))]
-    v0 = x_ref[...][:, 23:120:24]
+    v0 = x_ref[...]
     out = v0
     y_ref[...] = out
 
@@ -654,7 +675,7 @@ def _slice_23_step24_flat_y(x_ref, y_ref):
 _slice_23_step24_flat_y_grid = pl.GridSpec(
     grid=(1,),
     in_specs=[
-        pl.BlockSpec((4, 128), lambda _: (np.int32(0), np.int32(0)))],
+        pl.BlockSpec((4, 5), lambda _: (np.int32(0), np.int32(0)))],
     out_specs=pl.BlockSpec((4, 5), lambda _: (np.int32(0), np.int32(0))))
 
 
@@ -667,7 +688,7 @@ def slice_23_step24_flat_pure(x, *, interpret=False):
         out_shape=jax.ShapeDtypeStruct((4, 5), jnp.float32),
         grid_spec=_slice_23_step24_flat_y_grid,
         interpret=interpret,
-    )(x.reshape(4, 128))
+    )(_slice_23_step24_flat_y_x(x))
     y = y.reshape(-1)
     return y.reshape(4, 5)
 
@@ -682,10 +703,16 @@ def slice_23_step24_flat(x, *, interpret=None):
 
 # ---- kernel slice_rev_steps
 
+def _slice_rev_steps_y_x(x):
+    """x[(5 - (2 * i)), (16 - (7 * j))] over (3, 3), in XLA: Mosaic slices vectors with step 1 only."""
+    j = jax.lax.broadcasted_iota(jnp.int32, (3, 1), 0)
+    i = jax.lax.broadcasted_iota(jnp.int32, (1, 3), 1)
+    return jnp.take(x, jnp.broadcast_to((-34*i - 7*j + 101), (3, 3)), mode="clip")
+
+
 def _slice_rev_steps_y(x_ref, y_ref):
     # y[j, i] = x[(5 - (2 * i)), (16 - (7 * j))]
-    v0 = x_ref[...][0:5:2, 0:15:7]
-    v0 = jnp.transpose(v0, (1, 0))
+    v0 = x_ref[...]
     out = v0
     y_ref[...] = out
 
@@ -693,7 +720,7 @@ def _slice_rev_steps_y(x_ref, y_ref):
 _slice_rev_steps_y_grid = pl.GridSpec(
     grid=(1,),
     in_specs=[
-        pl.BlockSpec((6, 17), lambda _: (np.int32(0), np.int32(0)))],
+        pl.BlockSpec((3, 3), lambda _: (np.int32(0), np.int32(0)))],
     out_specs=pl.BlockSpec((3, 3), lambda _: (np.int32(0), np.int32(0))))
 
 
@@ -706,7 +733,7 @@ def slice_rev_steps_pure(x, *, interpret=False):
         out_shape=jax.ShapeDtypeStruct((3, 3), jnp.float32),
         grid_spec=_slice_rev_steps_y_grid,
         interpret=interpret,
-    )(jnp.flip(x.reshape(6, 17), (0, 1,)))
+    )(_slice_rev_steps_y_x(x))
     y = y.reshape(-1)
     return y.reshape(3, 3)
 
@@ -759,16 +786,16 @@ def slice_steps_strided_layout(x, *, interpret=None):
 
 # ---- kernel clamp_shift
 
+def _clamp_shift_y_x(x):
+    """x.flat[clamp(((-1 + j) + (16 * i)), 0, 63)] over (4, 16), in XLA: clamp(((-1 + j) + (16 * i)), 0, 63) reads no data but is not affine in the index variables (its values lie in [0, 62])."""
+    i = jax.lax.broadcasted_iota(jnp.int32, (4, 1), 0)
+    j = jax.lax.broadcasted_iota(jnp.int32, (1, 16), 1)
+    return jnp.take(x, jnp.broadcast_to(jnp.clip(((-1) + j) + (16 * i), 0, 63), (4, 16)), mode="clip")
+
+
 def _clamp_shift_y(x_ref, y_ref):
     # y[i, j] = x.flat[clamp(((-1 + j) + (16 * i)), 0, 63)]
-    j = jax.lax.broadcasted_iota(jnp.int32, (1, 16), 1)
-    v2 = jnp.int32(-1) + j
-    i = jax.lax.broadcasted_iota(jnp.int32, (4, 1), 0)
-    v5 = jnp.int32(16) * i
-    v6 = v2 + v5
-    v9 = jnp.clip(v6, jnp.int32(0), jnp.int32(63))
-    # element gather: clamp(((-1 + j) + (16 * i)), 0, 63) reads no data but is not affine in the index variables (its values lie in [0, 62])
-    v10 = jnp.take(x_ref[...], v9, mode="clip")
+    v10 = x_ref[...]
     out = v10
     y_ref[...] = out
 
@@ -776,7 +803,7 @@ def _clamp_shift_y(x_ref, y_ref):
 _clamp_shift_y_grid = pl.GridSpec(
     grid=(1,),
     in_specs=[
-        pl.BlockSpec((64,), lambda _: (np.int32(0),))],
+        pl.BlockSpec((4, 16), lambda _: (np.int32(0), np.int32(0)))],
     out_specs=pl.BlockSpec((4, 16), lambda _: (np.int32(0), np.int32(0))))
 
 
@@ -789,7 +816,7 @@ def clamp_shift_pure(x, *, interpret=False):
         out_shape=jax.ShapeDtypeStruct((4, 16), jnp.float32),
         grid_spec=_clamp_shift_y_grid,
         interpret=interpret,
-    )(x)
+    )(_clamp_shift_y_x(x))
     y = y.reshape(-1)
     return y.reshape(4, 16)
 

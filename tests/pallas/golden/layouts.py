@@ -918,32 +918,26 @@ def view_unsqueezed(x, *, interpret=None):
 
 # ---- kernel view_step2_f64
 
-def _view_step2_f64_y(x_ref, y_ref):
+def _view_step2_f64_y_x(x):
+    """x[i] over (16,), in XLA: the TPU has no 64-bit vectors; XLA emulates f64 and i64."""
+    i = jax.lax.broadcasted_iota(jnp.int32, (16,), 0)
+    return jnp.take(x, jnp.broadcast_to((2*i), (16,)), mode="clip")
+
+
+def _view_step2_f64_y(x_ref):
     # y[i] = ((x[i] * 2) + 1)
-    v0 = x_ref[...][:, 0]
+    v0 = x_ref[...]
     v2 = v0 * jnp.float64(2)
     v4 = v2 + jnp.float64(1)
-    out = v4
-    y_ref[...] = out
-
-
-_view_step2_f64_y_grid = pl.GridSpec(
-    grid=(1,),
-    in_specs=[
-        pl.BlockSpec((16, 2), lambda _: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((16,), lambda _: (np.int32(0),)))
+    return jnp.broadcast_to(v4, (16,)).reshape(-1).astype(jnp.float64)
 
 
 def view_step2_f64_pure(x, *, interpret=False):
     """Traceable view_step2_f64(x f64[16] (storage of 31)) -> y f64[16]."""
     x = jnp.asarray(x).reshape(-1)
     # y
-    y = pl.pallas_call(
-        _view_step2_f64_y,
-        out_shape=jax.ShapeDtypeStruct((16,), jnp.float64),
-        grid_spec=_view_step2_f64_y_grid,
-        interpret=interpret,
-    )(_pad(x, 32).reshape(16, 2))
+    # in XLA: the TPU has no 64-bit vectors; XLA emulates f64 and i64
+    y = _view_step2_f64_y(_view_step2_f64_y_x(x))
     return y.reshape(16)
 
 
@@ -1537,33 +1531,28 @@ def view_flat_rows(x, *, interpret=None):
 
 # ---- kernel scatter_out
 
-def _scatter_out_y(x_ref, y_ref):
+def _scatter_out_y_x(x):
+    """x[i, j] over (2, 2), in XLA: Mosaic has no scatter (the store is no view)."""
+    i = jax.lax.broadcasted_iota(jnp.int32, (2, 1), 0)
+    j = jax.lax.broadcasted_iota(jnp.int32, (1, 2), 1)
+    return jnp.take(x, jnp.broadcast_to((2*i + j), (2, 2)), mode="clip")
+
+
+def _scatter_out_y(x_ref):
     # y[i, j] = (x[i, j] * 2)
     v0 = x_ref[...]
     v3 = v0 * jnp.float32(2)
     i = jax.lax.broadcasted_iota(jnp.int32, (2, 1), 0)
     j = jax.lax.broadcasted_iota(jnp.int32, (1, 2), 1)
-    # element scatter: coefficients 2 (j) and 5 (i) are not nested: neither divides the other
-    y_ref[...] = jnp.zeros_like(y_ref).at[jnp.broadcast_to((5*i + 2*j), (2, 2)).reshape(-1)].set(jnp.broadcast_to(v3, (2, 2)).reshape(-1))
-
-
-_scatter_out_y_grid = pl.GridSpec(
-    grid=(1,),
-    in_specs=[
-        pl.BlockSpec((2, 2), lambda _: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((8,), lambda _: (np.int32(0),)))
+    return jnp.zeros((8,), jnp.float32).at[jnp.broadcast_to((5*i + 2*j), (2, 2)).reshape(-1)].set(jnp.broadcast_to(v3, (2, 2)).reshape(-1).astype(jnp.float32))
 
 
 def scatter_out_pure(x, *, interpret=False):
     """Traceable scatter_out(x f32[2, 2]) -> y f32[2, 2] (storage of 8)."""
     x = jnp.asarray(x).reshape(-1)
     # y
-    y = pl.pallas_call(
-        _scatter_out_y,
-        out_shape=jax.ShapeDtypeStruct((8,), jnp.float32),
-        grid_spec=_scatter_out_y_grid,
-        interpret=interpret,
-    )(x.reshape(2, 2))
+    # in XLA: Mosaic has no scatter (the store is no view)
+    y = _scatter_out_y(_scatter_out_y_x(x))
     return y
 
 

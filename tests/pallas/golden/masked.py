@@ -31,9 +31,7 @@ def _pad_cols_flat_y(x_ref, y_ref):
     v7 = j - jnp.int32(1)
     v9 = v7 < jnp.int32(16)
     v10 = v4 & v9
-    i = jax.lax.broadcasted_iota(jnp.int32, (4, 1), 0)
-    # element gather: the masked view reshape (4, 16) · index [:, : pad (1, 2)]: the tpu backend fills no padded blocks, so it is read element by element where its guard holds
-    v11 = jnp.take(x_ref[...], (j + 16*i - 1), mode="clip")
+    v11 = x_ref[...][:, 0:19]
     v15 = jnp.where(v10, v11, jnp.float32(0))
     out = v15
     y_ref[...] = out
@@ -42,7 +40,7 @@ def _pad_cols_flat_y(x_ref, y_ref):
 _pad_cols_flat_y_grid = pl.GridSpec(
     grid=(1,),
     in_specs=[
-        pl.BlockSpec((64,), lambda _: (np.int32(0),))],
+        pl.BlockSpec((4, 19), lambda _: (np.int32(0), np.int32(0)))],
     out_specs=pl.BlockSpec((4, 19), lambda _: (np.int32(0), np.int32(0))))
 
 
@@ -55,7 +53,7 @@ def pad_cols_flat_pure(x, *, interpret=False):
         out_shape=jax.ShapeDtypeStruct((4, 19), jnp.float32),
         grid_spec=_pad_cols_flat_y_grid,
         interpret=interpret,
-    )(x)
+    )(jnp.pad(x.reshape(4, 16), ((0, 0), (1, 2))))
     y = y.reshape(-1)
     return y.reshape(4, 19)
 
@@ -76,9 +74,7 @@ def _pad_cols_y(x_ref, y_ref):
     v2 = j >= jnp.int32(1)
     v5 = j < jnp.int32(17)
     v6 = v2 & v5
-    i = jax.lax.broadcasted_iota(jnp.int32, (4, 1), 0)
-    # element gather: the masked view reshape (4, 16) · index [:, : pad (1, 2)]: the tpu backend fills no padded blocks, so it is read element by element where its guard holds
-    v7 = jnp.take(x_ref[...], (16*i + j - 1), mode="clip")
+    v7 = x_ref[...][:, 0:19]
     v11 = jnp.where(v6, v7, jnp.float32(-1))
     out = v11
     y_ref[...] = out
@@ -87,7 +83,7 @@ def _pad_cols_y(x_ref, y_ref):
 _pad_cols_y_grid = pl.GridSpec(
     grid=(1,),
     in_specs=[
-        pl.BlockSpec((64,), lambda _: (np.int32(0),))],
+        pl.BlockSpec((4, 19), lambda _: (np.int32(0), np.int32(0)))],
     out_specs=pl.BlockSpec((4, 19), lambda _: (np.int32(0), np.int32(0))))
 
 
@@ -100,7 +96,7 @@ def pad_cols_pure(x, *, interpret=False):
         out_shape=jax.ShapeDtypeStruct((4, 19), jnp.float32),
         grid_spec=_pad_cols_y_grid,
         interpret=interpret,
-    )(x)
+    )(jnp.pad(x.reshape(4, 16), ((0, 0), (1, 2))))
     y = y.reshape(-1)
     return y.reshape(4, 19)
 
@@ -126,8 +122,7 @@ def _pad_2d_y(x_ref, y_ref):
     v10 = v6 & v9
     v13 = j < jnp.int32(17)
     v14 = v10 & v13
-    # element gather: the masked view reshape (4, 16) · index [: pad (2, 1), : pad (1, 3)]: the tpu backend fills no padded blocks, so it is read element by element where its guard holds
-    v15 = jnp.take(x_ref[...], (16*i + j - 33), mode="clip")
+    v15 = x_ref[...][0:7, 0:20]
     v19 = jnp.where(v14, v15, jnp.float32(0))
     out = v19
     y_ref[...] = out
@@ -136,7 +131,7 @@ def _pad_2d_y(x_ref, y_ref):
 _pad_2d_y_grid = pl.GridSpec(
     grid=(1,),
     in_specs=[
-        pl.BlockSpec((64,), lambda _: (np.int32(0),))],
+        pl.BlockSpec((7, 20), lambda _: (np.int32(0), np.int32(0)))],
     out_specs=pl.BlockSpec((7, 20), lambda _: (np.int32(0), np.int32(0))))
 
 
@@ -149,7 +144,7 @@ def pad_2d_pure(x, *, interpret=False):
         out_shape=jax.ShapeDtypeStruct((7, 20), jnp.float32),
         grid_spec=_pad_2d_y_grid,
         interpret=interpret,
-    )(x)
+    )(jnp.pad(x.reshape(4, 16), ((2, 1), (1, 3))))
     y = y.reshape(-1)
     return y.reshape(7, 20)
 
@@ -168,11 +163,8 @@ def _cat_cols_y(a_ref, b_ref, y_ref):
     # y[i, j] = where((j < 16), a[i, j], b[i, (j - 16)])
     j = jax.lax.broadcasted_iota(jnp.int32, (1, 24), 1)
     v2 = j < jnp.int32(16)
-    i = jax.lax.broadcasted_iota(jnp.int32, (4, 1), 0)
-    # element gather: the masked view reshape (4, 16) · index [:, : pad (0, 8)]: the tpu backend fills no padded blocks, so it is read element by element where its guard holds
-    v3 = jnp.take(a_ref[...], (16*i + j), mode="clip")
-    # element gather: the masked view reshape (4, 8) · index [:, : pad (16, 0)]: the tpu backend fills no padded blocks, so it is read element by element where its guard holds
-    v5 = jnp.take(b_ref[...], (8*i + j - 16), mode="clip")
+    v3 = a_ref[...][:, 0:24]
+    v5 = b_ref[...][:, 0:24]
     v6 = jnp.where(v2, v3, v5)
     out = v6
     y_ref[...] = out
@@ -181,8 +173,8 @@ def _cat_cols_y(a_ref, b_ref, y_ref):
 _cat_cols_y_grid = pl.GridSpec(
     grid=(1,),
     in_specs=[
-        pl.BlockSpec((64,), lambda _: (np.int32(0),)),
-        pl.BlockSpec((32,), lambda _: (np.int32(0),))],
+        pl.BlockSpec((4, 24), lambda _: (np.int32(0), np.int32(0))),
+        pl.BlockSpec((4, 24), lambda _: (np.int32(0), np.int32(0)))],
     out_specs=pl.BlockSpec((4, 24), lambda _: (np.int32(0), np.int32(0))))
 
 
@@ -196,7 +188,7 @@ def cat_cols_pure(a, b, *, interpret=False):
         out_shape=jax.ShapeDtypeStruct((4, 24), jnp.float32),
         grid_spec=_cat_cols_y_grid,
         interpret=interpret,
-    )(a, b)
+    )(jnp.pad(a.reshape(4, 16), ((0, 0), (0, 8))), jnp.pad(b.reshape(4, 8), ((0, 0), (16, 0))))
     y = y.reshape(-1)
     return y.reshape(4, 24)
 
@@ -215,11 +207,8 @@ def _cat_rows_flat_y(a_ref, b_ref, y_ref):
     # y[x1, x0] = where((x1 < 4), a.flat[(x0 + (16 * x1))], b.flat[((-64 + x0) + (16 * x1))])
     x1 = jax.lax.broadcasted_iota(jnp.int32, (7, 1), 0)
     v2 = x1 < jnp.int32(4)
-    x0 = jax.lax.broadcasted_iota(jnp.int32, (1, 16), 1)
-    # element gather: the masked view reshape (4, 16) · index [: pad (0, 3), :]: the tpu backend fills no padded blocks, so it is read element by element where its guard holds
-    v3 = jnp.take(a_ref[...], (x0 + 16*x1), mode="clip")
-    # element gather: the masked view reshape (3, 16) · index [: pad (4, 0), :]: the tpu backend fills no padded blocks, so it is read element by element where its guard holds
-    v5 = jnp.take(b_ref[...], (x0 + 16*x1 - 64), mode="clip")
+    v3 = a_ref[...][0:7, :]
+    v5 = b_ref[...][0:7, :]
     v6 = jnp.where(v2, v3, v5)
     out = v6
     y_ref[...] = out
@@ -228,8 +217,8 @@ def _cat_rows_flat_y(a_ref, b_ref, y_ref):
 _cat_rows_flat_y_grid = pl.GridSpec(
     grid=(1,),
     in_specs=[
-        pl.BlockSpec((64,), lambda _: (np.int32(0),)),
-        pl.BlockSpec((48,), lambda _: (np.int32(0),))],
+        pl.BlockSpec((7, 16), lambda _: (np.int32(0), np.int32(0))),
+        pl.BlockSpec((7, 16), lambda _: (np.int32(0), np.int32(0)))],
     out_specs=pl.BlockSpec((7, 16), lambda _: (np.int32(0), np.int32(0))))
 
 
@@ -243,7 +232,7 @@ def cat_rows_flat_pure(a, b, *, interpret=False):
         out_shape=jax.ShapeDtypeStruct((7, 16), jnp.float32),
         grid_spec=_cat_rows_flat_y_grid,
         interpret=interpret,
-    )(a, b)
+    )(jnp.pad(a.reshape(4, 16), ((0, 3), (0, 0))), jnp.pad(b.reshape(3, 16), ((4, 0), (0, 0))))
     y = y.reshape(-1)
     return y.reshape(7, 16)
 
@@ -262,13 +251,10 @@ def _cat_three_y(a_ref, b_ref, c_ref, y_ref):
     # y[i] = where((i < 5), a[i], where((i < 8), b[(i - 5)], c[(i - 8)]))
     i = jax.lax.broadcasted_iota(jnp.int32, (12,), 0)
     v2 = i < jnp.int32(5)
-    # element gather: the masked view reshape (5,) · index [: pad (0, 7)]: the tpu backend fills no padded blocks, so it is read element by element where its guard holds
-    v3 = jnp.take(a_ref[...], i, mode="clip")
+    v3 = a_ref[...][0:12]
     v7 = i < jnp.int32(8)
-    # element gather: the masked view reshape (3,) · index [: pad (5, 4)]: the tpu backend fills no padded blocks, so it is read element by element where its guard holds
-    v9 = jnp.take(b_ref[...], (i - 5), mode="clip")
-    # element gather: the masked view reshape (4,) · index [: pad (8, 0)]: the tpu backend fills no padded blocks, so it is read element by element where its guard holds
-    v12 = jnp.take(c_ref[...], (i - 8), mode="clip")
+    v9 = b_ref[...][0:12]
+    v12 = c_ref[...][0:12]
     v13 = jnp.where(v7, v9, v12)
     v14 = jnp.where(v2, v3, v13)
     out = v14
@@ -278,9 +264,9 @@ def _cat_three_y(a_ref, b_ref, c_ref, y_ref):
 _cat_three_y_grid = pl.GridSpec(
     grid=(1,),
     in_specs=[
-        pl.BlockSpec((5,), lambda _: (np.int32(0),)),
-        pl.BlockSpec((3,), lambda _: (np.int32(0),)),
-        pl.BlockSpec((4,), lambda _: (np.int32(0),))],
+        pl.BlockSpec((12,), lambda _: (np.int32(0),)),
+        pl.BlockSpec((12,), lambda _: (np.int32(0),)),
+        pl.BlockSpec((12,), lambda _: (np.int32(0),))],
     out_specs=pl.BlockSpec((12,), lambda _: (np.int32(0),)))
 
 
@@ -295,7 +281,7 @@ def cat_three_pure(a, b, c, *, interpret=False):
         out_shape=jax.ShapeDtypeStruct((12,), jnp.float32),
         grid_spec=_cat_three_y_grid,
         interpret=interpret,
-    )(a, b, c)
+    )(jnp.pad(a, ((0, 7),)), jnp.pad(b, ((5, 4),)), jnp.pad(c, ((8, 0),)))
     return y.reshape(12)
 
 
@@ -354,9 +340,7 @@ def _diff_left_y(x_ref, x2_ref, y_ref):
     v0 = x_ref[...]
     j = jax.lax.broadcasted_iota(jnp.int32, (1, 32), 1)
     v3 = j > jnp.int32(0)
-    i = jax.lax.broadcasted_iota(jnp.int32, (8, 1), 0)
-    # element gather: the masked view reshape (8, 32) · index [:, 0:31 pad (1, 0)]: the tpu backend fills no padded blocks, so it is read element by element where its guard holds
-    v4 = jnp.take(x2_ref[...], (32*i + j - 1), mode="clip")
+    v4 = x2_ref[...][:, 0:32]
     v8 = jnp.where(v3, v4, jnp.float32(0))
     v9 = v0 - v8
     out = v9
@@ -367,7 +351,7 @@ _diff_left_y_grid = pl.GridSpec(
     grid=(1,),
     in_specs=[
         pl.BlockSpec((8, 32), lambda _: (np.int32(0), np.int32(0))),
-        pl.BlockSpec((256,), lambda _: (np.int32(0),))],
+        pl.BlockSpec((8, 33), lambda _: (np.int32(0), np.int32(0)))],
     out_specs=pl.BlockSpec((8, 32), lambda _: (np.int32(0), np.int32(0))))
 
 
@@ -380,7 +364,7 @@ def diff_left_pure(x, *, interpret=False):
         out_shape=jax.ShapeDtypeStruct((8, 32), jnp.float32),
         grid_spec=_diff_left_y_grid,
         interpret=interpret,
-    )(x.reshape(8, 32), x)
+    )(x.reshape(8, 32), jnp.pad(x.reshape(8, 32), ((0, 0), (1, 0))))
     y = y.reshape(-1)
     return y.reshape(8, 32)
 
@@ -395,6 +379,13 @@ def diff_left(x, *, interpret=None):
 
 # ---- kernel window_sum_padded
 
+def _window_sum_padded_y_x(x):
+    """x[((i + k) - 1)] over (64, 3), in XLA: coefficients 1 (i, 64 values) and 1 (k) overlap: overlapping windows, like unfold."""
+    i = jax.lax.broadcasted_iota(jnp.int32, (64, 1), 0)
+    k = jax.lax.broadcasted_iota(jnp.int32, (1, 3), 1)
+    return jnp.take(x, jnp.broadcast_to((i + k - 1), (64, 3)), mode="clip")
+
+
 def _window_sum_padded_y(x_ref, y_ref):
     # y[i] = sum(k < 3: where(((((i + k) - 1) >= 0) && (((i + k) - 1) < 64)), x[((i + k) - 1)], 0))
     i = jax.lax.broadcasted_iota(jnp.int32, (64, 1), 0)
@@ -406,8 +397,7 @@ def _window_sum_padded_y(x_ref, y_ref):
     v11 = v9 - jnp.int32(1)
     v13 = v11 < jnp.int32(64)
     v14 = v6 & v13
-    # element gather: coefficients 1 (i, 64 values) and 1 (k) overlap: overlapping windows, like unfold
-    v15 = jnp.take(x_ref[...], (i + k - 1), mode="clip")
+    v15 = x_ref[...]
     v19 = jnp.where(v14, v15, jnp.float32(0))
     v20 = jnp.broadcast_to(v19, (64, 3))
     v20 = jnp.sum(v20, axis=(1,), keepdims=True).astype(jnp.float32)
@@ -419,7 +409,7 @@ def _window_sum_padded_y(x_ref, y_ref):
 _window_sum_padded_y_grid = pl.GridSpec(
     grid=(1,),
     in_specs=[
-        pl.BlockSpec((64,), lambda _: (np.int32(0),))],
+        pl.BlockSpec((64, 3), lambda _: (np.int32(0), np.int32(0)))],
     out_specs=pl.BlockSpec((64,), lambda _: (np.int32(0),)))
 
 
@@ -432,7 +422,7 @@ def window_sum_padded_pure(x, *, interpret=False):
         out_shape=jax.ShapeDtypeStruct((64,), jnp.float32),
         grid_spec=_window_sum_padded_y_grid,
         interpret=interpret,
-    )(x)
+    )(_window_sum_padded_y_x(x))
     return y.reshape(64)
 
 

@@ -21,6 +21,11 @@ def _run(pure, args, interpret):
     return pure(*args, interpret=False if interpret is None else interpret)
 
 
+def _pad(a, n):
+    """The storage padded to n elements: the reshape's last row is partial."""
+    return jnp.pad(a, (0, n - a.shape[0]))
+
+
 # ---- kernel perm2_2x32
 
 def _perm2_2x32_y(x_ref, y_ref):
@@ -4030,20 +4035,25 @@ def perm3_2x1152x2048_120_collapsed(x, *, interpret=None):
 
 # ---- kernel perm3_2x1152x2048_120_divmod
 
+def _perm3_2x1152x2048_120_divmod_y_x(x):
+    """x.flat[(((i % 2) * 2359296) + (i // 2))] over (4718592,), in XLA: Mosaic cannot merge the digits of a variable in a block (a shape cast of its minor dims)."""
+    i = jax.lax.broadcasted_iota(jnp.int32, (4718592,), 0)
+    return jnp.take(x, jnp.broadcast_to((2359296*(i % 2) + (i // 2)), (4718592,)), mode="clip")
+
+
 def _perm3_2x1152x2048_120_divmod_y(x_ref, y_ref):
     # y[i] = x.flat[(((i % 2) * 2359296) + (i // 2))]
-    v0 = x_ref[...]
-    v0 = jnp.transpose(v0, (1, 0))
-    v0 = v0.reshape((419328,))
+    v0 = x_ref[...][0, :]
     out = v0
+    out = out.reshape((1, 419328))
     y_ref[...] = out
 
 
 _perm3_2x1152x2048_120_divmod_y_grid = pl.GridSpec(
     grid=(12,),
     in_specs=[
-        pl.BlockSpec((2, 209664), lambda i: (np.int32(0), i))],
-    out_specs=pl.BlockSpec((419328,), lambda i: (i,)))
+        pl.BlockSpec((None, 1, 419328), lambda i: (i, np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((None, 1, 419328), lambda i: (i, np.int32(0), np.int32(0))))
 
 
 def perm3_2x1152x2048_120_divmod_pure(x, *, interpret=False):
@@ -4052,11 +4062,12 @@ def perm3_2x1152x2048_120_divmod_pure(x, *, interpret=False):
     # y
     y = pl.pallas_call(
         _perm3_2x1152x2048_120_divmod_y,
-        out_shape=jax.ShapeDtypeStruct((4718592,), jnp.float32),
+        out_shape=jax.ShapeDtypeStruct((12, 1, 419328), jnp.float32),
         grid_spec=_perm3_2x1152x2048_120_divmod_y_grid,
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",), vmem_limit_bytes=100 * 2**20),
         interpret=interpret,
-    )(x.reshape(2, 2359296))
+    )(_pad(_perm3_2x1152x2048_120_divmod_y_x(x), 5031936).reshape(12, 1, 419328))
+    y = y.reshape(-1)[:4718592]
     return y.reshape(4718592)
 
 
@@ -4187,11 +4198,15 @@ def perm3_2x24x32_120_collapsed_s(x, *, interpret=None):
 
 # ---- kernel perm3_2x24x32_120_divmod_s
 
+def _perm3_2x24x32_120_divmod_s_y_x(x):
+    """x.flat[(((i % 2) * 768) + (i // 2))] over (1536,), in XLA: Mosaic cannot merge the digits of a variable in a block (a shape cast of its minor dims)."""
+    i = jax.lax.broadcasted_iota(jnp.int32, (1536,), 0)
+    return jnp.take(x, jnp.broadcast_to((768*(i % 2) + (i // 2)), (1536,)), mode="clip")
+
+
 def _perm3_2x24x32_120_divmod_s_y(x_ref, y_ref):
     # y[i] = x.flat[(((i % 2) * 768) + (i // 2))]
     v0 = x_ref[...]
-    v0 = jnp.transpose(v0, (1, 0))
-    v0 = v0.reshape((1536,))
     out = v0
     y_ref[...] = out
 
@@ -4199,7 +4214,7 @@ def _perm3_2x24x32_120_divmod_s_y(x_ref, y_ref):
 _perm3_2x24x32_120_divmod_s_y_grid = pl.GridSpec(
     grid=(1,),
     in_specs=[
-        pl.BlockSpec((2, 768), lambda _: (np.int32(0), np.int32(0)))],
+        pl.BlockSpec((1536,), lambda _: (np.int32(0),))],
     out_specs=pl.BlockSpec((1536,), lambda _: (np.int32(0),)))
 
 
@@ -4212,7 +4227,7 @@ def perm3_2x24x32_120_divmod_s_pure(x, *, interpret=False):
         out_shape=jax.ShapeDtypeStruct((1536,), jnp.float32),
         grid_spec=_perm3_2x24x32_120_divmod_s_y_grid,
         interpret=interpret,
-    )(x.reshape(2, 768))
+    )(_perm3_2x24x32_120_divmod_s_y_x(x))
     return y.reshape(1536)
 
 

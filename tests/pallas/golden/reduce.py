@@ -234,34 +234,27 @@ def min_flipped_view(x, *, interpret=None):
 
 # ---- kernel argmax_strided
 
-def _argmax_strided_y(x_ref, y_ref):
+def _argmax_strided_y_x(x):
+    """x[i, ((2 * j) + 1)] over (8, 8), in XLA: the TPU has no 64-bit vectors; XLA emulates f64 and i64."""
+    j = jax.lax.broadcasted_iota(jnp.int32, (8, 1), 0)
+    i = jax.lax.broadcasted_iota(jnp.int32, (1, 8), 1)
+    return jnp.take(x, jnp.broadcast_to((16*i + 2*j + 1), (8, 8)), mode="clip")
+
+
+def _argmax_strided_y(x_ref):
     # y[j] = argmax(i: x[i, ((2 * j) + 1)])
-    v0 = x_ref[...][:, :, 1]
-    v0 = jnp.transpose(v0, (1, 0))
+    v0 = x_ref[...]
     v1 = jnp.broadcast_to(v0, (8, 8))
     v1 = jnp.argmax(v1.reshape((8, 8)), axis=1, keepdims=True).reshape((8, 1)).astype(jnp.int64)
-    out = jnp.broadcast_to(v1, (8, 1))
-    out = out.reshape((8,))
-    y_ref[...] = out
-
-
-_argmax_strided_y_grid = pl.GridSpec(
-    grid=(1,),
-    in_specs=[
-        pl.BlockSpec((8, 8, 2), lambda _: (np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((8,), lambda _: (np.int32(0),)))
+    return jnp.broadcast_to(v1, (8, 1)).reshape(-1).astype(jnp.int64)
 
 
 def argmax_strided_pure(x, *, interpret=False):
     """Traceable argmax_strided(x f32[8, 16]) -> y i64[8]."""
     x = jnp.asarray(x).reshape(-1)
     # y
-    y = pl.pallas_call(
-        _argmax_strided_y,
-        out_shape=jax.ShapeDtypeStruct((8,), jnp.int64),
-        grid_spec=_argmax_strided_y_grid,
-        interpret=interpret,
-    )(x.reshape(8, 8, 2))
+    # in XLA: the TPU has no 64-bit vectors; XLA emulates f64 and i64
+    y = _argmax_strided_y(_argmax_strided_y_x(x))
     return y.reshape(8)
 
 
@@ -275,34 +268,27 @@ def argmax_strided(x, *, interpret=None):
 
 # ---- kernel argmin_permuted
 
-def _argmin_permuted_y(x_ref, y_ref):
+def _argmin_permuted_y_x(x):
+    """x[i, j] over (10, 6), in XLA: the TPU has no 64-bit vectors; XLA emulates f64 and i64."""
+    j = jax.lax.broadcasted_iota(jnp.int32, (10, 1), 0)
+    i = jax.lax.broadcasted_iota(jnp.int32, (1, 6), 1)
+    return jnp.take(x, jnp.broadcast_to((10*i + j), (10, 6)), mode="clip")
+
+
+def _argmin_permuted_y(x_ref):
     # y[j] = argmin(i: x[i, j])
     v0 = x_ref[...]
-    v0 = jnp.transpose(v0, (1, 0))
     v1 = jnp.broadcast_to(v0, (10, 6))
     v1 = jnp.argmin(v1.reshape((10, 6)), axis=1, keepdims=True).reshape((10, 1)).astype(jnp.int64)
-    out = jnp.broadcast_to(v1, (10, 1))
-    out = out.reshape((10,))
-    y_ref[...] = out
-
-
-_argmin_permuted_y_grid = pl.GridSpec(
-    grid=(1,),
-    in_specs=[
-        pl.BlockSpec((6, 10), lambda _: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((10,), lambda _: (np.int32(0),)))
+    return jnp.broadcast_to(v1, (10, 1)).reshape(-1).astype(jnp.int64)
 
 
 def argmin_permuted_pure(x, *, interpret=False):
     """Traceable argmin_permuted(x f32[6, 10]) -> y i64[10]."""
     x = jnp.asarray(x).reshape(-1)
     # y
-    y = pl.pallas_call(
-        _argmin_permuted_y,
-        out_shape=jax.ShapeDtypeStruct((10,), jnp.int64),
-        grid_spec=_argmin_permuted_y_grid,
-        interpret=interpret,
-    )(x.reshape(6, 10))
+    # in XLA: the TPU has no 64-bit vectors; XLA emulates f64 and i64
+    y = _argmin_permuted_y(_argmin_permuted_y_x(x))
     return y.reshape(10)
 
 
@@ -481,33 +467,27 @@ def sum_iota_weighted(x, *, interpret=None):
 
 # ---- kernel prod_strided_f64
 
-def _prod_strided_f64_y(x_ref, y_ref):
+def _prod_strided_f64_y_x(x):
+    """x[i, (2 * k)] over (4, 3), in XLA: the TPU has no 64-bit vectors; XLA emulates f64 and i64."""
+    i = jax.lax.broadcasted_iota(jnp.int32, (4, 1), 0)
+    k = jax.lax.broadcasted_iota(jnp.int32, (1, 3), 1)
+    return jnp.take(x, jnp.broadcast_to((6*i + 2*k), (4, 3)), mode="clip")
+
+
+def _prod_strided_f64_y(x_ref):
     # y[i] = prod(k < 3: x[i, (2 * k)])
-    v0 = x_ref[...][:, :, 0]
+    v0 = x_ref[...]
     v1 = jnp.broadcast_to(v0, (4, 3))
     v1 = jnp.prod(v1, axis=(1,), keepdims=True).astype(jnp.float64)
-    out = jnp.broadcast_to(v1, (4, 1))
-    out = out.reshape((4,))
-    y_ref[...] = out
-
-
-_prod_strided_f64_y_grid = pl.GridSpec(
-    grid=(1,),
-    in_specs=[
-        pl.BlockSpec((4, 3, 2), lambda _: (np.int32(0), np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((4,), lambda _: (np.int32(0),)))
+    return jnp.broadcast_to(v1, (4, 1)).reshape(-1).astype(jnp.float64)
 
 
 def prod_strided_f64_pure(x, *, interpret=False):
     """Traceable prod_strided_f64(x f64[4, 6]) -> y f64[4]."""
     x = jnp.asarray(x).reshape(-1)
     # y
-    y = pl.pallas_call(
-        _prod_strided_f64_y,
-        out_shape=jax.ShapeDtypeStruct((4,), jnp.float64),
-        grid_spec=_prod_strided_f64_y_grid,
-        interpret=interpret,
-    )(x.reshape(4, 3, 2))
+    # in XLA: the TPU has no 64-bit vectors; XLA emulates f64 and i64
+    y = _prod_strided_f64_y(_prod_strided_f64_y_x(x))
     return y.reshape(4)
 
 
@@ -625,34 +605,28 @@ def min_i16_permuted(x, *, interpret=None):
 
 # ---- kernel count_true
 
-def _count_true_y(m_ref, y_ref):
+def _count_true_y_m(m):
+    """m[i, k] over (4, 8), in XLA: the TPU has no 64-bit vectors; XLA emulates f64 and i64."""
+    i = jax.lax.broadcasted_iota(jnp.int32, (4, 1), 0)
+    k = jax.lax.broadcasted_iota(jnp.int32, (1, 8), 1)
+    return jnp.take(m, jnp.broadcast_to((8*i + k), (4, 8)), mode="clip")
+
+
+def _count_true_y(m_ref):
     # y[i] = sum(k: i64(m[i, k]))
     v0 = m_ref[...]
     v1 = v0.astype(jnp.int64)
     v2 = jnp.broadcast_to(v1, (4, 8))
     v2 = jnp.sum(v2, axis=(1,), keepdims=True).astype(jnp.int64)
-    out = jnp.broadcast_to(v2, (4, 1))
-    out = out.reshape((4,))
-    y_ref[...] = out
-
-
-_count_true_y_grid = pl.GridSpec(
-    grid=(1,),
-    in_specs=[
-        pl.BlockSpec((4, 8), lambda _: (np.int32(0), np.int32(0)))],
-    out_specs=pl.BlockSpec((4,), lambda _: (np.int32(0),)))
+    return jnp.broadcast_to(v2, (4, 1)).reshape(-1).astype(jnp.int64)
 
 
 def count_true_pure(m, *, interpret=False):
     """Traceable count_true(m bool[4, 8]) -> y i64[4]."""
     m = jnp.asarray(m).reshape(-1)
     # y
-    y = pl.pallas_call(
-        _count_true_y,
-        out_shape=jax.ShapeDtypeStruct((4,), jnp.int64),
-        grid_spec=_count_true_y_grid,
-        interpret=interpret,
-    )(m.reshape(4, 8))
+    # in XLA: the TPU has no 64-bit vectors; XLA emulates f64 and i64
+    y = _count_true_y(_count_true_y_m(m))
     return y.reshape(4)
 
 
@@ -668,9 +642,7 @@ def count_true(m, *, interpret=None):
 
 def _sum_empty_y(y_ref):
     # y[i] = sum(k: x[i, k])
-    v0 = jnp.zeros((1, 1), jnp.float32)  # no elements
-    v1 = jnp.broadcast_to(v0, (1, 0))
-    v1 = jnp.sum(v1, axis=(1,), keepdims=True).astype(jnp.float32)
+    v1 = jnp.full((1, 1), 0, jnp.float32)  # a reduction over no elements
     out = jnp.broadcast_to(v1, (4, 1))
     out = out.reshape((4,))
     y_ref[...] = out

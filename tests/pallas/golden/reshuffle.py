@@ -23,11 +23,15 @@ def _run(pure, args, interpret):
 
 # ---- kernel reshuffle_mod4
 
+def _reshuffle_mod4_y_x(x):
+    """x.flat[(((i % 4) * 64) + (i // 4))] over (256,), in XLA: Mosaic cannot merge the digits of a variable in a block (a shape cast of its minor dims)."""
+    i = jax.lax.broadcasted_iota(jnp.int32, (256,), 0)
+    return jnp.take(x, jnp.broadcast_to((64*(i % 4) + (i // 4)), (256,)), mode="clip")
+
+
 def _reshuffle_mod4_y(x_ref, y_ref):
     # y[i] = x.flat[(((i % 4) * 64) + (i // 4))]
     v0 = x_ref[...]
-    v0 = jnp.transpose(v0, (1, 0))
-    v0 = v0.reshape((256,))
     out = v0
     y_ref[...] = out
 
@@ -35,7 +39,7 @@ def _reshuffle_mod4_y(x_ref, y_ref):
 _reshuffle_mod4_y_grid = pl.GridSpec(
     grid=(1,),
     in_specs=[
-        pl.BlockSpec((4, 64), lambda _: (np.int32(0), np.int32(0)))],
+        pl.BlockSpec((256,), lambda _: (np.int32(0),))],
     out_specs=pl.BlockSpec((256,), lambda _: (np.int32(0),)))
 
 
@@ -48,7 +52,7 @@ def reshuffle_mod4_pure(x, *, interpret=False):
         out_shape=jax.ShapeDtypeStruct((256,), jnp.float32),
         grid_spec=_reshuffle_mod4_y_grid,
         interpret=interpret,
-    )(x.reshape(4, 64))
+    )(_reshuffle_mod4_y_x(x))
     return y.reshape(256)
 
 
@@ -62,12 +66,15 @@ def reshuffle_mod4(x, *, interpret=None):
 
 # ---- kernel repeat_interleave3
 
+def _repeat_interleave3_y_x(x):
+    """x.flat[(i // 3)] over (30,), in XLA: Mosaic cannot merge the digits of a variable in a block (a shape cast of its minor dims)."""
+    i = jax.lax.broadcasted_iota(jnp.int32, (30,), 0)
+    return jnp.take(x, jnp.broadcast_to((i // 3), (30,)), mode="clip")
+
+
 def _repeat_interleave3_y(x_ref, y_ref):
     # y[i] = x.flat[(i // 3)]
     v0 = x_ref[...]
-    v0 = v0.reshape((10, 1))
-    v0 = jnp.broadcast_to(v0, (10, 3))
-    v0 = v0.reshape((30,))
     out = v0
     y_ref[...] = out
 
@@ -75,7 +82,7 @@ def _repeat_interleave3_y(x_ref, y_ref):
 _repeat_interleave3_y_grid = pl.GridSpec(
     grid=(1,),
     in_specs=[
-        pl.BlockSpec((10,), lambda _: (np.int32(0),))],
+        pl.BlockSpec((30,), lambda _: (np.int32(0),))],
     out_specs=pl.BlockSpec((30,), lambda _: (np.int32(0),)))
 
 
@@ -88,7 +95,7 @@ def repeat_interleave3_pure(x, *, interpret=False):
         out_shape=jax.ShapeDtypeStruct((30,), jnp.float32),
         grid_spec=_repeat_interleave3_y_grid,
         interpret=interpret,
-    )(x)
+    )(_repeat_interleave3_y_x(x))
     return y.reshape(30)
 
 
@@ -102,12 +109,15 @@ def repeat_interleave3(x, *, interpret=None):
 
 # ---- kernel tile3
 
+def _tile3_y_x(x):
+    """x[(i % 5)] over (15,), in XLA: Mosaic cannot merge the digits of a variable in a block (a shape cast of its minor dims)."""
+    i = jax.lax.broadcasted_iota(jnp.int32, (15,), 0)
+    return jnp.take(x, jnp.broadcast_to((i % 5), (15,)), mode="clip")
+
+
 def _tile3_y(x_ref, y_ref):
     # y[i] = x[(i % 5)]
     v0 = x_ref[...]
-    v0 = v0.reshape((1, 5))
-    v0 = jnp.broadcast_to(v0, (3, 5))
-    v0 = v0.reshape((15,))
     out = v0
     y_ref[...] = out
 
@@ -115,7 +125,7 @@ def _tile3_y(x_ref, y_ref):
 _tile3_y_grid = pl.GridSpec(
     grid=(1,),
     in_specs=[
-        pl.BlockSpec((5,), lambda _: (np.int32(0),))],
+        pl.BlockSpec((15,), lambda _: (np.int32(0),))],
     out_specs=pl.BlockSpec((15,), lambda _: (np.int32(0),)))
 
 
@@ -128,7 +138,7 @@ def tile3_pure(x, *, interpret=False):
         out_shape=jax.ShapeDtypeStruct((15,), jnp.float32),
         grid_spec=_tile3_y_grid,
         interpret=interpret,
-    )(x)
+    )(_tile3_y_x(x))
     return y.reshape(15)
 
 
@@ -142,11 +152,15 @@ def tile3(x, *, interpret=None):
 
 # ---- kernel roll5
 
+def _roll5_y_x(x):
+    """x[((i - 5) % 16)] over (16,), in XLA: (i + 11) % 16 is not affine in the digits of the index variables."""
+    i = jax.lax.broadcasted_iota(jnp.int32, (16,), 0)
+    return jnp.take(x, jnp.broadcast_to(((i + 11) % 16), (16,)), mode="clip")
+
+
 def _roll5_y(x_ref, y_ref):
     # y[i] = x[((i - 5) % 16)]
-    i = jax.lax.broadcasted_iota(jnp.int32, (16,), 0)
-    # element gather: (i + 11) % 16 is not affine in the digits of the index variables
-    v0 = jnp.take(x_ref[...], ((i + 11) % 16), mode="clip")
+    v0 = x_ref[...]
     out = v0
     y_ref[...] = out
 
@@ -167,7 +181,7 @@ def roll5_pure(x, *, interpret=False):
         out_shape=jax.ShapeDtypeStruct((16,), jnp.float32),
         grid_spec=_roll5_y_grid,
         interpret=interpret,
-    )(x)
+    )(_roll5_y_x(x))
     return y.reshape(16)
 
 
@@ -181,11 +195,15 @@ def roll5(x, *, interpret=None):
 
 # ---- kernel roll_sym
 
+def _roll_sym_y_x(x):
+    """x[((i + 3) % N)] over (64,), in XLA: (i + 3) % 64 is not affine in the digits of the index variables."""
+    i = jax.lax.broadcasted_iota(jnp.int32, (64,), 0)
+    return jnp.take(x, jnp.broadcast_to(((i + 3) % 64), (64,)), mode="clip")
+
+
 def _roll_sym_y(x_ref, y_ref):
     # y[i] = x[((i + 3) % N)]
-    i = jax.lax.broadcasted_iota(jnp.int32, (64,), 0)
-    # element gather: (i + 3) % 64 is not affine in the digits of the index variables
-    v0 = jnp.take(x_ref[...], ((i + 3) % 64), mode="clip")
+    v0 = x_ref[...]
     out = v0
     y_ref[...] = out
 
@@ -206,7 +224,7 @@ def roll_sym_pure(x, *, interpret=False):
         out_shape=jax.ShapeDtypeStruct((64,), jnp.float32),
         grid_spec=_roll_sym_y_grid,
         interpret=interpret,
-    )(x)
+    )(_roll_sym_y_x(x))
     return y.reshape(64)
 
 
@@ -220,12 +238,15 @@ def roll_sym(x, *, interpret=None):
 
 # ---- kernel floordiv_negative
 
+def _floordiv_negative_y_x(x):
+    """x[(((i - 8) // 2) + 4)] over (16,), in XLA: Mosaic cannot merge the digits of a variable in a block (a shape cast of its minor dims)."""
+    i = jax.lax.broadcasted_iota(jnp.int32, (16,), 0)
+    return jnp.take(x, jnp.broadcast_to((i // 2), (16,)), mode="clip")
+
+
 def _floordiv_negative_y(x_ref, y_ref):
     # y[i] = x[(((i - 8) // 2) + 4)]
     v0 = x_ref[...]
-    v0 = v0.reshape((8, 1))
-    v0 = jnp.broadcast_to(v0, (8, 2))
-    v0 = v0.reshape((16,))
     out = v0
     y_ref[...] = out
 
@@ -233,7 +254,7 @@ def _floordiv_negative_y(x_ref, y_ref):
 _floordiv_negative_y_grid = pl.GridSpec(
     grid=(1,),
     in_specs=[
-        pl.BlockSpec((8,), lambda _: (np.int32(0),))],
+        pl.BlockSpec((16,), lambda _: (np.int32(0),))],
     out_specs=pl.BlockSpec((16,), lambda _: (np.int32(0),)))
 
 
@@ -246,7 +267,7 @@ def floordiv_negative_pure(x, *, interpret=False):
         out_shape=jax.ShapeDtypeStruct((16,), jnp.float32),
         grid_spec=_floordiv_negative_y_grid,
         interpret=interpret,
-    )(x)
+    )(_floordiv_negative_y_x(x))
     return y.reshape(16)
 
 
@@ -260,11 +281,15 @@ def floordiv_negative(x, *, interpret=None):
 
 # ---- kernel floordiv_negative_divisor
 
+def _floordiv_negative_divisor_y_x(x):
+    """x[((i // -2) + 8)] over (16,), in XLA: (-i) // 2 is not affine in the digits of the index variables."""
+    i = jax.lax.broadcasted_iota(jnp.int32, (16,), 0)
+    return jnp.take(x, jnp.broadcast_to((((-i) // 2) + 8), (16,)), mode="clip")
+
+
 def _floordiv_negative_divisor_y(x_ref, y_ref):
     # y[i] = x[((i // -2) + 8)]
-    i = jax.lax.broadcasted_iota(jnp.int32, (16,), 0)
-    # element gather: (-i) // 2 is not affine in the digits of the index variables
-    v0 = jnp.take(x_ref[...], (((-i) // 2) + 8), mode="clip")
+    v0 = x_ref[...]
     out = v0
     y_ref[...] = out
 
@@ -272,7 +297,7 @@ def _floordiv_negative_divisor_y(x_ref, y_ref):
 _floordiv_negative_divisor_y_grid = pl.GridSpec(
     grid=(1,),
     in_specs=[
-        pl.BlockSpec((9,), lambda _: (np.int32(0),))],
+        pl.BlockSpec((16,), lambda _: (np.int32(0),))],
     out_specs=pl.BlockSpec((16,), lambda _: (np.int32(0),)))
 
 
@@ -285,7 +310,7 @@ def floordiv_negative_divisor_pure(x, *, interpret=False):
         out_shape=jax.ShapeDtypeStruct((16,), jnp.float32),
         grid_spec=_floordiv_negative_divisor_y_grid,
         interpret=interpret,
-    )(x)
+    )(_floordiv_negative_divisor_y_x(x))
     return y.reshape(16)
 
 
@@ -299,11 +324,15 @@ def floordiv_negative_divisor(x, *, interpret=None):
 
 # ---- kernel mod_negative_divisor
 
+def _mod_negative_divisor_y_x(x):
+    """x[(0 - (i % -4))] over (12,), in XLA: (3*i) % 4 is not affine in the digits of the index variables."""
+    i = jax.lax.broadcasted_iota(jnp.int32, (12,), 0)
+    return jnp.take(x, jnp.broadcast_to(((3*i) % 4), (12,)), mode="clip")
+
+
 def _mod_negative_divisor_y(x_ref, y_ref):
     # y[i] = x[(0 - (i % -4))]
-    i = jax.lax.broadcasted_iota(jnp.int32, (12,), 0)
-    # element gather: (3*i) % 4 is not affine in the digits of the index variables
-    v0 = jnp.take(x_ref[...], ((3*i) % 4), mode="clip")
+    v0 = x_ref[...]
     out = v0
     y_ref[...] = out
 
@@ -311,7 +340,7 @@ def _mod_negative_divisor_y(x_ref, y_ref):
 _mod_negative_divisor_y_grid = pl.GridSpec(
     grid=(1,),
     in_specs=[
-        pl.BlockSpec((4,), lambda _: (np.int32(0),))],
+        pl.BlockSpec((12,), lambda _: (np.int32(0),))],
     out_specs=pl.BlockSpec((12,), lambda _: (np.int32(0),)))
 
 
@@ -324,7 +353,7 @@ def mod_negative_divisor_pure(x, *, interpret=False):
         out_shape=jax.ShapeDtypeStruct((12,), jnp.float32),
         grid_spec=_mod_negative_divisor_y_grid,
         interpret=interpret,
-    )(x)
+    )(_mod_negative_divisor_y_x(x))
     return y.reshape(12)
 
 
@@ -338,11 +367,16 @@ def mod_negative_divisor(x, *, interpret=None):
 
 # ---- kernel depth_to_space
 
+def _depth_to_space_y_x(x):
+    """x[(((h % 2) * 2) + (w % 2)), (h // 2), (w // 2)] over (6, 6), in XLA: Mosaic cannot merge the digits of a variable in a block (a shape cast of its minor dims)."""
+    h = jax.lax.broadcasted_iota(jnp.int32, (6, 1), 0)
+    w = jax.lax.broadcasted_iota(jnp.int32, (1, 6), 1)
+    return jnp.take(x, jnp.broadcast_to((18*(h % 2) + 9*(w % 2) + 3*(h // 2) + (w // 2)), (6, 6)), mode="clip")
+
+
 def _depth_to_space_y(x_ref, y_ref):
     # y[h, w] = x[(((h % 2) * 2) + (w % 2)), (h // 2), (w // 2)]
     v0 = x_ref[...]
-    v0 = jnp.transpose(v0, (2, 0, 3, 1))
-    v0 = v0.reshape((6, 6))
     out = v0
     y_ref[...] = out
 
@@ -350,7 +384,7 @@ def _depth_to_space_y(x_ref, y_ref):
 _depth_to_space_y_grid = pl.GridSpec(
     grid=(1,),
     in_specs=[
-        pl.BlockSpec((2, 2, 3, 3), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+        pl.BlockSpec((6, 6), lambda _: (np.int32(0), np.int32(0)))],
     out_specs=pl.BlockSpec((6, 6), lambda _: (np.int32(0), np.int32(0))))
 
 
@@ -363,7 +397,7 @@ def depth_to_space_pure(x, *, interpret=False):
         out_shape=jax.ShapeDtypeStruct((6, 6), jnp.float32),
         grid_spec=_depth_to_space_y_grid,
         interpret=interpret,
-    )(x.reshape(2, 2, 3, 3))
+    )(_depth_to_space_y_x(x))
     y = y.reshape(-1)
     return y.reshape(6, 6)
 
@@ -378,11 +412,17 @@ def depth_to_space(x, *, interpret=None):
 
 # ---- kernel space_to_depth_flat
 
+def _space_to_depth_flat_y_x(x):
+    """x.flat[(((((2 * i) + (c // 2)) * 6) + (2 * j)) + (c % 2))] over (4, 3, 3), in XLA: Mosaic cannot merge the digits of a variable in a block (a shape cast of its minor dims)."""
+    c = jax.lax.broadcasted_iota(jnp.int32, (4, 1, 1), 0)
+    i = jax.lax.broadcasted_iota(jnp.int32, (1, 3, 1), 1)
+    j = jax.lax.broadcasted_iota(jnp.int32, (1, 1, 3), 2)
+    return jnp.take(x, jnp.broadcast_to((12*i + 6*(c // 2) + (c % 2) + 2*j), (4, 3, 3)), mode="clip")
+
+
 def _space_to_depth_flat_y(x_ref, y_ref):
     # y[c, i, j] = x.flat[(((((2 * i) + (c // 2)) * 6) + (2 * j)) + (c % 2))]
     v0 = x_ref[...]
-    v0 = jnp.transpose(v0, (1, 3, 0, 2))
-    v0 = v0.reshape((4, 3, 3))
     out = v0
     y_ref[...] = out
 
@@ -390,7 +430,7 @@ def _space_to_depth_flat_y(x_ref, y_ref):
 _space_to_depth_flat_y_grid = pl.GridSpec(
     grid=(1,),
     in_specs=[
-        pl.BlockSpec((3, 2, 3, 2), lambda _: (np.int32(0), np.int32(0), np.int32(0), np.int32(0)))],
+        pl.BlockSpec((4, 3, 3), lambda _: (np.int32(0), np.int32(0), np.int32(0)))],
     out_specs=pl.BlockSpec((4, 3, 3), lambda _: (np.int32(0), np.int32(0), np.int32(0))))
 
 
@@ -403,7 +443,7 @@ def space_to_depth_flat_pure(x, *, interpret=False):
         out_shape=jax.ShapeDtypeStruct((4, 3, 3), jnp.float32),
         grid_spec=_space_to_depth_flat_y_grid,
         interpret=interpret,
-    )(x.reshape(3, 2, 3, 2))
+    )(_space_to_depth_flat_y_x(x))
     y = y.reshape(-1)
     return y.reshape(4, 3, 3)
 
@@ -418,11 +458,16 @@ def space_to_depth_flat(x, *, interpret=None):
 
 # ---- kernel reshuffle_digits
 
+def _reshuffle_digits_y_x(x):
+    """x.flat[(((12 * a) + (4 * (j % 3))) + (j // 3))] over (2, 12), in XLA: Mosaic cannot merge the digits of a variable in a block (a shape cast of its minor dims)."""
+    a = jax.lax.broadcasted_iota(jnp.int32, (2, 1), 0)
+    j = jax.lax.broadcasted_iota(jnp.int32, (1, 12), 1)
+    return jnp.take(x, jnp.broadcast_to((12*a + 4*(j % 3) + (j // 3)), (2, 12)), mode="clip")
+
+
 def _reshuffle_digits_y(x_ref, y_ref):
     # y[a, j] = x.flat[(((12 * a) + (4 * (j % 3))) + (j // 3))]
     v0 = x_ref[...]
-    v0 = jnp.transpose(v0, (0, 2, 1))
-    v0 = v0.reshape((2, 12))
     out = v0
     y_ref[...] = out
 
@@ -430,7 +475,7 @@ def _reshuffle_digits_y(x_ref, y_ref):
 _reshuffle_digits_y_grid = pl.GridSpec(
     grid=(1,),
     in_specs=[
-        pl.BlockSpec((2, 3, 4), lambda _: (np.int32(0), np.int32(0), np.int32(0)))],
+        pl.BlockSpec((2, 12), lambda _: (np.int32(0), np.int32(0)))],
     out_specs=pl.BlockSpec((2, 12), lambda _: (np.int32(0), np.int32(0))))
 
 
@@ -443,7 +488,7 @@ def reshuffle_digits_pure(x, *, interpret=False):
         out_shape=jax.ShapeDtypeStruct((2, 12), jnp.float32),
         grid_spec=_reshuffle_digits_y_grid,
         interpret=interpret,
-    )(x.reshape(2, 3, 4))
+    )(_reshuffle_digits_y_x(x))
     y = y.reshape(-1)
     return y.reshape(2, 12)
 
@@ -458,11 +503,16 @@ def reshuffle_digits(x, *, interpret=None):
 
 # ---- kernel row_digit_swap
 
+def _row_digit_swap_y_x(x):
+    """x[(((i % 8) * 2) + (i // 8)), j] over (16, 4096), in XLA: Mosaic cannot merge the digits of a variable in a block (a shape cast of its minor dims)."""
+    i = jax.lax.broadcasted_iota(jnp.int32, (16, 1), 0)
+    j = jax.lax.broadcasted_iota(jnp.int32, (1, 4096), 1)
+    return jnp.take(x, jnp.broadcast_to((8192*(i % 8) + 4096*(i // 8) + j), (16, 4096)), mode="clip")
+
+
 def _row_digit_swap_y(x_ref, y_ref):
     # y[i, j] = x[(((i % 8) * 2) + (i // 8)), j]
     v0 = x_ref[...]
-    v0 = jnp.transpose(v0, (1, 0, 2))
-    v0 = v0.reshape((16, 4096))
     out = v0
     y_ref[...] = out
 
@@ -470,7 +520,7 @@ def _row_digit_swap_y(x_ref, y_ref):
 _row_digit_swap_y_grid = pl.GridSpec(
     grid=(1,),
     in_specs=[
-        pl.BlockSpec((8, 2, 4096), lambda _: (np.int32(0), np.int32(0), np.int32(0)))],
+        pl.BlockSpec((16, 4096), lambda _: (np.int32(0), np.int32(0)))],
     out_specs=pl.BlockSpec((16, 4096), lambda _: (np.int32(0), np.int32(0))))
 
 
@@ -483,7 +533,7 @@ def row_digit_swap_pure(x, *, interpret=False):
         out_shape=jax.ShapeDtypeStruct((16, 4096), jnp.float32),
         grid_spec=_row_digit_swap_y_grid,
         interpret=interpret,
-    )(x.reshape(8, 2, 4096))
+    )(_row_digit_swap_y_x(x))
     y = y.reshape(-1)
     return y.reshape(16, 4096)
 

@@ -259,47 +259,79 @@ def slice_chain(x, *, interpret=None):
 
 # ---- kernel rope_interleaved
 
+def _rope_interleaved_y_x(x):
+    """x[r, (2 * (c // 2))] over (32, 64), in XLA: Mosaic cannot merge the digits of a variable in a block (a shape cast of its minor dims)."""
+    r = jax.lax.broadcasted_iota(jnp.int32, (32, 1), 0)
+    c = jax.lax.broadcasted_iota(jnp.int32, (1, 64), 1)
+    return jnp.take(x, jnp.broadcast_to((64*r + 2*(c // 2)), (32, 64)), mode="clip")
+
+
+def _rope_interleaved_y_cos(cos):
+    """cos[r, (c // 2)] over (32, 64), in XLA: Mosaic cannot merge the digits of a variable in a block (a shape cast of its minor dims)."""
+    r = jax.lax.broadcasted_iota(jnp.int32, (32, 1), 0)
+    c = jax.lax.broadcasted_iota(jnp.int32, (1, 64), 1)
+    return jnp.take(cos, jnp.broadcast_to((32*r + (c // 2)), (32, 64)), mode="clip")
+
+
+def _rope_interleaved_y_x2(x):
+    """x[r, ((2 * (c // 2)) + 1)] over (32, 64), in XLA: Mosaic cannot merge the digits of a variable in a block (a shape cast of its minor dims)."""
+    r = jax.lax.broadcasted_iota(jnp.int32, (32, 1), 0)
+    c = jax.lax.broadcasted_iota(jnp.int32, (1, 64), 1)
+    return jnp.take(x, jnp.broadcast_to((64*r + 2*(c // 2) + 1), (32, 64)), mode="clip")
+
+
+def _rope_interleaved_y_sin(sin):
+    """sin[r, (c // 2)] over (32, 64), in XLA: Mosaic cannot merge the digits of a variable in a block (a shape cast of its minor dims)."""
+    r = jax.lax.broadcasted_iota(jnp.int32, (32, 1), 0)
+    c = jax.lax.broadcasted_iota(jnp.int32, (1, 64), 1)
+    return jnp.take(sin, jnp.broadcast_to((32*r + (c // 2)), (32, 64)), mode="clip")
+
+
+def _rope_interleaved_y_x3(x):
+    """x[r, ((2 * (c // 2)) + 1)] over (32, 64), in XLA: Mosaic cannot merge the digits of a variable in a block (a shape cast of its minor dims)."""
+    r = jax.lax.broadcasted_iota(jnp.int32, (32, 1), 0)
+    c = jax.lax.broadcasted_iota(jnp.int32, (1, 64), 1)
+    return jnp.take(x, jnp.broadcast_to((64*r + 2*(c // 2) + 1), (32, 64)), mode="clip")
+
+
+def _rope_interleaved_y_cos2(cos):
+    """cos[r, (c // 2)] over (32, 64), in XLA: Mosaic cannot merge the digits of a variable in a block (a shape cast of its minor dims)."""
+    r = jax.lax.broadcasted_iota(jnp.int32, (32, 1), 0)
+    c = jax.lax.broadcasted_iota(jnp.int32, (1, 64), 1)
+    return jnp.take(cos, jnp.broadcast_to((32*r + (c // 2)), (32, 64)), mode="clip")
+
+
+def _rope_interleaved_y_x4(x):
+    """x[r, (2 * (c // 2))] over (32, 64), in XLA: Mosaic cannot merge the digits of a variable in a block (a shape cast of its minor dims)."""
+    r = jax.lax.broadcasted_iota(jnp.int32, (32, 1), 0)
+    c = jax.lax.broadcasted_iota(jnp.int32, (1, 64), 1)
+    return jnp.take(x, jnp.broadcast_to((64*r + 2*(c // 2)), (32, 64)), mode="clip")
+
+
+def _rope_interleaved_y_sin2(sin):
+    """sin[r, (c // 2)] over (32, 64), in XLA: Mosaic cannot merge the digits of a variable in a block (a shape cast of its minor dims)."""
+    r = jax.lax.broadcasted_iota(jnp.int32, (32, 1), 0)
+    c = jax.lax.broadcasted_iota(jnp.int32, (1, 64), 1)
+    return jnp.take(sin, jnp.broadcast_to((32*r + (c // 2)), (32, 64)), mode="clip")
+
+
 def _rope_interleaved_y(x_ref, cos_ref, x2_ref, sin_ref, x3_ref, cos2_ref, x4_ref, sin2_ref, y_ref):
     # y[r, c] = where(((c % 2) == 0), ((x[r, (2 * (c // 2))] * cos[r, (c // 2)]) - (x[r, ((2 * (c // 2)) + 1)] * sin[r, (c // 2)])), ((x[r, ((2 * (c // 2)) + 1)] * cos[r, (c // 2)]) + (x[r, (2 * (c // 2))] * sin[r, (c // 2)])))
     c = jax.lax.broadcasted_iota(jnp.int32, (1, 64), 1)
     v2 = c % jnp.int32(2)
     v4 = v2 == jnp.int32(0)
-    v5 = x_ref[...][:, :, 0]
-    v5 = v5.reshape((32, 32, 1))
-    v5 = jnp.broadcast_to(v5, (32, 32, 2))
-    v5 = v5.reshape((32, 64))
+    v5 = x_ref[...]
     v6 = cos_ref[...]
-    v6 = v6.reshape((32, 32, 1))
-    v6 = jnp.broadcast_to(v6, (32, 32, 2))
-    v6 = v6.reshape((32, 64))
     v7 = v5 * v6
-    v8 = x2_ref[...][:, :, 1]
-    v8 = v8.reshape((32, 32, 1))
-    v8 = jnp.broadcast_to(v8, (32, 32, 2))
-    v8 = v8.reshape((32, 64))
+    v8 = x2_ref[...]
     v9 = sin_ref[...]
-    v9 = v9.reshape((32, 32, 1))
-    v9 = jnp.broadcast_to(v9, (32, 32, 2))
-    v9 = v9.reshape((32, 64))
     v10 = v8 * v9
     v11 = v7 - v10
-    v13 = x3_ref[...][:, :, 1]
-    v13 = v13.reshape((32, 32, 1))
-    v13 = jnp.broadcast_to(v13, (32, 32, 2))
-    v13 = v13.reshape((32, 64))
+    v13 = x3_ref[...]
     v14 = cos2_ref[...]
-    v14 = v14.reshape((32, 32, 1))
-    v14 = jnp.broadcast_to(v14, (32, 32, 2))
-    v14 = v14.reshape((32, 64))
     v15 = v13 * v14
-    v16 = x4_ref[...][:, :, 0]
-    v16 = v16.reshape((32, 32, 1))
-    v16 = jnp.broadcast_to(v16, (32, 32, 2))
-    v16 = v16.reshape((32, 64))
+    v16 = x4_ref[...]
     v17 = sin2_ref[...]
-    v17 = v17.reshape((32, 32, 1))
-    v17 = jnp.broadcast_to(v17, (32, 32, 2))
-    v17 = v17.reshape((32, 64))
     v18 = v16 * v17
     v19 = v15 + v18
     v20 = jnp.where(v4, v11, v19)
@@ -310,14 +342,14 @@ def _rope_interleaved_y(x_ref, cos_ref, x2_ref, sin_ref, x3_ref, cos2_ref, x4_re
 _rope_interleaved_y_grid = pl.GridSpec(
     grid=(1,),
     in_specs=[
-        pl.BlockSpec((32, 32, 2), lambda _: (np.int32(0), np.int32(0), np.int32(0))),
-        pl.BlockSpec((32, 32), lambda _: (np.int32(0), np.int32(0))),
-        pl.BlockSpec((32, 32, 2), lambda _: (np.int32(0), np.int32(0), np.int32(0))),
-        pl.BlockSpec((32, 32), lambda _: (np.int32(0), np.int32(0))),
-        pl.BlockSpec((32, 32, 2), lambda _: (np.int32(0), np.int32(0), np.int32(0))),
-        pl.BlockSpec((32, 32), lambda _: (np.int32(0), np.int32(0))),
-        pl.BlockSpec((32, 32, 2), lambda _: (np.int32(0), np.int32(0), np.int32(0))),
-        pl.BlockSpec((32, 32), lambda _: (np.int32(0), np.int32(0)))],
+        pl.BlockSpec((32, 64), lambda _: (np.int32(0), np.int32(0))),
+        pl.BlockSpec((32, 64), lambda _: (np.int32(0), np.int32(0))),
+        pl.BlockSpec((32, 64), lambda _: (np.int32(0), np.int32(0))),
+        pl.BlockSpec((32, 64), lambda _: (np.int32(0), np.int32(0))),
+        pl.BlockSpec((32, 64), lambda _: (np.int32(0), np.int32(0))),
+        pl.BlockSpec((32, 64), lambda _: (np.int32(0), np.int32(0))),
+        pl.BlockSpec((32, 64), lambda _: (np.int32(0), np.int32(0))),
+        pl.BlockSpec((32, 64), lambda _: (np.int32(0), np.int32(0)))],
     out_specs=pl.BlockSpec((32, 64), lambda _: (np.int32(0), np.int32(0))))
 
 
@@ -331,9 +363,8 @@ def rope_interleaved_pure(x, cos, sin, *, interpret=False):
         _rope_interleaved_y,
         out_shape=jax.ShapeDtypeStruct((32, 64), jnp.float32),
         grid_spec=_rope_interleaved_y_grid,
-        compiler_params=pltpu.CompilerParams(vmem_limit_bytes=100 * 2**20),
         interpret=interpret,
-    )(x.reshape(32, 32, 2), cos.reshape(32, 32), x.reshape(32, 32, 2), sin.reshape(32, 32), x.reshape(32, 32, 2), cos.reshape(32, 32), x.reshape(32, 32, 2), sin.reshape(32, 32))
+    )(_rope_interleaved_y_x(x), _rope_interleaved_y_cos(cos), _rope_interleaved_y_x2(x), _rope_interleaved_y_sin(sin), _rope_interleaved_y_x3(x), _rope_interleaved_y_cos2(cos), _rope_interleaved_y_x4(x), _rope_interleaved_y_sin2(sin))
     y = y.reshape(-1)
     return y.reshape(32, 64)
 
@@ -348,46 +379,78 @@ def rope_interleaved(x, cos, sin, *, interpret=None):
 
 # ---- kernel rope_halves
 
+def _rope_halves_y_x(x):
+    """x[r, (c % 32)] over (32, 64), in XLA: Mosaic cannot merge the digits of a variable in a block (a shape cast of its minor dims)."""
+    r = jax.lax.broadcasted_iota(jnp.int32, (32, 1), 0)
+    c = jax.lax.broadcasted_iota(jnp.int32, (1, 64), 1)
+    return jnp.take(x, jnp.broadcast_to((64*r + (c % 32)), (32, 64)), mode="clip")
+
+
+def _rope_halves_y_cos(cos):
+    """cos[r, (c % 32)] over (32, 64), in XLA: Mosaic cannot merge the digits of a variable in a block (a shape cast of its minor dims)."""
+    r = jax.lax.broadcasted_iota(jnp.int32, (32, 1), 0)
+    c = jax.lax.broadcasted_iota(jnp.int32, (1, 64), 1)
+    return jnp.take(cos, jnp.broadcast_to((32*r + (c % 32)), (32, 64)), mode="clip")
+
+
+def _rope_halves_y_x2(x):
+    """x[r, ((c % 32) + 32)] over (32, 64), in XLA: Mosaic cannot merge the digits of a variable in a block (a shape cast of its minor dims)."""
+    r = jax.lax.broadcasted_iota(jnp.int32, (32, 1), 0)
+    c = jax.lax.broadcasted_iota(jnp.int32, (1, 64), 1)
+    return jnp.take(x, jnp.broadcast_to((64*r + (c % 32) + 32), (32, 64)), mode="clip")
+
+
+def _rope_halves_y_sin(sin):
+    """sin[r, (c % 32)] over (32, 64), in XLA: Mosaic cannot merge the digits of a variable in a block (a shape cast of its minor dims)."""
+    r = jax.lax.broadcasted_iota(jnp.int32, (32, 1), 0)
+    c = jax.lax.broadcasted_iota(jnp.int32, (1, 64), 1)
+    return jnp.take(sin, jnp.broadcast_to((32*r + (c % 32)), (32, 64)), mode="clip")
+
+
+def _rope_halves_y_x3(x):
+    """x[r, ((c % 32) + 32)] over (32, 64), in XLA: Mosaic cannot merge the digits of a variable in a block (a shape cast of its minor dims)."""
+    r = jax.lax.broadcasted_iota(jnp.int32, (32, 1), 0)
+    c = jax.lax.broadcasted_iota(jnp.int32, (1, 64), 1)
+    return jnp.take(x, jnp.broadcast_to((64*r + (c % 32) + 32), (32, 64)), mode="clip")
+
+
+def _rope_halves_y_cos2(cos):
+    """cos[r, (c % 32)] over (32, 64), in XLA: Mosaic cannot merge the digits of a variable in a block (a shape cast of its minor dims)."""
+    r = jax.lax.broadcasted_iota(jnp.int32, (32, 1), 0)
+    c = jax.lax.broadcasted_iota(jnp.int32, (1, 64), 1)
+    return jnp.take(cos, jnp.broadcast_to((32*r + (c % 32)), (32, 64)), mode="clip")
+
+
+def _rope_halves_y_x4(x):
+    """x[r, (c % 32)] over (32, 64), in XLA: Mosaic cannot merge the digits of a variable in a block (a shape cast of its minor dims)."""
+    r = jax.lax.broadcasted_iota(jnp.int32, (32, 1), 0)
+    c = jax.lax.broadcasted_iota(jnp.int32, (1, 64), 1)
+    return jnp.take(x, jnp.broadcast_to((64*r + (c % 32)), (32, 64)), mode="clip")
+
+
+def _rope_halves_y_sin2(sin):
+    """sin[r, (c % 32)] over (32, 64), in XLA: Mosaic cannot merge the digits of a variable in a block (a shape cast of its minor dims)."""
+    r = jax.lax.broadcasted_iota(jnp.int32, (32, 1), 0)
+    c = jax.lax.broadcasted_iota(jnp.int32, (1, 64), 1)
+    return jnp.take(sin, jnp.broadcast_to((32*r + (c % 32)), (32, 64)), mode="clip")
+
+
 def _rope_halves_y(x_ref, cos_ref, x2_ref, sin_ref, x3_ref, cos2_ref, x4_ref, sin2_ref, y_ref):
     # y[r, c] = where((c < 32), ((x[r, (c % 32)] * cos[r, (c % 32)]) - (x[r, ((c % 32) + 32)] * sin[r, (c % 32)])), ((x[r, ((c % 32) + 32)] * cos[r, (c % 32)]) + (x[r, (c % 32)] * sin[r, (c % 32)])))
     c = jax.lax.broadcasted_iota(jnp.int32, (1, 64), 1)
     v2 = c < jnp.int32(32)
-    v3 = x_ref[...][:, 0:32]
-    v3 = v3.reshape((32, 1, 32))
-    v3 = jnp.broadcast_to(v3, (32, 2, 32))
-    v3 = v3.reshape((32, 64))
+    v3 = x_ref[...]
     v4 = cos_ref[...]
-    v4 = v4.reshape((32, 1, 32))
-    v4 = jnp.broadcast_to(v4, (32, 2, 32))
-    v4 = v4.reshape((32, 64))
     v5 = v3 * v4
-    v6 = x2_ref[...][:, 32:64]
-    v6 = v6.reshape((32, 1, 32))
-    v6 = jnp.broadcast_to(v6, (32, 2, 32))
-    v6 = v6.reshape((32, 64))
+    v6 = x2_ref[...]
     v7 = sin_ref[...]
-    v7 = v7.reshape((32, 1, 32))
-    v7 = jnp.broadcast_to(v7, (32, 2, 32))
-    v7 = v7.reshape((32, 64))
     v8 = v6 * v7
     v9 = v5 - v8
-    v11 = x3_ref[...][:, 32:64]
-    v11 = v11.reshape((32, 1, 32))
-    v11 = jnp.broadcast_to(v11, (32, 2, 32))
-    v11 = v11.reshape((32, 64))
+    v11 = x3_ref[...]
     v12 = cos2_ref[...]
-    v12 = v12.reshape((32, 1, 32))
-    v12 = jnp.broadcast_to(v12, (32, 2, 32))
-    v12 = v12.reshape((32, 64))
     v13 = v11 * v12
-    v14 = x4_ref[...][:, 0:32]
-    v14 = v14.reshape((32, 1, 32))
-    v14 = jnp.broadcast_to(v14, (32, 2, 32))
-    v14 = v14.reshape((32, 64))
+    v14 = x4_ref[...]
     v15 = sin2_ref[...]
-    v15 = v15.reshape((32, 1, 32))
-    v15 = jnp.broadcast_to(v15, (32, 2, 32))
-    v15 = v15.reshape((32, 64))
     v16 = v14 * v15
     v17 = v13 + v16
     v18 = jnp.where(v2, v9, v17)
@@ -399,13 +462,13 @@ _rope_halves_y_grid = pl.GridSpec(
     grid=(1,),
     in_specs=[
         pl.BlockSpec((32, 64), lambda _: (np.int32(0), np.int32(0))),
-        pl.BlockSpec((32, 32), lambda _: (np.int32(0), np.int32(0))),
         pl.BlockSpec((32, 64), lambda _: (np.int32(0), np.int32(0))),
-        pl.BlockSpec((32, 32), lambda _: (np.int32(0), np.int32(0))),
         pl.BlockSpec((32, 64), lambda _: (np.int32(0), np.int32(0))),
-        pl.BlockSpec((32, 32), lambda _: (np.int32(0), np.int32(0))),
         pl.BlockSpec((32, 64), lambda _: (np.int32(0), np.int32(0))),
-        pl.BlockSpec((32, 32), lambda _: (np.int32(0), np.int32(0)))],
+        pl.BlockSpec((32, 64), lambda _: (np.int32(0), np.int32(0))),
+        pl.BlockSpec((32, 64), lambda _: (np.int32(0), np.int32(0))),
+        pl.BlockSpec((32, 64), lambda _: (np.int32(0), np.int32(0))),
+        pl.BlockSpec((32, 64), lambda _: (np.int32(0), np.int32(0)))],
     out_specs=pl.BlockSpec((32, 64), lambda _: (np.int32(0), np.int32(0))))
 
 
@@ -420,7 +483,7 @@ def rope_halves_pure(x, cos, sin, *, interpret=False):
         out_shape=jax.ShapeDtypeStruct((32, 64), jnp.float32),
         grid_spec=_rope_halves_y_grid,
         interpret=interpret,
-    )(x.reshape(32, 64), cos.reshape(32, 32), x.reshape(32, 64), sin.reshape(32, 32), x.reshape(32, 64), cos.reshape(32, 32), x.reshape(32, 64), sin.reshape(32, 32))
+    )(_rope_halves_y_x(x), _rope_halves_y_cos(cos), _rope_halves_y_x2(x), _rope_halves_y_sin(sin), _rope_halves_y_x3(x), _rope_halves_y_cos2(cos), _rope_halves_y_x4(x), _rope_halves_y_sin2(sin))
     y = y.reshape(-1)
     return y.reshape(32, 64)
 
