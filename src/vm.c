@@ -17,7 +17,7 @@
 
 typedef struct W {
 	const X *x;
-	Val *reg;         /* VM_LANES per register */
+	Val *reg;         /* REG_STRIDE per register */
 	Val **rp;         /* per register: its lanes (its own, or an aliased load's) */
 	Val *splat;       /* an outer register's value, spread over the lanes */
 	unsigned char *tmp;
@@ -39,6 +39,13 @@ typedef struct W {
 	size_t *cap;
 	XBox *vb;              /* per output variable: its boxes in a block */
 } W;
+
+/* Vals from one register to the next: VM_LANES and five lines more, so
+ * that registers start at different offsets modulo 4 KiB. An op's loop
+ * reads two registers and writes a third at the same index; at equal
+ * offsets the loads would wait on the stores (4 KiB aliasing), which made
+ * every op of the machine several times slower than its loop. */
+#define REG_STRIDE (VM_LANES + 40)
 
 
 /* ---- registers ---- */
@@ -134,7 +141,7 @@ static const Val *arg(W *w, int s, int r)
 	int rs = w->x->p->ins[r].scope;
 	if (rs == s)
 		return regv(w, r);
-	Val *sp = &w->splat[(size_t)r * VM_LANES];
+	Val *sp = &w->splat[(size_t)r * REG_STRIDE];
 	if (is32(w->x, r)) {
 		float v = regf(w, r)[w->lane[rs]], *f = (float *)sp;
 		for (int i = 0; i < w->lanes[s]; i++)
@@ -572,45 +579,56 @@ static void op_lanes(W *w, int s, const Ins *x, Val *r)
 	}
 }
 
-/* Where scope 0's unit goes when the output's view holds it contiguously
- * and it is not staged: the destination, else NULL. */
-static unsigned char *unit_dst(W *w)
-{
-	const XOp *o = &w->x->op[0];
-	int64_t shape[XMAXD], ds[XMAXD], ss[XMAXD];
-	if (w->stage[0])
-		return NULL;
-	lane_coords(w, 0, 0);
-	int n = unit_shape(w, 0, o, shape, ds);
-	dense(shape, n, o->es, ss);
-	if (!contiguous(shape, ds, ss, n))
-		return NULL;
-	return (unsigned char *)o->base + unit_offset(w, o) * (int64_t)o->es;
-}
-
 #define STREAM_LANES 256 /* lanes computed, then streamed, at a time */
 
-/* The result of an f32 op of scope 0 straight into a big contiguous f32
- * output: STREAM_LANES lanes computed, then streamed out, at a time, so the
- * output is never read and the op's reads and the writes overlap. False
- * when it does not apply (the caller evaluates the op as usual). */
+/* Is the result an f32 op of scope 0 that op_stream can write straight
+ * into a big f32 output? */
+static bool stream_result(const X *x)
+{
+	const Ins *r = &x->p->ins[x->p->result];
+	return x->stream && x->p->out == ATHENE_F32 && r->kind == I_OP && r->dt == ATHENE_F32 && r->scope == 0 &&
+	       !r->exact && r->nargs <= 2 && r->guard < 0;
+}
+
+/* The result op of scope 0 (stream_result) straight into the output, when
+ * the unit's rows (all its dims but the first) are contiguous there and the
+ * result is not staged: STREAM_LANES lanes computed, then streamed out, at
+ * a time, so the output is never read and the op's reads and the writes
+ * overlap. False when it does not apply (the caller evaluates the op as
+ * usual). */
 static bool op_stream(W *w, const Ins *x, Val *r)
 {
 	const X *xs = w->x;
-	int dst = (int)(x - xs->p->ins), n = w->lanes[0];
-	unsigned char *out;
-	if (dst != xs->p->result || x->scope != 0 || !xs->stream || xs->p->out != ATHENE_F32 || !is32(xs, dst) ||
-	    x->exact || x->nargs > 2 || x->guard >= 0 || !(out = unit_dst(w)))
+	const XOp *o = &xs->op[0];
+	int n = w->lanes[0];
+	if ((int)(x - xs->p->ins) != xs->p->result || !stream_result(xs) || w->stage[0])
 		return false;
+	int64_t shape[XMAXD], ds[XMAXD], ss[XMAXD];
+	lane_coords(w, 0, 0);
+	int nd = unit_shape(w, 0, o, shape, ds);
+	dense(shape, nd, o->es, ss);
+	int64_t rows = 1, pitch = 0;
+	if (nd > 0 && !contiguous(shape, ds, ss, nd)) {
+		if (!contiguous(shape + 1, ds + 1, ss + 1, nd - 1))
+			return false;
+		rows = shape[0];
+		pitch = ds[0];
+	}
+	int len = (int)(n / rows); /* lanes of a row */
+	if (rows > 1 && (len % 2 || len < 16))
+		return false; /* rows would cut lines, or leave floats unaligned for Vals */
+	unsigned char *out = (unsigned char *)o->base + unit_offset(w, o) * (int64_t)o->es;
 	const float *a = argf(w, 0, x->a[0]), *b = x->nargs > 1 ? argf(w, 0, x->a[1]) : a;
 	float *rf = (float *)r;
-	for (int c = 0; c < n; c += STREAM_LANES) {
-		int m = n - c < STREAM_LANES ? n - c : STREAM_LANES;
-		/* c is a multiple of STREAM_LANES: the Vals stay aligned */
-		if (!fast_op(x, (Val *)(rf + c), (const Val *)(a + c), (const Val *)(b + c), m))
-			return false; /* not a plain loop: at c = 0, nothing done yet */
-		copy_stream_nofence(out + (size_t)c * sizeof(float), rf + c, (size_t)m * sizeof(float));
-	}
+	for (int64_t q = 0; q < rows; q++)
+		for (int c = 0; c < len; c += STREAM_LANES) {
+			int m = len - c < STREAM_LANES ? len - c : STREAM_LANES, at = (int)q * len + c;
+			/* at is even: the Vals stay aligned */
+			if (!fast_op(x, (Val *)(rf + at), (const Val *)(a + at), (const Val *)(b + at), m))
+				return false; /* not a plain loop: at the first, nothing done yet */
+			copy_stream_nofence(out + q * pitch + (int64_t)c * (int64_t)sizeof(float), rf + at,
+			                    (size_t)m * sizeof(float));
+		}
 	w->stored = true;
 	return true;
 }
@@ -749,7 +767,7 @@ static void run_unit(W *w, int s)
 		const Ins *x = &p->ins[i];
 		if (x->scope != s)
 			continue;
-		Val *r = w->rp[i] = &w->reg[(size_t)i * VM_LANES]; /* its own lanes, unless a load aliases */
+		Val *r = w->rp[i] = &w->reg[(size_t)i * REG_STRIDE]; /* its own lanes, unless a load aliases */
 		switch (x->kind) {
 		case I_CONST: break; /* its lanes were filled with the scratch */
 		case I_IVAR: ivar_lanes(w, s, x->var, r); break;
@@ -900,7 +918,7 @@ static void store_unit(W *w)
 		return;
 	}
 	from_lanes(w->tmp, x->p->out, res, w->lanes[0]);
-	box_copy((char *)dst, ds, (const char *)w->tmp, ss, shape, n, o->es, 0, false);
+	box_copy((char *)dst, ds, (const char *)w->tmp, ss, shape, n, o->es, x->stream ? COPY_STREAM : 0, false);
 }
 
 #define STAGE_MAX (64 << 20) /* bytes: larger boxes are read unit by unit */
@@ -951,6 +969,9 @@ static void stage_box(W *w, const XBox *b)
 			dense &= b->hi[d] - b->lo[d] <= 1 || o->stride[d] == w->dense0[d];
 		}
 		want &= !dense;
+		if (j == 0 && stream_result(x) && o->stride[x->sd[0][x->nsd[0] - 1]] == 1 &&
+		    b->hi[x->sd[0][x->nsd[0] - 1]] - b->lo[x->sd[0][x->nsd[0] - 1]] >= 64)
+			want = false; /* rows of 256 bytes and more: op_stream writes them in place */
 		size_t bytes = (size_t)points * o->es;
 		w->stage[j] = NULL;
 		if (!want || bytes > STAGE_MAX)
@@ -1006,26 +1027,41 @@ static void block_boxes(W *w, const int64_t *lo, const int64_t *hi)
 done:;
 }
 
+/* Grid axis g's range of block t: lo and hi of its variable; t divided by
+ * the axis's block count. */
+static void grid_range(const PlanStmt *ps, int g, int64_t *t, int64_t *lo, int64_t *hi)
+{
+	int i = ps->grid_var[g];
+	const PlanVar *pv = &ps->vars[i];
+	int64_t nb = i64_ceil_div(pv->n, pv->block);
+	lo[i] = *t % nb * pv->block;
+	hi[i] = lo[i] + pv->block < pv->n ? lo[i] + pv->block : pv->n;
+	*t /= nb;
+}
+
+static void run_block(const X *x, int64_t t, int worker);
+
+/* Task t: x->chunk consecutive blocks in the executor's walk order. */
 void vm_block_task(void *arg, int64_t t, int worker)
 {
-	(void)worker;
 	const X *x = arg;
+	for (int64_t b = t * x->chunk; b < (t + 1) * x->chunk && b < x->ntasks; b++)
+		run_block(x, b, worker);
+}
+
+static void run_block(const X *x, int64_t t, int worker)
+{
 	const PlanStmt *ps = x->ps;
 	int64_t lo[MAXSCOPE], hi[MAXSCOPE], first = 0;
 	for (int i = 0; i < ps->nlhs; i++) {
 		lo[i] = 0;
 		hi[i] = ps->vars[i].n;
 	}
-	for (int g = ps->ngrid - 1; g >= 0; g--) {
-		int i = ps->grid_var[g];
-		const PlanVar *pv = &ps->vars[i];
-		if (pv->reduce)
-			continue;
-		int64_t nb = i64_ceil_div(pv->n, pv->block);
-		lo[i] = t % nb * pv->block;
-		hi[i] = lo[i] + pv->block < pv->n ? lo[i] + pv->block : pv->n;
-		t /= nb;
-	}
+	if (x->fast_g >= 0)
+		grid_range(ps, x->fast_g, &t, lo, hi);
+	for (int g = ps->ngrid - 1; g >= 0; g--)
+		if (!ps->vars[ps->grid_var[g]].reduce && g != x->fast_g)
+			grid_range(ps, g, &t, lo, hi);
 	for (int i = 0; i < ps->nlhs; i++)
 		first += lo[i] * x->pstride[i];
 	if (first > atomic_load(&x->err->first))
@@ -1034,10 +1070,10 @@ void vm_block_task(void *arg, int64_t t, int worker)
 	if (!w->reg) {
 		size_t nreg = (size_t)x->p->n + 1;
 		w->x = x;
-		w->reg = malloc(nreg * VM_LANES * sizeof *w->reg);
+		w->reg = malloc(nreg * REG_STRIDE * sizeof *w->reg);
 		w->rp = malloc(nreg * sizeof *w->rp);
 		for (size_t r = 0; w->reg && w->rp && r < nreg; r++)
-			w->rp[r] = &w->reg[r * VM_LANES];
+			w->rp[r] = &w->reg[r * REG_STRIDE];
 		for (int r = 0; w->reg && r < x->p->n; r++) { /* constants: once (only they write their lanes) */
 			if (x->p->ins[r].kind != I_CONST)
 				continue;
@@ -1048,7 +1084,7 @@ void vm_block_task(void *arg, int64_t t, int worker)
 					w->rp[r][l] = x->p->ins[r].c;
 			}
 		}
-		w->splat = malloc(nreg * VM_LANES * sizeof *w->splat);
+		w->splat = malloc(nreg * REG_STRIDE * sizeof *w->splat);
 		w->tmp = malloc(VM_LANES * 8);
 		w->val = calloc((size_t)x->in->k->vars.n + 1, sizeof *w->val);
 		w->stage = calloc((size_t)x->pd->acc.n, sizeof *w->stage);

@@ -65,7 +65,9 @@ typedef struct {
 	int nrow, row_var[MAXSCOPE];
 	void *const *storage;
 	void **lets;
-	int64_t ntasks;
+	int64_t ntasks;   /* grid blocks */
+	int fast_g;       /* the grid axis whose blocks a task walks first, -1: the plan's order */
+	int64_t chunk;    /* consecutive blocks per task */
 	int64_t pstride[MAXSCOPE]; /* row-major position of each output variable */
 	bool stream;
 	struct W *w;      /* per worker: its scratch */
