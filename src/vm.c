@@ -415,6 +415,10 @@ static void load_lanes(W *w, int s, const Ins *ins, Val *r)
 			to_lanes(r, src, o->dt, w->lanes[s]); /* read in place */
 		return;
 	}
+	if (o->dt == ATHENE_F32 || o->dt == ATHENE_F64 || o->dt == ATHENE_I64) { /* laid out as the register */
+		box_copy((char *)r, ds, (const char *)src, ss, shape, n, o->es, 0, false);
+		return;
+	}
 	box_copy((char *)w->tmp, ds, (const char *)src, ss, shape, n, o->es, 0, false);
 	to_lanes(r, w->tmp, o->dt, w->lanes[s]);
 }
