@@ -100,6 +100,15 @@ void copy_stream(void *dst, const void *src, size_t n);
 void copy_stream_nofence(void *dst, const void *src, size_t n);
 void copy_fence(void);
 
+/* dst[i] = a[i] op b[i] (b unused for the unary ones) for n floats, each
+ * rounded as float arithmetic rounds it (relu: a where a > 0 or a is NaN,
+ * else +0), with streaming stores where the CPU has them and no fence:
+ * computed in vector registers and stored, so the result is never read
+ * back (a read just after a streamed store to an address equal modulo
+ * 4 KiB waits for it). */
+enum { SOP_ADD, SOP_SUB, SOP_MUL, SOP_DIV, SOP_NEG, SOP_RELU };
+void stream_op_f32(int op, void *dst, const float *a, const float *b, int64_t n);
+
 /* Tests only: true forces the portable C kernels (no SIMD) in later plans. */
 void copy_set_portable(bool on);
 

@@ -724,6 +724,64 @@ void copy_stream_nofence(void *dst, const void *src, size_t n)
 	memcpy(dst, src, n);
 }
 
+/* One op of stream_op_f32 on scalars, as the register machine's loops
+ * compute it. */
+static inline float sop1(int op, float a, float b)
+{
+	switch (op) {
+	case SOP_ADD: return a + b;
+	case SOP_SUB: return a - b;
+	case SOP_MUL: return a * b;
+	case SOP_DIV: return a / b;
+	case SOP_NEG: return -a;
+	default: return a > 0 || a != a ? a : 0.0f;
+	}
+}
+
+#ifdef X86
+AVX2_FN static inline __m256 sop8(int op, __m256 a, __m256 b)
+{
+	switch (op) {
+	case SOP_ADD: return _mm256_add_ps(a, b);
+	case SOP_SUB: return _mm256_sub_ps(a, b);
+	case SOP_MUL: return _mm256_mul_ps(a, b);
+	case SOP_DIV: return _mm256_div_ps(a, b);
+	case SOP_NEG: return _mm256_xor_ps(a, _mm256_set1_ps(-0.0f));
+	default: { /* relu: a where a > 0 or a is NaN, else +0 */
+		__m256 keep = _mm256_or_ps(_mm256_cmp_ps(a, _mm256_setzero_ps(), _CMP_GT_OQ), _mm256_cmp_ps(a, a, _CMP_UNORD_Q));
+		return _mm256_and_ps(a, keep);
+	}
+	}
+}
+
+AVX2_FN static void stream_op_avx2(int op, char *d, const float *a, const float *b, int64_t n)
+{
+	int64_t i = 0;
+	for (; i < n && (uintptr_t)(d + 4 * i) % 32; i++)
+		((float *)d)[i] = sop1(op, a[i], b[i]);
+	for (; i + 16 <= n; i += 16) { /* two stores back to back: whole lines */
+		__m256 r0 = sop8(op, _mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i));
+		__m256 r1 = sop8(op, _mm256_loadu_ps(a + i + 8), _mm256_loadu_ps(b + i + 8));
+		_mm256_stream_ps((float *)(d + 4 * i), r0);
+		_mm256_stream_ps((float *)(d + 4 * i + 32), r1);
+	}
+	for (; i < n; i++)
+		((float *)d)[i] = sop1(op, a[i], b[i]);
+}
+#endif
+
+void stream_op_f32(int op, void *dst, const float *a, const float *b, int64_t n)
+{
+#ifdef X86
+	if (pick_simd() == SIMD_AVX2) {
+		stream_op_avx2(op, dst, a, b, n);
+		return;
+	}
+#endif
+	for (int64_t i = 0; i < n; i++)
+		((float *)dst)[i] = sop1(op, a[i], b[i]);
+}
+
 void copy_fence(void)
 {
 #ifdef X86

@@ -624,6 +624,14 @@ static bool op_stream(W *w, const Ins *x, Val *r)
 	unsigned char *out = (unsigned char *)o->base + unit_offset(w, o) * (int64_t)o->es;
 	const float *a = argf(w, 0, x->a[0]), *b = x->nargs > 1 ? argf(w, 0, x->a[1]) : a;
 	float *rf = (float *)r;
+	int sop = x->op == OP_ADD ? SOP_ADD : x->op == OP_SUB ? SOP_SUB : x->op == OP_MUL ? SOP_MUL :
+	          x->op == OP_DIV ? SOP_DIV : x->op == OP_NEG ? SOP_NEG : x->op == OP_RELU ? SOP_RELU : -1;
+	if (sop >= 0) { /* in vector registers, straight to the output */
+		for (int64_t q = 0; q < rows; q++)
+			stream_op_f32(sop, out + q * pitch, a + q * len, b + q * len, len);
+		w->stored = true;
+		return true;
+	}
 	for (int64_t q = 0; q < rows; q++)
 		for (int c = 0; c < len; c += STREAM_LANES) {
 			int m = len - c < STREAM_LANES ? len - c : STREAM_LANES, at = (int)q * len + c;
