@@ -412,10 +412,9 @@ static bool make_dims(X *x)
 	return true;
 }
 
-/* Element strides of a view operand over the loop dims. */
-static void op_strides(X *x, XOp *o)
+/* Element strides of a view operand (the view v of it) over the loop dims. */
+static void op_strides(X *x, XOp *o, const View *v)
 {
-	const View *v = o->op->view;
 	for (int a = 0; a < v->naxes; a++)
 		if (v->ax[a].kind != VA_GATHER)
 			o->start += v->ax[a].start * v->ax[a].stride;
@@ -438,9 +437,8 @@ static void op_strides(X *x, XOp *o)
 /* The masked digits of a view operand as ranges of its loop dims; false
  * when a masked variable is cut into several dims (no box then: the
  * operand is read point by point, under its guard). */
-static bool op_masks(X *x, XOp *o)
+static bool op_masks(X *x, XOp *o, const View *v)
 {
-	const View *v = o->op->view;
 	if (o->op->cls == VIEW_ELEM || !(v->flags & VF_MASKED))
 		return true;
 	for (int g = 0; g < v->ndig; g++) {
@@ -597,10 +595,21 @@ static bool setup(X *x, const Inst *in, int si, void *const *storage, void **let
 		o->base = tensor_base(storage, lets, o->acc->t);
 		if (j > 0 && x->opreg[j] < 0)
 			continue; /* not read by the body */
-		if (j == 0 ? o->op->cls == VIEW_ELEM : needs_points(x, o->op, x->opreg[j]) || !op_masks(x, o))
+		if (j == 0 ? o->op->cls == VIEW_ELEM : needs_points(x, o->op, x->opreg[j]) || !op_masks(x, o, o->op->view))
 			o->point = true;
 		else
-			op_strides(x, o);
+			op_strides(x, o, o->op->view);
+		if (o->point || !o->op->piece)
+			continue;
+		XOp *q = calloc(1, sizeof *q); /* a rolled view: its second piece */
+		if (!q)
+			return false;
+		*q = (XOp){.op = o->op, .acc = o->acc, .dt = o->dt, .es = o->es, .base = o->base};
+		o->piece = q;
+		if (!op_masks(x, q, o->op->piece))
+			o->point = true;
+		else
+			op_strides(x, q, o->op->piece);
 	}
 	if (x->op[0].point)
 		return false;
@@ -612,7 +621,7 @@ static bool setup(X *x, const Inst *in, int si, void *const *storage, void **let
 	}
 	const Ins *res = &x->p->ins[x->p->result];
 	x->copy = x->p->n == 1 && res->kind == I_LOAD && !x->op[res->operand].point && res->dt == x->p->out &&
-	          !x->op[res->operand].op->view->ngat;
+	          !x->op[res->operand].op->view->ngat && !x->op[res->operand].masked;
 	x->stream = tensor_layout(in, st->t)->storage * (int64_t)x->op[0].es >= (8 << 20);
 	x->rows = gather_rows(x);
 	x->ntasks = 1;
@@ -972,6 +981,8 @@ static bool exec_stmt(const Inst *in, int si, void *const *storage, void **lets,
 	if (x && x->w)
 		vm_free_workers(x, nw);
 	if (x) {
+		for (int j = 0; x->op && j < x->pd->acc.n; j++)
+			free(x->op[j].piece);
 		free(x->op);
 		free(x->opreg);
 	}

@@ -144,7 +144,7 @@ void dump_kernel(Buf *b, const Kernel *k, bool checked)
 /* ---- views ---- */
 
 static const char *class_names[] = {"contiguous", "broadcast", "strided", "sliced", "reversed",
-                                    "permuted", "collapsed", "row gather", "empty", "masked"};
+                                    "permuted", "collapsed", "row gather", "empty", "masked", "rolled"};
 
 void view_class(Buf *b, const View *v)
 {
@@ -153,7 +153,7 @@ void view_class(Buf *b, const View *v)
 		return;
 	}
 	bool any = false;
-	for (int i = 1; i < 10; i++)
+	for (int i = 1; i < 11; i++)
 		if (v->flags & (1u << i)) {
 			buf_printf(b, "%s%s", any ? ", " : "", class_names[i]);
 			any = true;
@@ -354,6 +354,11 @@ static void explain_access_text(Buf *b, const PlanOperand *op)
 	op_view(&v, op);
 	buf_printf(b, "    %-5s %-8s %s\n", access_kind(op), op->t->name, buf_str(&c));
 	buf_printf(b, "          view  %s\n", buf_str(&v));
+	if (op->piece) {
+		v.len = 0;
+		view_print(&v, op->piece);
+		buf_printf(b, "          and   %s\n", buf_str(&v));
+	}
 	buf_free(&c);
 	buf_free(&v);
 }
@@ -439,6 +444,12 @@ static void explain_json_stmt(Buf *b, const PlanStmt *ps)
 		tmp.len = 0;
 		op_view(&tmp, op);
 		json_str(b, op->cls == VIEW_ELEM ? "" : buf_str(&tmp));
+		if (op->piece) { /* a roll: the view of its second piece */
+			buf_printf(b, ", \"piece\": ");
+			tmp.len = 0;
+			view_print(&tmp, op->piece);
+			json_str(b, buf_str(&tmp));
+		}
 		buf_printf(b, ", \"reason\": ");
 		if (op->cls == VIEW_ELEM)
 			json_str(b, op->reason);
@@ -625,6 +636,11 @@ void dump_views(Buf *b, const Inst *in)
 			buf_printf(b, "    ");
 			access_name(b, ac);
 			buf_printf(b, ": %s\n      %s\n", buf_str(&c), buf_str(&v));
+			if (ac->piece) {
+				v.len = 0;
+				view_print(&v, ac->piece);
+				buf_printf(b, "      and %s\n", buf_str(&v));
+			}
 			buf_free(&c);
 			buf_free(&v);
 		}

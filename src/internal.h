@@ -417,7 +417,7 @@ enum { VA_ITER, VA_INDEX, VA_GATHER, VA_UNIT };
 enum {
 	VF_BROADCAST = 1 << 1, VF_STRIDED = 1 << 2, VF_SLICED = 1 << 3, VF_REVERSED = 1 << 4,
 	VF_PERMUTED = 1 << 5, VF_COLLAPSED = 1 << 6, VF_ROWGATHER = 1 << 7, VF_EMPTY = 1 << 8,
-	VF_MASKED = 1 << 9,
+	VF_MASKED = 1 << 9, VF_ROLLED = 1 << 10,
 };
 /* One axis of the storage reshaped as a mixed-radix array. */
 typedef struct {
@@ -508,7 +508,11 @@ typedef struct {
 	int nscope;         /* the variables it iterates over */
 	const Var *scope[MAXSCOPE];
 	Sym *raw, *off;     /* flat storage offset: as lowered, simplified */
+	Sym *roff[2];       /* a roll ((v + c) % n wrapping once over v's range): the
+	                     * offset for v below the wrap and from it, NULL for none */
 	View view;
+	View *piece;        /* a rolled access: the view of its second piece, the
+	                     * first being view; both are masked to their ranges of v */
 } Access;
 typedef struct {
 	Stmt *stmt;
@@ -533,6 +537,7 @@ typedef struct {
 	bool wide64;        /* has 64-bit vector types (f64, i64) */
 	bool pads;          /* its backend fills the padded region of a masked view
 	                     * (else the plan reads a masked operand element by element) */
+	bool pieces;        /* its backend reads a rolled view as two masked pieces */
 	const char *transposes; /* what it can transpose inside a block, for explain */
 } Target;
 /* The target named name ("cpu", "tpu"); threads > 0 overrides the cpu's
@@ -577,6 +582,7 @@ typedef struct {
 	const View *view;
 	int cls;          /* VIEW_*: the view's class, or VIEW_ELEM when the plan demotes it */
 	const char *reason; /* why it is an element gather */
+	const View *piece; /* a roll: its second piece (the blocks are view's) */
 	bool prefetch;    /* an index load of a row gather: scalar prefetch */
 	int naxes;
 	PlanAxis ax[VIEW_MAXAX + 4];

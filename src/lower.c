@@ -626,9 +626,68 @@ static Sym *lower_own_load(Lower *l, Node *n, const Guard *g, bool raw)
 	return off;
 }
 
+/* A roll: a term (±v + c) % n of the offset whose argument wraps once
+ * over v's range [lo, hi] (torch.roll: (j + 13) % 16; the simplified form
+ * of (c - j) % n is ((n - 1)·j + c) % n). Returns v, and in *t the value
+ * it wraps at: the term is affine for v < t and for v >= t. */
+static const Var *roll_point(const Sym *s, const int64_t *lo, const int64_t *hi, int64_t *t)
+{
+	const Sym *a = s->kind == S_MOD ? s->a[0] : NULL;
+	if (a && s->a[1]->kind == S_CONST && s->a[1]->c > 1 && a->kind == S_ADD && a->n == 1 && a->a[0]->kind == S_VAR) {
+		int64_t n = s->a[1]->c, amin, amax, kk = floormod64(a->k[0], n);
+		if (kk == 1 || kk == n - 1) {
+			const Var *v = a->a[0]->p;
+			int64_t k = kk == 1 ? 1 : -1, c = a->c, vl = lo[v->id], vh = hi[v->id];
+			bool ok = k > 0 ? i64_add(vl, c, &amin) && i64_add(vh, c, &amax)
+			                : i64_sub(c, vh, &amin) && i64_sub(c, vl, &amax);
+			if (ok && vl < vh && floordiv64(amax, n) == floordiv64(amin, n) + 1) {
+				int64_t m = floordiv64(amax, n) * n;
+				*t = k > 0 ? m - c : c - m + 1;
+				return v;
+			}
+		}
+	}
+	for (int i = 0; i < s->n && s->kind != S_VAR && s->kind != S_ATOM; i++) {
+		const Var *v = roll_point(s->a[i], lo, hi, t);
+		if (v)
+			return v;
+	}
+	return NULL;
+}
+
+/* The offsets of a rolled load over the two pieces of v's range [lo, hi]
+ * (the box of its guard, or every variable's extent). */
+static void roll_pieces(Lower *l, Access *ac, const int64_t *lo, const int64_t *hi)
+{
+	Inst *in = l->in;
+	int nv = in->k->vars.n;
+	int64_t t, *blo = NULL, *bhi = NULL;
+	if (!lo) {
+		blo = arena_alloc(&in->arena, (size_t)(nv + 1) * sizeof *blo);
+		bhi = arena_alloc(&in->arena, (size_t)(nv + 1) * sizeof *bhi);
+		for (int i = 0; i < nv; i++)
+			blo[i] = 0, bhi[i] = in->n[i] - 1;
+		lo = blo, hi = bhi;
+	}
+	const Sym *off = ac->moff ? ac->moff : ac->off;
+	const Var *v = sym_has_atom(off) ? NULL : roll_point(off, lo, hi, &t);
+	for (int p = 0; v && p < 2; p++) {
+		int64_t *plo = arena_alloc(&in->arena, (size_t)(nv + 1) * sizeof *plo);
+		int64_t *phi = arena_alloc(&in->arena, (size_t)(nv + 1) * sizeof *phi);
+		memcpy(plo, lo, (size_t)nv * sizeof *plo);
+		memcpy(phi, hi, (size_t)nv * sizeof *phi);
+		*(p ? &plo[v->id] : &phi[v->id]) = p ? t : t - 1;
+		Lower la = *l;
+		la.t = symtab_new(&in->arena, true);
+		la.lo = plo, la.hi = phi;
+		ac->roff[p] = lower_load(&la, ac->load, false);
+		l->natoms = la.natoms;
+	}
+}
+
 /* An access of a planned statement; a guarded load also over the box its
  * guard leaves, for the analysis to fall back on (a pad: x.flat[j - 1]
- * where j >= 1). */
+ * where j >= 1), and a rolled one over its two pieces. */
 static void lower_access(Lower *l, Access *ac, Sym *store, bool raw)
 {
 	l->env = ac->env;
@@ -644,6 +703,9 @@ static void lower_access(Lower *l, Access *ac, Sym *store, bool raw)
 		ac->moff = lower_load(&la, ac->load, false);
 		l->natoms = la.natoms;
 	}
+	ac->roff[0] = ac->roff[1] = NULL;
+	if (ac->load && !ac->never && !raw)
+		roll_pieces(l, ac, boxed ? lo : NULL, boxed ? hi : NULL);
 	l->env = NULL;
 }
 
@@ -880,6 +942,24 @@ static const Sym *index_offset(const void *env, const Node *load)
 	return NULL;
 }
 
+/* A rolled access: a view per piece, both masked to their ranges of the
+ * rolled variable; false (the access unchanged) unless both are views. */
+static bool roll_views(Inst *in, const Planned *ps, Access *ac, int64_t storage, const Layout *tl)
+{
+	View *v[2];
+	for (int p = 0; p < 2; p++) {
+		v[p] = arena_alloc(&in->arena, sizeof *v[p]);
+		view_analyse(v[p], &in->arena, ac->roff[p], storage, ac->t, tl, in, ac->scope, ac->nscope, index_offset, ps);
+		if (v[p]->cls == VIEW_ELEM || v[p]->ngat || !(v[p]->flags & VF_MASKED))
+			return false;
+	}
+	v[0]->flags |= VF_ROLLED;
+	v[1]->flags |= VF_ROLLED;
+	ac->view = *v[0];
+	ac->piece = v[1];
+	return true;
+}
+
 void analyse_inst(Inst *in)
 {
 	for (int p = 0; p < in->nplanned; p++) {
@@ -897,6 +977,9 @@ void analyse_inst(Inst *in)
 			const Layout *tl = ac->t->role == ROLE_LET ? NULL : lay;
 			view_analyse(&ac->view, &in->arena, ac->off, storage, ac->t, tl, in, ac->scope, ac->nscope, index_offset,
 			             ps);
+			ac->piece = NULL;
+			if (ac->view.cls == VIEW_ELEM && ac->roff[0] && roll_views(in, ps, ac, storage, tl))
+				continue;
 			if (ac->view.cls != VIEW_ELEM || !ac->moff)
 				continue;
 			/* no view over the whole domain: over the box its guard leaves,

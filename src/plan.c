@@ -33,12 +33,12 @@
 
 static const Target cpu_target = {
 	.name = "cpu", .budget = 256 << 10, .buffers = 1, .tiles = false, .threads = 0, .min_block = 16 << 10,
-	.minor_align = 64, .wide64 = true, .pads = true, .transposes = "any two axes",
+	.minor_align = 64, .wide64 = true, .pads = true, .pieces = true, .transposes = "any two axes",
 };
 static const Target tpu_target = {
 	.name = "tpu", .budget = 16 << 20, /* scoped VMEM, both buffers of every block */
 	.buffers = 2, .tiles = true, .threads = 1, .min_block = 0, .minor_align = 64, .wide64 = false, .pads = true,
-	.transposes = "the minor two axes",
+	.pieces = false, .transposes = "the minor two axes",
 };
 
 int machine_threads(void)
@@ -570,6 +570,41 @@ static void narrow_notes(PlanStmt *ps, const char *target)
 	}
 }
 
+/* "j in [1, 16], i in [2, 5]": the ranges a masked view reads. */
+static void masked_ranges(char *where, size_t n, const View *v)
+{
+	where[0] = 0;
+	for (int d = 0, len = 0; d < v->ndig && len < (int)n; d++)
+		if (v->dig[d].masked)
+			len += snprintf(where + len, n - (size_t)len, "%s%s in [%lld, %lld]", len ? ", " : "",
+			                v->dig[d].var->name, (long long)v->dig[d].mlo, (long long)v->dig[d].mhi);
+}
+
+/* A rolled operand: two masked pieces of one array, the blocks those of
+ * the first; a target whose backend reads no pieces reads it element by
+ * element. */
+static void roll_operand(const Plan *p, PlanStmt *ps, PlanOperand *op)
+{
+	char a[200], b[200];
+	masked_ranges(a, sizeof a, op->view);
+	masked_ranges(b, sizeof b, op->acc->piece);
+	add_note(ps, "%s: rolled: read in two pieces, where %s and where %s\n", op->t->name, a, b);
+	if (p->tg->pieces && p->tg->pads) {
+		op->piece = op->acc->piece;
+		return;
+	}
+	Buf v = {0};
+	view_print(&v, op->view);
+	buf_printf(&v, " and ");
+	view_print(&v, op->acc->piece);
+	char *r = arena_alloc(&((Inst *)p->in)->arena, 400);
+	snprintf(r, 400, "the rolled view %s: the %s backend reads no rolled pieces, so it is read element by element",
+	         buf_str(&v), p->tg->name);
+	buf_free(&v);
+	op->cls = VIEW_ELEM;
+	op->reason = r;
+}
+
 /* A masked operand: which values it reads, the rest of its blocks being
  * padding, which the backend fills (the executor stages the values read
  * and zeros around them). A target whose backend fills no pads reads a
@@ -582,12 +617,13 @@ static void mask_operand(const Plan *p, PlanStmt *ps, PlanOperand *op)
 		add_note(ps, "%s: never read: its where() guard holds nowhere\n", op->t->name);
 	if (op->cls == VIEW_ELEM || !(v->flags & VF_MASKED))
 		return;
+	if (op->acc->piece) {
+		roll_operand(p, ps, op);
+		return;
+	}
 
-	char where[200] = "";
-	for (int d = 0, len = 0; d < v->ndig && len < (int)sizeof where; d++)
-		if (v->dig[d].masked)
-			len += snprintf(where + len, sizeof where - (size_t)len, "%s%s in [%lld, %lld]", len ? ", " : "",
-			                v->dig[d].var->name, (long long)v->dig[d].mlo, (long long)v->dig[d].mhi);
+	char where[200];
+	masked_ranges(where, sizeof where, v);
 	add_note(ps, "%s: masked: read only where %s%s\n", op->t->name, where,
 	         op->acc->exact ? "" : " (and where the rest of its guard holds)");
 	if (p->tg->pads)

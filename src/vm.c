@@ -342,11 +342,12 @@ static int mask_clip(const W *w, const XOp *o, const int *dims, int n, int64_t *
 /* Copies the box of masked operand o at element offset off (of the box's
  * first position, maybe padding), dims dims[0..n) of extents shape[] and
  * byte strides ss[], into the dense dst (byte strides ds[]): the values it
- * reads, zeros in its padding. False when it reads all of the box. */
+ * reads, and those of its second piece if it is rolled, zeros in the
+ * padding. False when its first piece reads all of the box. */
 static bool mask_copy(const W *w, const XOp *o, const int *dims, int n, const int64_t *shape, const int64_t *ss,
                       const int64_t *ds, int64_t off, unsigned char *dst)
 {
-	int64_t sub[XMAXD], skip[XMAXD], bytes = (int64_t)o->es;
+	int64_t sub[XMAXD], skip[XMAXD], qs[XMAXD], bytes = (int64_t)o->es;
 	memcpy(sub, shape, (size_t)n * sizeof *sub);
 	int part = mask_clip(w, o, dims, n, sub, skip);
 	if (part == 1)
@@ -354,14 +355,25 @@ static bool mask_copy(const W *w, const XOp *o, const int *dims, int n, const in
 	for (int p = 0; p < n; p++)
 		bytes *= shape[p];
 	memset(dst, 0, (size_t)bytes);
-	if (part == 0)
-		return true;
-	int64_t from = off * (int64_t)o->es;
-	for (int p = 0; p < n; p++) {
-		from += skip[p] * ss[p];
-		dst += skip[p] * ds[p];
+	for (const XOp *q = o; q; q = q->piece) {
+		if (q != o) { /* the second piece: its own offset, strides and mask */
+			memcpy(sub, shape, (size_t)n * sizeof *sub);
+			part = mask_clip(w, q, dims, n, sub, skip);
+			off = unit_offset(w, q);
+			for (int p = 0; p < n; p++)
+				qs[p] = q->stride[dims[p]] * (int64_t)q->es;
+			ss = qs;
+		}
+		if (part == 0)
+			continue;
+		int64_t from = off * (int64_t)q->es;
+		unsigned char *to = dst;
+		for (int p = 0; p < n; p++) {
+			from += skip[p] * ss[p];
+			to += skip[p] * ds[p];
+		}
+		box_copy((char *)to, ds, q->base + from, ss, sub, n, q->es, 0, false);
 	}
-	box_copy((char *)dst, ds, o->base + from, ss, sub, n, o->es, 0, false);
 	return true;
 }
 

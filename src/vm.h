@@ -31,7 +31,7 @@ typedef struct {
 	int scope;
 } XDim;
 
-typedef struct {
+typedef struct XOp {
 	const Access *acc;
 	const PlanOperand *op;
 	DType dt;
@@ -44,6 +44,8 @@ typedef struct {
 	                   * with mk set are read, the others are padding (zeros) */
 	bool mk[XMAXD];
 	int64_t mlo[XMAXD], mhi[XMAXD];
+	struct XOp *piece; /* a rolled view: its second piece, masked to the
+	                    * positions the first leaves (NULL for none) */
 } XOp;
 
 typedef struct {

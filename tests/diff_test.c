@@ -338,7 +338,15 @@ static Sub var_sub(const Var *v)
 	int s;
 	if (n < 1 || pct(45))
 		return (Sub){v->name, n, 1};
-	switch (rn(6)) {
+	switch (rn(7)) {
+	case 6:
+		if (n < 2)
+			return (Sub){v->name, n, 1};
+		c = rr(1, n - 1);
+		see("roll");
+		if (pct(30)) /* flipped and rolled */
+			return (Sub){fmt("(%" PRId64 " - %s) %% %" PRId64, c, v->name, n), n, 0};
+		return (Sub){fmt("(%s + %" PRId64 ") %% %" PRId64, v->name, c, n), n, 0};
 	case 0:
 		c = n - 1 + rn(3);
 		see("slice step -1");
@@ -1468,6 +1476,9 @@ static void run_case(Case *c, int threads)
 			const char *m = strstr(l, "masked"), *eol = strchr(l + 1, '\n');
 			if (m && (!eol || m < eol))
 				see("plan: masked view");
+			const char *r = strstr(l, "rolled");
+			if (r && (!eol || r < eol))
+				see("plan: rolled view");
 		}
 	}
 	/* inputs, and a copy of them elsewhere */
@@ -1681,7 +1692,7 @@ static int check_coverage(void)
 		"an input read twice", "index variable as a value", "large pointwise", "large reduction", "large row gather", "two instances run at once",
 		"plan: row gather", "plan: element gather", "plan: a grid of several blocks",
 		"masked load: cat", "masked load: pad", "masked load: every position masked",
-		"masked load: guard narrower than the box", "plan: masked view",
+		"masked load: guard narrower than the box", "plan: masked view", "roll", "plan: rolled view",
 	};
 	static const char *ops[] = {"+", "-", "*", "/", "//", "%", "==", "!=", "<", "<=", ">", ">=", "&&", "||",
 	                            "!", "neg", "abs", "sign", "relu", "floor", "ceil", "round", "trunc", "exp",
@@ -1803,7 +1814,8 @@ int main(int argc, char **argv)
 	printf("diff_test: %ld cases,", last - first);
 	for (int i = 0; i < ncov; i++)
 		if (strstr(cov_name[i], "every run") || strstr(cov_name[i], "out of range") || strstr(cov_name[i], "let ") ||
-		    strstr(cov_name[i], "several blocks") || strstr(cov_name[i], "large "))
+		    strstr(cov_name[i], "several blocks") || strstr(cov_name[i], "large ") || strstr(cov_name[i], "plan: masked") ||
+		    strstr(cov_name[i], "plan: rolled"))
 			printf(" %s: %ld,", cov_name[i], cov_n[i]);
 	printf(" %d features seen\n", ncov);
 	printf("%ld passed, %ld failed\n", passed, failed);

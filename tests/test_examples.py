@@ -1106,6 +1106,30 @@ def embed_digit_2d_subscripts(rng):
 
 
 @case(IND)
+def roll_flat(rng):
+    x = randn(rng, 4, 16)
+    return {"x": x}, {"y": np.roll(x, 3, 1)}
+
+
+@case(IND)
+def roll_dim(rng):
+    x = randn(rng, 4, 16)
+    return {"x": x}, {"y": np.roll(x, 3, 1)}
+
+
+@case(IND)
+def roll_flipped(rng):
+    x = randn(rng, 4, 16)
+    return {"x": x}, {"y": np.roll(x[:, ::-1], -5, 1)}
+
+
+@case(IND)
+def roll_rows(rng):
+    x = randn(rng, 4, 16)
+    return {"x": x}, {"y": np.roll(x, -1, 0) * np.float32(2.0)}
+
+
+@case(IND)
 def embed_flat_digit_wrap(rng):
     t, ind = randn(rng, 64, 32), wrapped_idx(rng, 64, 10)
     return {"t": t, "idx": ind}, {"y": t[ind].reshape(-1)}
@@ -1588,6 +1612,19 @@ def test_strided_slices_of_declared_dims_are_views(kernel):
     r = athene("explain", EXAMPLES / IND, "--kernel", kernel)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "element gather" not in r.stdout and "strided" in r.stdout, r.stdout
+
+
+@pytest.mark.parametrize("kernel", ["roll_flat", "roll_dim", "roll_flipped", "roll_rows"])
+def test_rolls_are_two_pieces_of_one_view(kernel):
+    """torch.roll is two masked pieces of one array on cpu; a target whose backend reads no pieces
+    reads it element by element, and says why."""
+    c = athene("explain", EXAMPLES / IND, "--kernel", kernel, "--target", "cpu")
+    assert c.returncode == 0, c.stdout + c.stderr
+    assert "element gather" not in c.stdout and "rolled" in c.stdout, c.stdout
+    assert re.search(r"^          and   reshape \(", c.stdout, re.M), c.stdout
+    assert "rolled: read in two pieces, where " in c.stdout, c.stdout
+    t = athene("explain", EXAMPLES / IND, "--kernel", kernel, "--target", "tpu")
+    assert t.returncode == 0 and "reads no rolled pieces" in t.stdout, t.stdout + t.stderr
 
 
 def test_clamp_reason_is_honest():

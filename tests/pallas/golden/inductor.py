@@ -566,6 +566,187 @@ def embed_digit_2d_subscripts(t, idx, *, interpret=None):
     return outs[0]
 
 
+# ---- kernel roll_flat
+
+def _roll_flat_y_x(x):
+    """x.flat[((16 * x1) + ((13 + x0) % 16))] over (4, 16), in XLA: the rolled view reshape (4, 16) · index [:, 13:16 pad (0, 13)] and reshape (4, 16) · index [:, 0:13 pad (3, 0)]: the tpu backend reads no rolled pieces, so it is read element by element."""
+    x1 = jax.lax.broadcasted_iota(jnp.int32, (4, 1), 0)
+    x0 = jax.lax.broadcasted_iota(jnp.int32, (1, 16), 1)
+    return jnp.take(x, jnp.broadcast_to((16*x1 + ((x0 + 13) % 16)), (4, 16)), mode="clip")
+
+
+def _roll_flat_y(x_ref, y_ref):
+    # y[x1, x0] = x.flat[((16 * x1) + ((13 + x0) % 16))]
+    v0 = x_ref[...]
+    out = v0
+    y_ref[...] = out
+
+
+_roll_flat_y_grid = pl.GridSpec(
+    grid=(1,),
+    in_specs=[
+        pl.BlockSpec((4, 16), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4, 16), lambda _: (np.int32(0), np.int32(0))))
+
+
+def roll_flat_pure(x, *, interpret=False):
+    """Traceable roll_flat(x f32[4, 16]) -> y f32[4, 16]."""
+    x = jnp.asarray(x).reshape(-1)
+    # y
+    y = pl.pallas_call(
+        _roll_flat_y,
+        out_shape=jax.ShapeDtypeStruct((4, 16), jnp.float32),
+        grid_spec=_roll_flat_y_grid,
+        interpret=interpret,
+    )(_roll_flat_y_x(x))
+    y = y.reshape(-1)
+    return y.reshape(4, 16)
+
+
+_roll_flat = jax.jit(roll_flat_pure, static_argnames="interpret")
+
+
+def roll_flat(x, *, interpret=None):
+    """roll_flat(x f32[4, 16]) -> y f32[4, 16]."""
+    return _run(_roll_flat, (x,), interpret)
+
+
+# ---- kernel roll_dim
+
+def _roll_dim_y_x(x):
+    """x[i, ((j + 13) % 16)] over (4, 16), in XLA: the rolled view reshape (4, 16) · index [:, 13:16 pad (0, 13)] and reshape (4, 16) · index [:, 0:13 pad (3, 0)]: the tpu backend reads no rolled pieces, so it is read element by element."""
+    i = jax.lax.broadcasted_iota(jnp.int32, (4, 1), 0)
+    j = jax.lax.broadcasted_iota(jnp.int32, (1, 16), 1)
+    return jnp.take(x, jnp.broadcast_to((16*i + ((j + 13) % 16)), (4, 16)), mode="clip")
+
+
+def _roll_dim_y(x_ref, y_ref):
+    # y[i, j] = x[i, ((j + 13) % 16)]
+    v0 = x_ref[...]
+    out = v0
+    y_ref[...] = out
+
+
+_roll_dim_y_grid = pl.GridSpec(
+    grid=(1,),
+    in_specs=[
+        pl.BlockSpec((4, 16), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4, 16), lambda _: (np.int32(0), np.int32(0))))
+
+
+def roll_dim_pure(x, *, interpret=False):
+    """Traceable roll_dim(x f32[4, 16]) -> y f32[4, 16]."""
+    x = jnp.asarray(x).reshape(-1)
+    # y
+    y = pl.pallas_call(
+        _roll_dim_y,
+        out_shape=jax.ShapeDtypeStruct((4, 16), jnp.float32),
+        grid_spec=_roll_dim_y_grid,
+        interpret=interpret,
+    )(_roll_dim_y_x(x))
+    y = y.reshape(-1)
+    return y.reshape(4, 16)
+
+
+_roll_dim = jax.jit(roll_dim_pure, static_argnames="interpret")
+
+
+def roll_dim(x, *, interpret=None):
+    """roll_dim(x f32[4, 16]) -> y f32[4, 16]."""
+    return _run(_roll_dim, (x,), interpret)
+
+
+# ---- kernel roll_flipped
+
+def _roll_flipped_y_x(x):
+    """x[i, ((10 - j) % 16)] over (4, 16), in XLA: the rolled view reshape (4, 16) · index [:, 10::-1 pad (0, 5)] and reshape (4, 16) · index [:, 15:10:-1 pad (11, 0)]: the tpu backend reads no rolled pieces, so it is read element by element."""
+    i = jax.lax.broadcasted_iota(jnp.int32, (4, 1), 0)
+    j = jax.lax.broadcasted_iota(jnp.int32, (1, 16), 1)
+    return jnp.take(x, jnp.broadcast_to((16*i + ((15*j + 10) % 16)), (4, 16)), mode="clip")
+
+
+def _roll_flipped_y(x_ref, y_ref):
+    # y[i, j] = x[i, ((10 - j) % 16)]
+    v0 = x_ref[...]
+    out = v0
+    y_ref[...] = out
+
+
+_roll_flipped_y_grid = pl.GridSpec(
+    grid=(1,),
+    in_specs=[
+        pl.BlockSpec((4, 16), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4, 16), lambda _: (np.int32(0), np.int32(0))))
+
+
+def roll_flipped_pure(x, *, interpret=False):
+    """Traceable roll_flipped(x f32[4, 16]) -> y f32[4, 16]."""
+    x = jnp.asarray(x).reshape(-1)
+    # y
+    y = pl.pallas_call(
+        _roll_flipped_y,
+        out_shape=jax.ShapeDtypeStruct((4, 16), jnp.float32),
+        grid_spec=_roll_flipped_y_grid,
+        interpret=interpret,
+    )(_roll_flipped_y_x(x))
+    y = y.reshape(-1)
+    return y.reshape(4, 16)
+
+
+_roll_flipped = jax.jit(roll_flipped_pure, static_argnames="interpret")
+
+
+def roll_flipped(x, *, interpret=None):
+    """roll_flipped(x f32[4, 16]) -> y f32[4, 16]."""
+    return _run(_roll_flipped, (x,), interpret)
+
+
+# ---- kernel roll_rows
+
+def _roll_rows_y_x(x):
+    """x[((i + 1) % 4), j] over (4, 16), in XLA: the rolled view reshape (4, 16) · index [1:4 pad (0, 1), :] and reshape (64,) · index [0:16]: the tpu backend reads no rolled pieces, so it is read element by element."""
+    i = jax.lax.broadcasted_iota(jnp.int32, (4, 1), 0)
+    j = jax.lax.broadcasted_iota(jnp.int32, (1, 16), 1)
+    return jnp.take(x, jnp.broadcast_to((16*((i + 1) % 4) + j), (4, 16)), mode="clip")
+
+
+def _roll_rows_y(x_ref, y_ref):
+    # y[i, j] = (x[((i + 1) % 4), j] * 2)
+    v0 = x_ref[...]
+    v3 = v0 * jnp.float32(2)
+    out = v3
+    y_ref[...] = out
+
+
+_roll_rows_y_grid = pl.GridSpec(
+    grid=(1,),
+    in_specs=[
+        pl.BlockSpec((4, 16), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((4, 16), lambda _: (np.int32(0), np.int32(0))))
+
+
+def roll_rows_pure(x, *, interpret=False):
+    """Traceable roll_rows(x f32[4, 16]) -> y f32[4, 16]."""
+    x = jnp.asarray(x).reshape(-1)
+    # y
+    y = pl.pallas_call(
+        _roll_rows_y,
+        out_shape=jax.ShapeDtypeStruct((4, 16), jnp.float32),
+        grid_spec=_roll_rows_y_grid,
+        interpret=interpret,
+    )(_roll_rows_y_x(x))
+    y = y.reshape(-1)
+    return y.reshape(4, 16)
+
+
+_roll_rows = jax.jit(roll_rows_pure, static_argnames="interpret")
+
+
+def roll_rows(x, *, interpret=None):
+    """roll_rows(x f32[4, 16]) -> y f32[4, 16]."""
+    return _run(_roll_rows, (x,), interpret)
+
+
 # ---- kernel slice_step5_flat
 
 def _slice_step5_flat_y_x(x):

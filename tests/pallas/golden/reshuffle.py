@@ -153,7 +153,7 @@ def tile3(x, *, interpret=None):
 # ---- kernel roll5
 
 def _roll5_y_x(x):
-    """x[((i - 5) % 16)] over (16,), in XLA: (i + 11) % 16 is not affine in the digits of the index variables."""
+    """x[((i - 5) % 16)] over (16,), in XLA: the rolled view reshape (16,) · index [11:16 pad (0, 11)] and reshape (16,) · index [0:11 pad (5, 0)]: the tpu backend reads no rolled pieces, so it is read element by element."""
     i = jax.lax.broadcasted_iota(jnp.int32, (16,), 0)
     return jnp.take(x, jnp.broadcast_to(((i + 11) % 16), (16,)), mode="clip")
 
@@ -196,7 +196,7 @@ def roll5(x, *, interpret=None):
 # ---- kernel roll_sym
 
 def _roll_sym_y_x(x):
-    """x[((i + 3) % N)] over (64,), in XLA: (i + 3) % 64 is not affine in the digits of the index variables."""
+    """x[((i + 3) % N)] over (64,), in XLA: the rolled view reshape (64,) · index [3:64 pad (0, 3)] and reshape (64,) · index [0:3 pad (61, 0)]: the tpu backend reads no rolled pieces, so it is read element by element."""
     i = jax.lax.broadcasted_iota(jnp.int32, (64,), 0)
     return jnp.take(x, jnp.broadcast_to(((i + 3) % 64), (64,)), mode="clip")
 
