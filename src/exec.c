@@ -621,7 +621,7 @@ static bool setup(X *x, const Inst *in, int si, void *const *storage, void **let
 	}
 	const Ins *res = &x->p->ins[x->p->result];
 	x->copy = x->p->n == 1 && res->kind == I_LOAD && !x->op[res->operand].point && res->dt == x->p->out &&
-	          !x->op[res->operand].op->view->ngat && !x->op[res->operand].masked;
+	          !x->op[res->operand].op->view->ngat && (!x->op[res->operand].masked || x->op[res->operand].piece);
 	x->stream = tensor_layout(in, st->t)->storage * (int64_t)x->op[0].es >= (8 << 20);
 	x->rows = gather_rows(x);
 	x->ntasks = 1;
@@ -750,19 +750,31 @@ static void copy_stmt(const X *x)
 		if ((nb[i] = var_boxes(x, i, 0, ps->vars[i].n, &vb[i * XMAXBOX], XMAXBOX)) == 0)
 			goto done;
 	for (;;) {
-		int64_t shape[XMAXD], ds[XMAXD], ss[XMAXD], doff = dst->start, soff = src->start;
-		int n = 0;
-		for (int k = 0; k < x->nsd[0]; k++) {
-			int d = x->sd[0][k];
-			const XBox *b = &vb[x->d[d].var * XMAXBOX + at[x->d[d].var]];
-			shape[n] = b->hi[d] - b->lo[d];
-			ds[n] = dst->stride[d] * (int64_t)dst->es;
-			ss[n++] = src->stride[d] * (int64_t)src->es;
-			doff += b->lo[d] * dst->stride[d];
-			soff += b->lo[d] * src->stride[d];
+		for (const XOp *q = src; q; q = q->piece) { /* a rolled source: each piece where it reads */
+			int64_t shape[XMAXD], ds[XMAXD], ss[XMAXD], doff = dst->start, soff = q->start;
+			int n = 0;
+			for (int k = 0; k < x->nsd[0] && n >= 0; k++) {
+				int d = x->sd[0][k];
+				const XBox *b = &vb[x->d[d].var * XMAXBOX + at[x->d[d].var]];
+				int64_t lo = b->lo[d], hi = b->hi[d];
+				if (q->mk[d]) {
+					lo = lo > q->mlo[d] ? lo : q->mlo[d];
+					hi = hi < q->mhi[d] + 1 ? hi : q->mhi[d] + 1;
+				}
+				if (lo >= hi)
+					n = -1; /* this piece reads none of the box */
+				else {
+					shape[n] = hi - lo;
+					ds[n] = dst->stride[d] * (int64_t)dst->es;
+					ss[n++] = q->stride[d] * (int64_t)q->es;
+					doff += lo * dst->stride[d];
+					soff += lo * q->stride[d];
+				}
+			}
+			if (n >= 0)
+				box_copy(dst->base + doff * (int64_t)dst->es, ds, q->base + soff * (int64_t)q->es, ss, shape, n,
+				         dst->es, x->stream ? COPY_STREAM : 0, true);
 		}
-		box_copy(dst->base + doff * (int64_t)dst->es, ds, src->base + soff * (int64_t)src->es, ss, shape, n, dst->es,
-		         x->stream ? COPY_STREAM : 0, true);
 		int i = nl - 1;
 		while (i >= 0 && ++at[i] == nb[i])
 			at[i--] = 0;

@@ -552,6 +552,44 @@ HOT static bool fast_op(const Ins *x, Val *r, const Val *a, const Val *b, int n)
 	return false;
 }
 
+/* where(c, a, b) over n lanes: f32 lanes as floats, the others as Vals. */
+HOT static void where_lanes(Val *r, const Val *c, const Val *a, const Val *b, bool f32, int n)
+{
+	if (f32) {
+		float *rf = (float *)r;
+		const float *af = (const float *)a, *bf = (const float *)b;
+		for (int i = 0; i < n; i++)
+			rf[i] = c[i].i ? af[i] : bf[i];
+	} else {
+		int64_t *ri = (int64_t *)r;
+		const int64_t *ai = (const int64_t *)a, *bi = (const int64_t *)b;
+		for (int i = 0; i < n; i++) /* the bits of a Val, whatever it holds */
+			ri[i] = c[i].i ? ai[i] : bi[i];
+	}
+}
+
+/* The lanes of an index variable: base, plus q·place along each row of
+ * `ext` lanes repeated every `run` lanes. */
+HOT static void ramp_lanes(Val *r, int64_t base, int n)
+{
+	for (int l = 0; l < n; l++)
+		r[l].i = base;
+}
+
+HOT static void ramp_add(Val *r, int n, int ext, int run, int64_t place)
+{
+	if (run == 1) { /* the innermost varying dim: a ramp along each row */
+		for (int l = 0; l < n; l += ext)
+			for (int q = 1; q < ext; q++)
+				r[l + q].i += q * place;
+		return;
+	}
+	for (int l = 0; l < n; l += run * ext)
+		for (int q = 1; q < ext; q++)
+			for (int m = 0; m < run; m++)
+				r[l + q * run + m].i += q * place;
+}
+
 static void op_lanes(W *w, int s, const Ins *x, Val *r)
 {
 	const Val *a[3] = {NULL, NULL, NULL};
@@ -561,15 +599,7 @@ static void op_lanes(W *w, int s, const Ins *x, Val *r)
 	if (!x->exact && x->nargs <= 2 && fast_op(x, r, a[0], a[1] ? a[1] : a[0], n))
 		return;
 	if (x->op == OP_WHERE) { /* its branches are cast to its dtype, its condition to bool */
-		if (is32(w->x, (int)(x - w->x->p->ins))) {
-			float *rf = (float *)r;
-			const float *af = (const float *)a[1], *bf = (const float *)a[2];
-			for (int i = 0; i < n; i++)
-				rf[i] = a[0][i].i ? af[i] : bf[i];
-		} else {
-			for (int i = 0; i < n; i++)
-				r[i] = a[0][i].i ? a[1][i] : a[2][i];
-		}
+		where_lanes(r, a[0], a[1], a[2], is32(w->x, (int)(x - w->x->p->ins)), n);
 		return;
 	}
 	DType t = op_info[x->op].kind == K_PRED ? w->x->p->ins[x->a[0]].dt : x->opdt;
@@ -769,16 +799,12 @@ static void ivar_lanes(W *w, int s, const Var *v, Val *r)
 	int n = w->lanes[s], run = 1;
 	lane_coords(w, s, 0);
 	var_values(w);
-	for (int l = 0; l < n; l++)
-		r[l].i = w->val[v->id];
+	ramp_lanes(r, w->val[v->id], n);
 	for (int k = x->nsd[s] - 1; k >= w->ustart[s]; k--) {
 		const XDim *d = &x->d[x->sd[s][k]];
 		int ext = (int)(w->unit[s]->hi[x->sd[s][k]] - w->unit[s]->lo[x->sd[s][k]]);
 		if (x->ps->vars[d->var].var == v && ext > 1)
-			for (int l = 0; l < n; l += run * ext)
-				for (int q = 1; q < ext; q++)
-					for (int m = 0; m < run; m++)
-						r[l + q * run + m].i += q * d->place;
+			ramp_add(r, n, ext, run, d->place);
 		run *= ext;
 	}
 }
