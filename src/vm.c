@@ -568,8 +568,9 @@ HOT static void where_lanes(Val *r, const Val *c, const Val *a, const Val *b, bo
 	}
 }
 
-/* The lanes of an index variable: base, plus q·place along each row of
- * `ext` lanes repeated every `run` lanes. */
+/* The lanes of an index variable: its value at the first lane (ramp_lanes),
+ * plus q·place at the q-th of every `ext` steps of `run` lanes (ramp_add,
+ * once per varying dim of the variable). */
 HOT static void ramp_lanes(Val *r, int64_t base, int n)
 {
 	for (int l = 0; l < n; l++)
