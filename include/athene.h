@@ -118,10 +118,12 @@ ATHENE_API const char *athene_explain(athene_inst *in, const char *target, int j
 
 /* One self-contained Python module of JAX Pallas kernels for the instances
  * ins[0..n) (kernels of one file, each with its sizes bound), emitted from
- * their tpu plans: target "pallas" (TPU through Mosaic; it also runs in
- * JAX's interpreter on a CPU); "pallas-gpu" is reserved and fails for now
- * with the reason. chip ("v5e", "v6e", "v4" or
- * NULL) is recorded in the module; the plan is the tpu target's for each.
+ * their tpu plans: target "pallas" (TPU through Mosaic) or "pallas-gpu"
+ * (Pallas's Triton lowering, power-of-two blocks); both also run in JAX's
+ * interpreter on a CPU. A kernel the gpu module cannot hold is left out
+ * with a comment line "# ---- kernel K: not emitted for pallas-gpu: why".
+ * chip ("v5e", "v6e", "v4" or NULL) is recorded in the module; the plan is
+ * the tpu target's for each.
  * For each kernel K the module defines K(*inputs, interpret=None) and the
  * traceable K_pure(*inputs, interpret=False) (see docs/pallas.md). NULL on
  * failure with the errors in athene_inst_errors(ins[0]); the text is valid

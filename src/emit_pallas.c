@@ -171,7 +171,8 @@ int ep_axis_mode(const PlanStmt *ps, const PlanAxis *x)
 		return (x->start + 1) % b == 0 && x->len % b == 0 && v->n % v->block == 0 ? AX_EXACT : AX_WHOLE;
 	}
 	int64_t first = x->step > 0 ? x->start : x->start - x->len + 1;
-	return first % b == 0 && b == x->len ? AX_EXACT : AX_WHOLE;
+	/* a block past the axis's end: the gpu's power-of-two block of a whole variable */
+	return first % b == 0 && (b == x->len || (!first && b > x->len && x->len == x->size)) ? AX_EXACT : AX_WHOLE;
 }
 
 int64_t ep_array_elems(const PlanOperand *op)
@@ -502,7 +503,7 @@ static void operand_array(Buf *out, Em *e, const PlanOperand *op)
 		*e->needs |= NEED_I32;
 		return;
 	}
-	int64_t have = tensor_layout(e->in, op->t)->storage, n = ep_array_elems(op), shape[VIEW_MAXAX + 4];
+	int64_t have = tensor_layout(e->in, op->t)->storage, n = 1, shape[VIEW_MAXAX + 4];
 	int rank = 1;
 	if (prep) {
 		rank = op->view->naxes;
@@ -512,7 +513,7 @@ static void operand_array(Buf *out, Em *e, const PlanOperand *op)
 	}
 	for (int a = 0; a < op->naxes; a++) {
 		shape[a] = op->ax[a].size - e->pad[op->access][a][0] - e->pad[op->access][a][1];
-		n = a ? n * shape[a] : shape[a];
+		n *= shape[a];
 	}
 	if (n > have) {
 		buf_printf(b, "_pad(%s%s, %lld)", prep ? prep : t, rank > 1 ? ".reshape(-1)" : "", (long long)n);
@@ -660,7 +661,7 @@ static void prepare(Em *e, PlanOperand *op, unsigned m, const char *why)
 		const PlanVar *pv = &ps->vars[v];
 		if (!(m >> v & 1) || pv->n <= 1)
 			continue;
-		int64_t blk = pv->grid >= 0 ? pv->block : pv->n;
+		int64_t blk = pv->grid >= 0 ? pv->block : e->vb[v];
 		shape[k] = pv->n;
 		w->ax[k] = (VAxis){.kind = VA_ITER, .size = pv->n, .len = pv->n, .step = 1, .ref = k};
 		w->dig[k] = (ViewDigit){.var = pv->var, .vi = v, .nsplit = 1, .place = 1, .n = pv->n, .axis = k};
@@ -671,18 +672,20 @@ static void prepare(Em *e, PlanOperand *op, unsigned m, const char *why)
 	w->naxes = w->ndig = k;
 	op->view = w;
 	op->cls = VIEW_VIEW;
+	memset(e->pad[op->access], 0, sizeof e->pad[op->access]);
 	if (!k)
 		unit_axis(op, 0);
 	/* the tpu block rule: squeezed axes out of the last two */
-	if (!op->ax[op->naxes - 1].block) {
+	if (e->gpu) {
+	} else if (!op->ax[op->naxes - 1].block) {
 		unit_axis(op, op->naxes);
 		unit_axis(op, op->naxes);
 	} else if (op->naxes >= 2 && !op->ax[op->naxes - 2].block)
 		unit_axis(op, op->naxes - 1);
 	const PlanAxis *last = &op->ax[op->naxes - 1];
 	const PlanAxis *second = op->naxes >= 2 ? &op->ax[op->naxes - 2] : NULL;
-	if ((op->naxes >= 2 && !tpu_ok(last->block, last->size, 128)) ||
-	    (second && !tpu_ok(second->block, second->size, 8 * dtype_packing(op->t->dt))))
+	if (!e->gpu && ((op->naxes >= 2 && !tpu_ok(last->block, last->size, 128)) ||
+	    (second && !tpu_ok(second->block, second->size, 8 * dtype_packing(op->t->dt)))))
 		ep_unsupported(e, "a prepared operand whose blocks break the tpu block rule");
 	/* the function */
 	Buf body = {0}, name = {0}, src = {0}, call = {0}, sh = {0};
@@ -733,6 +736,70 @@ static void prepare(Em *e, PlanOperand *op, unsigned m, const char *why)
 	buf_free(&off);
 }
 
+/* The gpu's store when its view is no plain block: the kernel writes the
+ * values over the output variables, the wrapper puts them into the
+ * storage (a reshape, or a scatter in XLA). */
+static void prepare_store(Em *e, PlanOperand *op)
+{
+	const PlanStmt *ps = e->ps;
+	View *w = arena_alloc(&e->in->arena, sizeof *w);
+	int64_t shape[PLAN_MAXVARS];
+	int k = 0;
+	w->cls = VIEW_VIEW;
+	op->naxes = 0;
+	for (int v = 0; v < ps->nlhs; v++) {
+		const PlanVar *pv = &ps->vars[v];
+		if (pv->n <= 1)
+			continue;
+		int64_t blk = pv->grid >= 0 ? pv->block : e->vb[v];
+		shape[k] = pv->n;
+		w->ax[k] = (VAxis){.kind = VA_ITER, .size = pv->n, .len = pv->n, .step = 1, .ref = k};
+		w->dig[k] = (ViewDigit){.var = pv->var, .vi = v, .nsplit = 1, .place = 1, .n = pv->n, .axis = k};
+		op->ax[op->naxes++] = (PlanAxis){.kind = VA_ITER, .size = pv->n, .block = pv->grid >= 0 && blk == 1 ? 0 : blk,
+		                                 .len = pv->n, .step = 1, .var = v, .ref = k, .vaxis = k};
+		k++;
+	}
+	if (!k)
+		unit_axis(op, 0);
+	w->naxes = w->ndig = k;
+	op->view = w;
+	op->cls = VIEW_VIEW;
+	memset(e->pad[0], 0, sizeof e->pad[0]);
+	if (ep_rowmajor(e, op->acc->off))
+		return; /* the values in order are the storage */
+	Buf name = {0}, sh = {0}, off = {0}, call = {0};
+	const char *y = ep_pyname(op->t->name);
+	const Tensor *reads[16] = {op->t};
+	SymCtx c = {.e = e, .xla = true, .reads = reads, .nreads = 1};
+	ep_tuple(&sh, shape, k);
+	ep_fn_name(e, &name);
+	buf_printf(&name, "_store");
+	buf_printf(e->fns, "\ndef %s(%s):\n    \"\"\"The storage of %s from its values over %s, in XLA.\"\"\"\n", buf_str(&name), y,
+	           op->t->name, buf_str(&sh));
+	for (int v = 0, a = 0; v < ps->nlhs; v++) {
+		const char *vn = ep_pyname(ps->vars[v].var->name);
+		int64_t one[PLAN_MAXVARS];
+		for (int i = 0; i < k; i++)
+			one[i] = i == a ? shape[i] : 1;
+		Buf o = {0};
+		ep_tuple(&o, one, k);
+		if (ps->vars[v].n <= 1)
+			buf_printf(e->fns, "    %s = jnp.int32(0)\n", vn);
+		else
+			buf_printf(e->fns, "    %s = jax.lax.broadcasted_iota(jnp.int32, %s, %d)\n", vn, buf_str(&o), a++);
+		buf_free(&o);
+	}
+	ep_sym_expr(&off, &c, op->acc->off);
+	buf_printf(e->fns, "    return jnp.zeros((%lld,), %s).at[jnp.broadcast_to(%s, %s).reshape(-1)].set(%s.reshape(-1))\n\n",
+	           (long long)tensor_layout(e->in, op->t)->storage, ep_jdt(op->t->dt), buf_str(&off), buf_str(&sh), y);
+	buf_printf(&call, "%s(%s)", buf_str(&name), y);
+	e->prep[0] = arena_strndup(&e->in->arena, buf_str(&call), call.len);
+	buf_free(&name);
+	buf_free(&sh);
+	buf_free(&off);
+	buf_free(&call);
+}
+
 /* Pallas's rule for rank-1 blocks: the whole array, a multiple of 1024
  * elements, or a power of two of at least 128 words. */
 static bool rank1_ok(int64_t b, int64_t size, DType t)
@@ -761,6 +828,41 @@ static void cut_rank1(Em *e, PlanOperand *op)
 	op->ax[1] = (PlanAxis){.kind = VA_UNIT, .size = 1, .block = 1, .var = -1, .step = 1, .len = 1, .vaxis = -1};
 	op->ax[2] = lo;
 	op->naxes = 3;
+}
+
+/* The gpu's check outputs: one int32 element per output element. */
+static void lhs_shape(Buf *b, const Em *e)
+{
+	int64_t sh[PLAN_MAXVARS];
+	int n = 0;
+	for (int v = 0; v < e->ps->nlhs; v++)
+		sh[n++] = e->ps->vars[v].n;
+	if (!n)
+		sh[n++] = 1;
+	ep_tuple(b, sh, n);
+}
+
+static void lhs_spec(Buf *b, Em *e)
+{
+	const PlanStmt *ps = e->ps;
+	Buf map = {0};
+	buf_printf(b, "pl.BlockSpec((");
+	for (int v = 0; v < ps->nlhs; v++) {
+		const PlanVar *pv = &ps->vars[v];
+		if (pv->grid >= 0 && pv->block == 1)
+			buf_printf(b, "%sNone", v ? ", " : "");
+		else
+			buf_printf(b, "%s%lld", v ? ", " : "", (long long)e->vb[v]);
+		buf_printf(&map, "%s%s", v ? ", " : "", pv->grid >= 0 ? ep_pyname(pv->var->name) : "np.int32(0)");
+	}
+	if (!ps->nlhs) {
+		buf_printf(b, "1");
+		buf_printf(&map, "np.int32(0)");
+	}
+	buf_printf(b, ps->nlhs > 1 ? "), " : ",), ");
+	map_params(b, ps);
+	buf_printf(b, "(%s%s))", buf_str(&map), ps->nlhs > 1 ? "" : ",");
+	buf_free(&map);
 }
 
 /* The statement's grid spec, at module level: tools and tests can call its
@@ -799,8 +901,16 @@ static void emit_grid_spec(Em *e, Buf *out)
 	}
 	buf_printf(out, "],\n    out_specs=%s", e->stmt_checks ? "[" : "");
 	block_spec(out, e, st);
-	if (e->stmt_checks)
+	if (e->stmt_checks && !e->gpu)
 		buf_printf(out, ", pl.BlockSpec((11,), lambda *_: (np.int32(0),), memory_space=pltpu.SMEM)]");
+	else if (e->stmt_checks) {
+		Buf spec = {0};
+		lhs_spec(&spec, e);
+		for (int c = 0; c < 2 * e->stmt_checks; c++)
+			buf_printf(out, ", %s", buf_str(&spec));
+		buf_printf(out, "]");
+		buf_free(&spec);
+	}
 	buf_printf(out, ")\n");
 	buf_free(&name);
 }
@@ -812,7 +922,9 @@ static void emit_call(Em *e, Buf *w, int si, Buf *records)
 	const char *y = ep_pyname(ps->stmt->t->name);
 	int64_t storage = tensor_layout(e->in, st->t)->storage;
 	Buf name = {0};
-	if (e->stmt_checks)
+	if (e->stmt_checks && e->gpu)
+		buf_printf(w, "    %s, *err%d = pl.pallas_call(\n", y, si);
+	else if (e->stmt_checks)
 		buf_printf(w, "    %s, bad%d = pl.pallas_call(\n", y, si);
 	else
 		buf_printf(w, "    %s = pl.pallas_call(\n", y);
@@ -822,7 +934,14 @@ static void emit_call(Em *e, Buf *w, int si, Buf *records)
 		shape[a] = st->ax[a].size;
 	buf_printf(w, "        out_shape=%sjax.ShapeDtypeStruct(", e->stmt_checks ? "(" : "");
 	ep_tuple(w, shape, st->naxes);
-	buf_printf(w, ", %s)%s,\n", ep_jdt(st->t->dt), e->stmt_checks ? ", jax.ShapeDtypeStruct((11,), jnp.int32))" : "");
+	if (e->gpu && e->stmt_checks) {
+		Buf l = {0};
+		lhs_shape(&l, e);
+		buf_printf(w, ", %s), *[jax.ShapeDtypeStruct(%s, jnp.int32)] * %d),\n", ep_jdt(st->t->dt), buf_str(&l),
+		           2 * e->stmt_checks);
+		buf_free(&l);
+	} else
+		buf_printf(w, ", %s)%s,\n", ep_jdt(st->t->dt), e->stmt_checks ? ", jax.ShapeDtypeStruct((11,), jnp.int32))" : "");
 	buf_printf(w, "        grid_spec=%s_grid,\n", ep_fn_name(e, &name));
 	/* The planner budgets 16 MiB of double-buffered blocks; the kernel's own
 	 * values (a transposed block, merged digits) come on top, past the
@@ -839,7 +958,9 @@ static void emit_call(Em *e, Buf *w, int si, Buf *records)
 		bytes += op->prefetch || !op->naxes ? 0 : n;
 	}
 	bool big = bytes > 4 << 20;
-	if (ps->ngrid || big) {
+	if (e->gpu)
+		buf_printf(w, "        compiler_params=pltriton.CompilerParams(),\n");
+	else if (ps->ngrid || big) {
 		buf_printf(w, "        compiler_params=pltpu.CompilerParams(");
 		if (ps->ngrid) {
 			buf_printf(w, "dimension_semantics=(");
@@ -868,13 +989,108 @@ static void emit_call(Em *e, Buf *w, int si, Buf *records)
 	if (f.len)
 		buf_printf(w, "    %s = jnp.flip(%s, (%s,))\n", y, y, buf_str(&f));
 	buf_free(&f);
-	if (ep_array_elems(st) > storage)
+	if (e->prep[0])
+		buf_printf(w, "    %s = %s\n", y, e->prep[0]);
+	else if (ep_array_elems(st) > storage)
 		buf_printf(w, "    %s = %s.reshape(-1)[:%lld]\n", y, y, (long long)storage);
 	else if (st->naxes != 1)
 		buf_printf(w, "    %s = %s.reshape(-1)\n", y, y);
+	if (e->stmt_checks && e->gpu) {
+		int first = e->nchecks - e->stmt_checks;
+		buf_printf(w, "    bad%d = jnp.concatenate([", si);
+		for (int c = 0; c < e->stmt_checks; c++)
+			buf_printf(w, "%s_first_bad(err%d[%d], err%d[%d], %d)", c ? ", " : "", si, 2 * c, si, 2 * c + 1, first + c);
+		buf_printf(w, "])\n");
+	}
 	if (e->stmt_checks)
 		buf_printf(records, "%sbad%d", records->len ? ", " : "", si);
 	buf_free(&name);
+}
+
+static int64_t pow2_ceil(int64_t n)
+{
+	int64_t p = 1;
+	while (p < n)
+		p *= 2;
+	return n ? p : 0;
+}
+
+/* Records why the gpu module leaves the kernel out (the first reason). */
+static void gpu_refuse(Em *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void gpu_refuse(Em *e, const char *fmt, ...)
+{
+	if (e->refused)
+		return;
+	Buf b = {0};
+	va_list ap;
+	va_start(ap, fmt);
+	buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	e->refused = arena_strndup(&e->in->arena, buf_str(&b), b.len);
+	buf_free(&b);
+}
+
+/* Can the gpu kernel take the operand's block as it is: every axis
+ * squeezed or one whole range of a variable, in order (a transpose at
+ * most), nothing sliced or indexed in the kernel? */
+static bool gpu_plain(const Em *e, const PlanOperand *op)
+{
+	for (int a = 0; a < op->naxes; a++) {
+		const PlanAxis *x = &op->ax[a];
+		if (!x->block && x->kind != VA_GATHER && (x->kind != VA_ITER || ep_on_grid(e->ps, x)))
+			continue;
+		if (x->kind != VA_ITER || x->var < 0 || (x->step != 1 && x->step != -1) ||
+		    ep_axis_mode(e->ps, x) != AX_EXACT)
+			return false;
+	}
+	return op->cls != VIEW_ELEM;
+}
+
+/* The gpu's blocks: a whole variable's block is its power-of-two extent,
+ * past the array's end (Triton masks the rest); a variable on the grid
+ * (not split into digits) takes the largest power of two in the plan's
+ * block, on more steps. */
+static void gpu_blocks(Em *e, PlanOperand *op)
+{
+	for (int a = 0; a < op->naxes; a++) {
+		PlanAxis *x = &op->ax[a];
+		const PlanVar *pv = ep_axis_var(e->ps, x);
+		if (!x->block || x->kind != VA_ITER || !pv)
+			continue;
+		if (pv->grid < 0)
+			x->block = e->vb[x->var];
+		else if (x->block == e->p->st[e->si].vars[x->var].block && x->start % pv->block == 0)
+			x->block = pv->block;
+	}
+}
+
+static int64_t pow2_floor(int64_t n)
+{
+	int64_t p = 1;
+	while (p * 2 <= n)
+		p *= 2;
+	return p;
+}
+
+/* The statement for the gpu: its grid variables' blocks powers of two. */
+static const PlanStmt *gpu_blocks_of(Em *e, const PlanStmt *ps)
+{
+	PlanStmt *g = arena_dup(&e->in->arena, ps, sizeof *ps);
+	g->ngrid = 0;
+	for (int v = 0; v < g->nvars; v++) {
+		PlanVar *pv = &g->vars[v];
+		if (pv->grid >= 0 && pv->reduce && pv->pinned) { /* XLA gathers the rows: whole, in the block */
+			pv->block = pv->n;
+			pv->grid = -1;
+		}
+		if (pv->grid >= 0 && !pv->split)
+			pv->block = pow2_floor(pv->block);
+		if (pv->grid >= 0) {
+			pv->grid = g->ngrid;
+			g->grid_var[g->ngrid++] = v;
+		}
+	}
+	return g;
 }
 
 /* A masked slice that reaches past its array (the padded region of a pad
@@ -902,8 +1118,17 @@ static void pad_masked(Em *e, int j, int a, PlanAxis *x)
 static void setup_operands(Em *e, const PlanStmt *ps)
 {
 	Inst *in = e->in;
-	for (int v = 0; v < ps->nvars; v++)
+	for (int v = 0; v < ps->nvars; v++) {
 		e->vb[v] = ps->vars[v].grid >= 0 ? ps->vars[v].block : ps->vars[v].n;
+		if (e->gpu && ps->vars[v].grid < 0) /* Triton: power-of-two blocks, padded past the end */
+			e->vb[v] = pow2_ceil(e->vb[v]);
+		if (e->gpu && ps->vars[v].grid >= 0 && pow2_ceil(e->vb[v]) != e->vb[v])
+			gpu_refuse(e, "the grid block %lld of %s is not a power of two", (long long)e->vb[v],
+			           ps->vars[v].var->name);
+		if (e->gpu && ps->vars[v].grid >= 0 && ps->vars[v].reduce)
+			gpu_refuse(e, "the reduction over %s is split over grid steps, which a GPU runs in parallel",
+			           ps->vars[v].var->name);
+	}
 	PlanOperand **ops = arena_alloc(&in->arena, (size_t)ps->ops.n * sizeof *ops);
 	e->pad = arena_alloc(&in->arena, (size_t)ps->ops.n * sizeof *e->pad);
 	e->prep = arena_alloc(&in->arena, (size_t)ps->ops.n * sizeof *e->prep);
@@ -930,9 +1155,27 @@ static void setup_operands(Em *e, const PlanStmt *ps)
 				ep_unsupported(e, "a load of a statement in XLA whose offset the wrapper cannot spell");
 			why = e->xla_why;
 		}
-		if (why)
+		if (e->gpu && j) {
+			ops[j]->prefetch = false;
+			if (!why && (pre || (!gpu_plain(e, ops[j]) && ops[j]->naxes)))
+				why = sym_vars(ps, ops[j]->acc->off, &m) ? pre || ops[j]->cls == VIEW_ROWGATHER
+				                                               ? "scalar prefetch is TPU-only, so XLA gathers the rows"
+				                                               : "Triton slices and indexes no blocks in the kernel"
+				                                         : NULL;
+			if (!why && (pre || (!gpu_plain(e, ops[j]) && ops[j]->naxes)))
+				gpu_refuse(e, "a load of %s that the wrapper cannot gather", ops[j]->t->name);
+		}
+		if (e->gpu && !j && !gpu_plain(e, ops[j]) && ops[j]->naxes) {
+			if (sym_vars(ps, ops[j]->acc->off, &m))
+				prepare_store(e, ops[j]);
+			else
+				gpu_refuse(e, "a store into %s whose offset the wrapper cannot spell", ops[j]->t->name);
+		}
+		if (why && !e->refused)
 			prepare(e, ops[j], m, why);
-		if (!e->xla)
+		if (e->gpu)
+			gpu_blocks(e, ops[j]);
+		else if (!e->xla)
 			cut_rank1(e, ops[j]);
 	}
 }
@@ -990,11 +1233,8 @@ static void describe(Buf *b, const Inst *in, int from, int to)
 void emit_pallas_kernel(Buf *out, unsigned *needs, Inst *in, const Plan *p, bool gpu)
 {
 	const Kernel *k = in->k;
-	Em e = {.in = in, .p = p, .kname = k->name, .needs = needs};
-	if (gpu)
-		error_plain(&in->diag, "kernel %s: --target pallas-gpu is not implemented yet (Pallas's GPU lowerings need "
-		            "gathers read inside the kernel and power-of-two blocks); --target pallas runs on TPUs and in "
-		            "JAX's interpreter on any CPU", k->name);
+	Em e = {.in = in, .p = p, .kname = k->name, .needs = needs, .gpu = gpu};
+	unsigned needs_in = *needs;
 	Buf fns = {0}, w = {0}, records = {0};
 	for (int i = 0; i < k->params.n; i++)
 		if (wide(((const Tensor *)k->params.v[i])->dt))
@@ -1003,6 +1243,7 @@ void emit_pallas_kernel(Buf *out, unsigned *needs, Inst *in, const Plan *p, bool
 		const PlanStmt *ps = &p->st[si];
 		const Tensor *t = ps->stmt->t;
 		e.ps = ps;
+		e.si = si;
 		e.prog = in->prog[si];
 		e.sname = t->name;
 		buf_printf(&w, "    # %s\n", ps->stmt->t->name);
@@ -1017,7 +1258,13 @@ void emit_pallas_kernel(Buf *out, unsigned *needs, Inst *in, const Plan *p, bool
 		e.fns = &fns;
 		e.xla = false;
 		e.xla_why = NULL;
+		if (gpu)
+			ps = e.ps = gpu_blocks_of(&e, ps);
 		setup_operands(&e, ps);
+		if (gpu && !e.refused && ep_gpu_reduction(&e))
+			gpu_refuse(&e, "%s", ep_gpu_reduction(&e));
+		if (e.refused)
+			break;
 		ep_emit_kernel_fn(&e, &fns);
 		if (e.xla_why) { /* again, in XLA */
 			fns.len = fns0;
@@ -1041,6 +1288,16 @@ void emit_pallas_kernel(Buf *out, unsigned *needs, Inst *in, const Plan *p, bool
 			emit_call(&e, &w, si, &records);
 		}
 		moved = NULL;
+	}
+	if (e.refused) {
+		moved = NULL;
+		*needs = needs_in;
+		buf_printf(out, "\n\n# ---- kernel %s: not emitted for pallas-gpu: %s\n", k->name, e.refused);
+		buf_free(&fns);
+		buf_free(&w);
+		buf_free(&records);
+		buf_free(&e.msgs);
+		return;
 	}
 	buf_printf(out, "\n\n# ---- kernel %s\n", k->name);
 	buf_printf(out, "%s", buf_str(&fns));
@@ -1132,6 +1389,20 @@ static const char helper_record[] =
 	"        if rec[0]:\n"
 	"            raise IndexError(messages[rec[1]].format(*rec.tolist()))\n";
 
+static const char helper_first_bad[] =
+	"\n\ndef _first_bad(count, value, check):\n"
+	"    \"\"\"The bad-index record of one check (count, check, value, position) from its\n"
+	"    count and largest bad index per output element: the first element's.\"\"\"\n"
+	"    k = jnp.argmax(count.reshape(-1) > 0)\n"
+	"    pos = jnp.unravel_index(k, count.shape)\n"
+	"    head = [jnp.sum(count), jnp.int32(check), value.reshape(-1)[k], *pos]\n"
+	"    return jnp.stack([jnp.asarray(v).astype(jnp.int32) for v in head] + [jnp.int32(0)] * (11 - len(head)))\n"
+	"\n\ndef _raise_bad(bad, messages):\n"
+	"    \"\"\"Raises IndexError for the first out-of-range index a kernel counted.\"\"\"\n"
+	"    for rec in np.asarray(bad).reshape(-1, 11):\n"
+	"        if rec[0]:\n"
+	"            raise IndexError(messages[rec[1]].format(*rec.tolist()))\n";
+
 static const char helper_i32[] =
 	"\n\ndef _i32(a):\n"
 	"    \"\"\"Index values as int32, saturated: an index that does not fit stays out of range.\"\"\"\n"
@@ -1144,24 +1415,36 @@ static const char helper_pad[] =
 	"    \"\"\"The storage padded to n elements: the reshape's last row is partial.\"\"\"\n"
 	"    return jnp.pad(a, (0, n - a.shape[0]))\n";
 
+static const char helper_run_gpu[] =
+	"\n\ndef _run(pure, args, interpret):\n"
+	"    \"\"\"interpret=None: compiled on a GPU, elsewhere the interpreter on the CPU device.\"\"\"\n"
+	"    if interpret is None and jax.default_backend() != \"gpu\":\n"
+	"        with jax.default_device(jax.devices(\"cpu\")[0]):\n"
+	"            return pure(*args, interpret=True)\n"
+	"    return pure(*args, interpret=False if interpret is None else interpret)\n";
+
 void emit_pallas_module(Buf *out, const char *file, const char *target, const char *chip, unsigned needs,
                         const char *kernels)
 {
+	bool gpu = !strcmp(target, "pallas-gpu");
 	buf_printf(out, "\"\"\"Pallas kernels of %s, emitted by athene (target %s%s%s). Do not edit.\n\n", file, target,
 	           chip ? ", chip " : "", chip ? chip : "");
 	buf_printf(out, "Each kernel K has an entry point K(*inputs, interpret=None) and a traceable\n"
 	                "K_pure(*inputs, interpret=False). Inputs have the kernel's logical shapes; a\n"
 	                "parameter that declares its layout takes (and an output that declares one\n"
-	                "returns) its storage as a 1-D array. interpret=None runs compiled on a TPU and\n"
-	                "in the interpreter on the CPU elsewhere.\n\"\"\"\n");
+	                "returns) its storage as a 1-D array. interpret=None runs compiled on a %s and\n"
+	                "in the interpreter on the CPU elsewhere.\n\"\"\"\n", gpu ? "GPU (Triton)" : "TPU");
 	buf_printf(out, "import jax\nimport jax.numpy as jnp\nimport numpy as np\n"
-	                "from jax.experimental import pallas as pl\nfrom jax.experimental.pallas import tpu as pltpu\n");
+	                "from jax.experimental import pallas as pl\nfrom jax.experimental.pallas import %s\n",
+	           gpu ? "triton as pltriton" : "tpu as pltpu");
 	if (needs & NEED_X64)
 		buf_printf(out, "\n# 64-bit tensors: without x64 JAX would silently narrow them to 32 bits.\n"
 		                "jax.config.update(\"jax_enable_x64\", True)\n");
-	buf_printf(out, "%s", helper_run);
+	buf_printf(out, "%s", gpu ? helper_run_gpu : helper_run);
 	if (needs & NEED_RECORD)
 		buf_printf(out, "%s", helper_record);
+	if (needs & NEED_GPU_RECORD)
+		buf_printf(out, "%s", helper_first_bad);
 	if (needs & NEED_I32)
 		buf_printf(out, "%s", helper_i32);
 	if (needs & NEED_PAD)

@@ -13,6 +13,7 @@ typedef struct {
 	Inst *in;
 	const Plan *p;
 	const PlanStmt *ps;
+	int si;                    /* its index in the plan */
 	const Prog *prog;
 	const char *kname, *sname; /* kernel, stored tensor */
 	unsigned *needs;
@@ -30,9 +31,10 @@ typedef struct {
 	bool gpu;                  /* Pallas's GPU (Triton) lowering */
 	bool xla;                  /* the statement runs in XLA: a function over whole arrays */
 	const char *xla_why;       /* set by ep_emit_kernel_fn: why Mosaic cannot run it */
+	const char *refused;       /* gpu: why the kernel is left out of the module */
 } Em;
 
-enum { NEED_RECORD = 1, NEED_I32 = 2, NEED_X64 = 4, NEED_PAD = 8 };
+enum { NEED_RECORD = 1, NEED_I32 = 2, NEED_X64 = 4, NEED_PAD = 8, NEED_GPU_RECORD = 16 };
 
 typedef struct {
 	Em *e;
@@ -78,5 +80,8 @@ void ep_reg(Buf *b, Em *e, int r);
 bool ep_present_in(const PlanOperand *op, const ViewDigit *g);
 int64_t ep_digit_extent(const ViewDigit *g, int64_t vb);
 void ep_emit_kernel_fn(Em *e, Buf *out);
+bool ep_checks(const Em *e);
+const char *ep_gpu_reduction(const Em *e);
+bool ep_rowmajor(const Em *e, const Sym *off);
 
 #endif

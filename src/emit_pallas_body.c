@@ -404,8 +404,10 @@ static const char *identity(int op, DType t)
 	case R_PROD: return "1";
 	case R_ANY: return "False";
 	case R_ALL: return "True";
-	case R_MAX: return dt_is_float(t) ? "-jnp.inf" : t == ATHENE_BOOL ? "False" : NULL;
-	case R_MIN: return dt_is_float(t) ? "jnp.inf" : t == ATHENE_BOOL ? "True" : NULL;
+	case R_MAX:
+	case R_ARGMAX: return dt_is_float(t) ? "-jnp.inf" : t == ATHENE_BOOL ? "False" : NULL;
+	case R_MIN:
+	case R_ARGMIN: return dt_is_float(t) ? "jnp.inf" : t == ATHENE_BOOL ? "True" : NULL;
 	}
 	return NULL;
 }
@@ -417,7 +419,7 @@ static void identity_of(Buf *b, int op, DType t)
 	if (id)
 		buf_printf(b, "%s", id);
 	else
-		buf_printf(b, "jnp.iinfo(%s).%s", ep_jdt(t), op == R_MAX ? "min" : "max");
+		buf_printf(b, "jnp.iinfo(%s).%s", ep_jdt(t), op == R_MAX || op == R_ARGMAX ? "min" : "max");
 }
 
 static void reduce(Em *e, int r)
@@ -455,8 +457,8 @@ static void reduce(Em *e, int r)
 	for (int i = 0; i < sc->nvars; i++) {
 		int vi = ep_pvar_index(e->ps, sc->vars[i]);
 		const PlanVar *pv = &e->ps->vars[vi];
-		if (pv->grid < 0 || pv->n % pv->block == 0)
-			continue;
+		if (pv->grid >= 0 ? pv->n % pv->block == 0 : e->vb[vi] <= pv->n)
+			continue; /* (off the grid: the gpu's power-of-two block past the end) */
 		Buf id = {0};
 		identity_of(&id, x->op, x->opdt);
 		ep_use_iota(e, vi);
@@ -479,7 +481,8 @@ static void reduce(Em *e, int r)
 		Buf t = {0}, k = {0};
 		ep_tuple(&t, sh, n);
 		ep_tuple(&k, keep, e->ps->nvars);
-		line(e, "v%d = jnp.%s(v%d.reshape(%s), axis=%d, keepdims=True).reshape(%s).astype(%s)", r,
+		/* int32 positions: the TPU and Triton lowerings take no other */
+		line(e, "v%d = jax.lax.%s(v%d.reshape(%s), %d, jnp.int32).reshape(%s).astype(%s)", r,
 		     x->op == R_ARGMAX ? "argmax" : "argmin", r, buf_str(&t), lo, buf_str(&k), ep_jdt(x->dt));
 		buf_free(&t);
 		buf_free(&k);
@@ -566,6 +569,52 @@ static void message_at(Em *e)
 	buf_printf(&e->msgs, "]\",\n");
 }
 
+/* The gpu's check: the grid's steps run in parallel, so each writes, for
+ * every output element of its block, how many indices were bad (over the
+ * reductions) and the largest of them; the wrapper keeps the first
+ * element's (_first_bad). Positions past a variable's end (the power-of-two
+ * block) are not counted. */
+static void record_gpu(Em *e, const char *value)
+{
+	const PlanStmt *ps = e->ps;
+	Buf s = {0}, red = {0}, lhs = {0}, mask = {0};
+	shape_of(&s, e, (1u << ps->nvars) - 1);
+	for (int v = 0; v < ps->nvars; v++) {
+		if (v >= ps->nlhs)
+			buf_printf(&red, "%s%d", red.len ? ", " : "", v);
+		if (ps->vars[v].grid < 0 && e->vb[v] > ps->vars[v].n) {
+			ep_use_iota(e, v);
+			buf_printf(&mask, " & (%s < %lld)", ep_pyname(ps->vars[v].var->name), (long long)ps->vars[v].n);
+		}
+	}
+	int64_t sh[PLAN_MAXVARS];
+	int n = 0;
+	for (int v = 0; v < ps->nlhs; v++) /* the block of the output's elements, squeezed where the grid is */
+		if (ps->vars[v].grid < 0 || ps->vars[v].block != 1)
+			sh[n++] = e->vb[v];
+	if (!ps->nlhs)
+		sh[n++] = 1;
+	ep_tuple(&lhs, sh, n);
+	int c = e->stmt_checks;
+	line(e, "bad = jnp.broadcast_to(bad%s, %s)", buf_str(&mask), buf_str(&s));
+	line(e, "value = jnp.clip(jnp.broadcast_to(%s, %s), -2**31, 2**31 - 1).astype(jnp.int32)", value, buf_str(&s));
+	if (red.len) {
+		line(e, "err%d_n_ref[...] = jnp.sum(bad.astype(jnp.int32), axis=(%s,)).reshape(%s)", c, buf_str(&red), buf_str(&lhs));
+		line(e, "err%d_v_ref[...] = jnp.max(jnp.where(bad, value, jnp.iinfo(jnp.int32).min), axis=(%s,)).reshape(%s)", c,
+		     buf_str(&red), buf_str(&lhs));
+	} else {
+		line(e, "err%d_n_ref[...] = bad.astype(jnp.int32).reshape(%s)", c, buf_str(&lhs));
+		line(e, "err%d_v_ref[...] = value.reshape(%s)", c, buf_str(&lhs));
+	}
+	*e->needs |= NEED_GPU_RECORD;
+	e->nchecks++;
+	e->stmt_checks++;
+	buf_free(&s);
+	buf_free(&red);
+	buf_free(&lhs);
+	buf_free(&mask);
+}
+
 /* Emits: bad = cond (under the load's guard), recorded as check c. */
 static void record(Em *e, const Ins *x, const char *cond, const char *value, unsigned dep)
 {
@@ -580,6 +629,12 @@ static void record(Em *e, const Ins *x, const char *cond, const char *value, uns
 	} else
 		line(e, "bad = %s", cond);
 	unsigned all = (1u << e->ps->nvars) - 1;
+	if (e->gpu) {
+		record_gpu(e, value);
+		buf_free(&s);
+		buf_free(&base);
+		return;
+	}
 	block_base(&base, e);
 	if (dep) {
 		shape_of(&s, e, all);
@@ -652,6 +707,24 @@ static bool needs_check(const Em *e, const Ins *x)
 		if (checked_atom(e, x, d) >= 0)
 			return true;
 	return false;
+}
+
+/* Does some load of the statement need a bounds check? */
+bool ep_checks(const Em *e)
+{
+	for (int r = 0; r < e->prog->n; r++)
+		if (needs_check(e, &e->prog->ins[r]))
+			return true;
+	return false;
+}
+
+/* A reduction the Triton lowering has none of, or NULL. */
+const char *ep_gpu_reduction(const Em *e)
+{
+	for (int r = 0; r < e->prog->n; r++)
+		if (e->prog->ins[r].kind == I_REDUCE && e->prog->ins[r].op == R_PROD)
+			return "a product reduction: Pallas's Triton lowering has no reduce_prod";
+	return NULL;
 }
 
 static void check_load(Em *e, int r)
@@ -760,7 +833,7 @@ static const Ins *grid_reduction(Em *e)
 
 /* Is the store's offset the row-major position of the output variables
  * over the whole storage? */
-static bool rowmajor(const Em *e, const Sym *off)
+bool ep_rowmajor(const Em *e, const Sym *off)
 {
 	const PlanStmt *ps = e->ps;
 	int64_t st = 1, want[PLAN_MAXVARS];
@@ -793,7 +866,7 @@ static void store_xla(Em *e, const char *val)
 	const char *dt = ep_jdt(ps->stmt->t->dt);
 	Buf s = {0}, o = {0};
 	shape_of(&s, e, out_mask(e));
-	if (rowmajor(e, op->acc->off))
+	if (ep_rowmajor(e, op->acc->off))
 		line(e, "return jnp.broadcast_to(%s, %s).reshape(-1).astype(%s)", val, buf_str(&s), dt);
 	else {
 		SymCtx c = {.e = e, .map = false, .pid = false, .load = NULL, .reg = e->prog->n};
@@ -1000,7 +1073,9 @@ static void kernel_params(Buf *b, Em *e)
 			buf_printf(b, "%s%s", k++ ? ", " : "", ep_ref_name(ps, ep_operand(ps, i)));
 	if (!e->xla) /* in XLA the function returns the output */
 		buf_printf(b, "%s%s", k++ ? ", " : "", ep_ref_name(ps, ep_operand(ps, 0)));
-	if (e->stmt_checks)
+	for (int c = 0; c < e->stmt_checks && e->gpu; c++)
+		buf_printf(b, ", err%d_n_ref, err%d_v_ref", c, c);
+	if (e->stmt_checks && !e->gpu)
 		buf_printf(b, ", err_ref");
 }
 
@@ -1059,7 +1134,7 @@ void ep_emit_kernel_fn(Em *e, Buf *out)
 	for (int d = 0; d < e->ps->stmt->nlhs; d++)
 		buf_printf(out, "%s%s", d ? ", " : "", e->ps->stmt->lhs[d]->name);
 	buf_printf(out, "] = %s\n", buf_str(&src));
-	if (e->stmt_checks) {
+	if (e->stmt_checks && !e->gpu) {
 		Buf first = {0};
 		for (int g = 0; g < e->ps->ngrid; g++)
 			if (e->ps->ngrid == 1)

@@ -817,6 +817,17 @@ static int cmd_emit(int argc, char **argv)
 	const char *text = n ? athene_emit(ins, n, target, chip) : "";
 	if (!text)
 		fail(athene_inst_errors(ins[0]));
+	/* a kernel the gpu module leaves out says why in a comment line; the named one is an error */
+	static const char left_out[] = ": not emitted for pallas-gpu: ";
+	for (const char *l = strstr(text, left_out); l; l = strstr(l + 1, left_out)) {
+		const char *bol = l, *eol = strchr(l, '\n');
+		while (bol > text && bol[-1] != '\n')
+			bol--;
+		int len = (int)(eol ? eol - bol : (ptrdiff_t)strlen(bol)) - 14; /* after "# ---- kernel " */
+		fprintf(stderr, "athene: emit: %s%.*s\n", kernel ? "error: " : "", len, bol + 14);
+		if (kernel)
+			exit(1);
+	}
 	FILE *f = out ? fopen(out, "w") : stdout;
 	if (!f || fputs(text, f) < 0 || (out && fclose(f))) {
 		fprintf(stderr, "athene: cannot write %s: %s\n", out ? out : "stdout", strerror(errno));

@@ -78,20 +78,22 @@ class Modules:
         self.tmp = tmp
         self.files = {}
 
-    def get(self, file):
-        """(module, {kernel: Case}) of an example file, emitted once."""
-        if file not in self.files:
+    def get(self, file, target="pallas"):
+        """(module, {kernel: Case}) of an example file for an emit target, emitted once."""
+        if (file, target) not in self.files:
             ctx = A.load(os.path.join(A.EXAMPLES, file))
             cases = {n: Case(ctx, n) for n, c in sorted(TE.CASES.items()) if c.file == file}
-            text = A.emit([c.kernel for c in cases.values()])
-            path = os.path.join(self.tmp, "pallas_" + file.replace(".ath", ".py"))
+            text = A.emit([c.kernel for c in cases.values()], target)
+            stem = target.replace("-", "_") + "_" + file[:-4]
+            path = os.path.join(self.tmp, stem + ".py")
             with open(path, "w") as f:
                 f.write(text)
-            spec = importlib.util.spec_from_file_location("pallas_" + file[:-4], path)
+            spec = importlib.util.spec_from_file_location(stem, path)
             mod = importlib.util.module_from_spec(spec)
             spec.loader.exec_module(mod)
-            self.files[file] = (mod, cases)
-        return self.files[file]
+            mod.TEXT = text
+            self.files[file, target] = (mod, cases)
+        return self.files[file, target]
 
 
 @pytest.fixture(scope="session")

@@ -245,7 +245,7 @@ def _argmax_strided_y(x_ref):
     # y[j] = argmax(i: x[i, ((2 * j) + 1)])
     v0 = x_ref[...]
     v1 = jnp.broadcast_to(v0, (8, 8))
-    v1 = jnp.argmax(v1.reshape((8, 8)), axis=1, keepdims=True).reshape((8, 1)).astype(jnp.int64)
+    v1 = jax.lax.argmax(v1.reshape((8, 8)), 1, jnp.int32).reshape((8, 1)).astype(jnp.int64)
     return jnp.broadcast_to(v1, (8, 1)).reshape(-1).astype(jnp.int64)
 
 
@@ -279,7 +279,7 @@ def _argmin_permuted_y(x_ref):
     # y[j] = argmin(i: x[i, j])
     v0 = x_ref[...]
     v1 = jnp.broadcast_to(v0, (10, 6))
-    v1 = jnp.argmin(v1.reshape((10, 6)), axis=1, keepdims=True).reshape((10, 1)).astype(jnp.int64)
+    v1 = jax.lax.argmin(v1.reshape((10, 6)), 1, jnp.int32).reshape((10, 1)).astype(jnp.int64)
     return jnp.broadcast_to(v1, (10, 1)).reshape(-1).astype(jnp.int64)
 
 
