@@ -659,48 +659,43 @@ static void tr_tile1(char *d, int64_t dp, const char *s, int64_t sp,
 	tr_scalar(d + nb8 * dp, dp, s + nb8, sp, na8, nb - nb8, 1);
 }
 
-/* d[i] = s[2i] for 4-byte elements: two loads, one shuffle picks the even
- * elements of both, a lane permute puts them in order. The vector loop
- * stops one element early so it never reads past the last element. */
-AVX2_FN static void gather2_4(char *d, const char *s, int64_t n, bool stream)
+/* Even elements of two vectors of 4-byte elements: one shuffle, then a
+ * lane permute puts them in order. */
+AVX2_FN static inline __m256 even_4(const char *s)
 {
-	int64_t i = stream ? stream_head(d, 0, 4, 32, n) : 0;
-	stream = stream && i >= 0;
-	i = i > 0 ? i : 0;
-	row_gather(d, s, 8, i, 4);
-	for (; i + 9 <= n; i += 8) {
-		__m256 a = _mm256_loadu_ps((const float *)(s + 8 * i));
-		__m256 b = _mm256_loadu_ps((const float *)(s + 8 * i + 32));
-		__m256 e = _mm256_shuffle_ps(a, b, 0x88);
-		e = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(e), 0xD8));
-		if (stream)
-			_mm256_stream_ps((float *)(d + 4 * i), e);
-		else
-			_mm256_storeu_ps((float *)(d + 4 * i), e);
-	}
-	row_gather(d + 4 * i, s + 8 * i, 8, n - i, 4);
+	__m256 e = _mm256_shuffle_ps(_mm256_loadu_ps((const float *)s), _mm256_loadu_ps((const float *)(s + 32)), 0x88);
+	return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(e), 0xD8));
 }
 
-/* d[i] = s[4i] for 4-byte elements, the same way with four loads. */
-AVX2_FN static void gather4_4(char *d, const char *s, int64_t n, bool stream)
+/* Elements 0, 4, 8, ... of four vectors of 4-byte elements. */
+AVX2_FN static inline __m256 every4_4(const char *s)
 {
-	int64_t i = stream ? stream_head(d, 0, 4, 32, n) : 0;
+	const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+	const float *p = (const float *)s;
+	__m256 ab = _mm256_shuffle_ps(_mm256_loadu_ps(p), _mm256_loadu_ps(p + 8), 0);
+	__m256 cd = _mm256_shuffle_ps(_mm256_loadu_ps(p + 16), _mm256_loadu_ps(p + 24), 0);
+	return _mm256_permutevar8x32_ps(_mm256_shuffle_ps(ab, cd, 0x88), order);
+}
+
+/* d[i] = s[k·i] for 4-byte elements, k = 2 or 4. Streamed, from the first
+ * whole line of d on, sixteen elements (a whole line) per step, its two
+ * halves stored back to back. The vector loops stop before the last
+ * element so they never read past it. */
+AVX2_FN static void gather_k4(char *d, const char *s, int64_t n, int k, bool stream)
+{
+	int64_t i = stream ? stream_head(d, 0, 4, 64, n) : 0, step = 4 * k;
 	stream = stream && i >= 0;
 	i = i > 0 ? i : 0;
-	row_gather(d, s, 16, i, 4);
-	const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
-	for (; i + 9 <= n; i += 8) {
-		const float *p = (const float *)(s + 16 * i);
-		__m256 ab = _mm256_shuffle_ps(_mm256_loadu_ps(p), _mm256_loadu_ps(p + 8), 0);
-		__m256 cd = _mm256_shuffle_ps(_mm256_loadu_ps(p + 16), _mm256_loadu_ps(p + 24), 0);
-		__m256 e = _mm256_shuffle_ps(ab, cd, 0x88);
-		e = _mm256_permutevar8x32_ps(e, order);
-		if (stream)
-			_mm256_stream_ps((float *)(d + 4 * i), e);
-		else
-			_mm256_storeu_ps((float *)(d + 4 * i), e);
+	row_gather(d, s, step, i, 4);
+	for (; stream && i + 16 + 1 <= n; i += 16) {
+		__m256 lo = k == 2 ? even_4(s + step * i) : every4_4(s + step * i);
+		__m256 hi = k == 2 ? even_4(s + step * (i + 8)) : every4_4(s + step * (i + 8));
+		_mm256_stream_ps((float *)(d + 4 * i), lo);
+		_mm256_stream_ps((float *)(d + 4 * i + 32), hi);
 	}
-	row_gather(d + 4 * i, s + 16 * i, 16, n - i, 4);
+	for (; i + 8 + 1 <= n; i += 8)
+		store_4(d + 4 * i, k == 2 ? even_4(s + step * i) : every4_4(s + step * i), stream);
+	row_gather(d + 4 * i, s + step * i, step, n - i, 4);
 }
 
 #endif /* X86 */
@@ -892,12 +887,8 @@ static void gen_row(const BoxPlan *p, char *d, const char *s, int64_t n)
 	int64_t es = (int64_t)p->esize, dstep = p->ds[0], sstep = p->ss[0];
 #ifdef X86
 	bool stream = p->flags & COPY_STREAM;
-	if (p->simd == SIMD_AVX2 && es == 4 && dstep == 4 && sstep == 8) {
-		gather2_4(d, s, n, stream);
-		return;
-	}
-	if (p->simd == SIMD_AVX2 && es == 4 && dstep == 4 && sstep == 16) {
-		gather4_4(d, s, n, stream);
+	if (p->simd == SIMD_AVX2 && es == 4 && dstep == 4 && (sstep == 8 || sstep == 16)) {
+		gather_k4(d, s, n, (int)(sstep / 4), stream);
 		return;
 	}
 #endif
