@@ -38,7 +38,25 @@ typedef struct W {
 	unsigned char **keep;  /* per access: the buffer, kept between boxes */
 	size_t *cap;
 	XBox *vb;              /* per output variable: its boxes in a block */
+	struct RInfo *ri;      /* per register: what is known of it over the unit */
+	bool *outer;           /* per register: read by an instruction of another scope */
 } W;
+
+/* A register over the current unit of its scope (decide, then needs):
+ * its range when it is an integer the index variables' ranges bound, the
+ * value of a bool that is the same at every lane, whether its guard is
+ * false at every lane (then it is never read), and whether the unit
+ * needs its lanes. A where() of a decided condition is its chosen branch,
+ * and what only the other branch or a decided comparison reads is not
+ * evaluated: the inside of a pad, or one side of a cat, runs without its
+ * guard. */
+typedef struct RInfo {
+	int64_t lo, hi;
+	bool known;       /* lo, hi hold */
+	signed char dec;  /* a bool: 0 or 1 at every lane, -1: not decided */
+	bool skip;        /* its guard is false at every lane */
+	bool need;        /* evaluated in this unit */
+} RInfo;
 
 /* Vals from one register to the next: VM_LANES and five lines more, so
  * that registers start at different offsets modulo 4 KiB. An op's loop
@@ -810,15 +828,181 @@ static void ivar_lanes(W *w, int s, const Var *v, Val *r)
 	}
 }
 
+/* The range over scope s's unit of integer register r: its own, or the
+ * value of an outer register at its current lane. */
+static bool int_range(W *w, int s, int r, int64_t *lo, int64_t *hi)
+{
+	const Ins *x = &w->x->p->ins[r];
+	if (dt_is_float(x->dt))
+		return false;
+	if (x->scope != s) {
+		*lo = *hi = regv(w, r)[w->lane[x->scope]].i;
+		return true;
+	}
+	*lo = w->ri[r].lo;
+	*hi = w->ri[r].hi;
+	return w->ri[r].known && !w->ri[r].skip;
+}
+
+/* A bool register the same at every lane of scope s's unit: 0 or 1; -1
+ * when it is not decided. */
+static int bool_of(W *w, int s, int r)
+{
+	const Ins *x = &w->x->p->ins[r];
+	if (x->scope != s)
+		return regv(w, r)[w->lane[x->scope]].i != 0;
+	return w->ri[r].skip ? -1 : w->ri[r].dec;
+}
+
+static int decide_cmp(int op, int64_t al, int64_t ah, int64_t bl, int64_t bh)
+{
+	switch (op) {
+	case OP_LT: return ah < bl ? 1 : al >= bh ? 0 : -1;
+	case OP_LE: return ah <= bl ? 1 : al > bh ? 0 : -1;
+	case OP_GT: return al > bh ? 1 : ah <= bl ? 0 : -1;
+	case OP_GE: return al >= bh ? 1 : ah < bl ? 0 : -1;
+	case OP_EQ: return al == ah && bl == bh && al == bl ? 1 : ah < bl || bh < al ? 0 : -1;
+	default: return al == ah && bl == bh && al == bl ? 0 : ah < bl || bh < al ? 1 : -1; /* OP_NE */
+	}
+}
+
+static void decide_op(W *w, int s, const Ins *x, RInfo *f)
+{
+	int kind = op_info[x->op].kind;
+	int64_t al, ah, bl, bh;
+	bool two = x->nargs > 1 && int_range(w, s, x->a[0], &al, &ah) && int_range(w, s, x->a[1], &bl, &bh);
+	if (kind == K_CMP && !dt_is_float(x->opdt) && two) {
+		f->dec = (signed char)decide_cmp(x->op, al, ah, bl, bh);
+	} else if (kind == K_LOGIC) {
+		int a = bool_of(w, s, x->a[0]), b = x->nargs > 1 ? bool_of(w, s, x->a[1]) : -1;
+		f->dec = (signed char)(x->op == OP_NOT ? (a < 0 ? -1 : !a)
+		                       : x->op == OP_AND ? (a == 0 || b == 0 ? 0 : a == 1 && b == 1 ? 1 : -1)
+		                                         : (a == 1 || b == 1 ? 1 : a == 0 && b == 0 ? 0 : -1));
+	} else if ((x->op == OP_ADD || x->op == OP_SUB) && x->opdt == ATHENE_I64 && two) {
+		f->known = x->op == OP_ADD ? i64_add(al, bl, &f->lo) && i64_add(ah, bh, &f->hi)
+		                           : i64_sub(al, bh, &f->lo) && i64_sub(ah, bl, &f->hi);
+	}
+	if (f->dec >= 0) {
+		f->known = true;
+		f->lo = f->hi = f->dec;
+	}
+}
+
+/* What is known of scope s's registers over its current unit. */
+static void decide(W *w, int s)
+{
+	const X *x = w->x;
+	for (int i = 0; i < x->p->n; i++) {
+		const Ins *in = &x->p->ins[i];
+		RInfo *f = &w->ri[i];
+		if (in->scope != s)
+			continue;
+		*f = (RInfo){.dec = -1, .skip = in->guard >= 0 && bool_of(w, s, in->guard) == 0};
+		if (f->skip)
+			continue;
+		int64_t lo, hi;
+		switch (in->kind) {
+		case I_CONST:
+			if (!dt_is_float(in->dt)) {
+				f->known = true;
+				f->lo = f->hi = in->c.i;
+				if (in->dt == ATHENE_BOOL)
+					f->dec = in->c.i != 0;
+			}
+			break;
+		case I_IVAR: { /* from its value at the first lane to its value at the last */
+			lane_coords(w, s, 0);
+			var_values(w);
+			f->known = true;
+			f->lo = f->hi = w->val[in->var->id];
+			for (int k = w->ustart[s]; k < x->nsd[s]; k++) {
+				int d = x->sd[s][k];
+				if (x->ps->vars[x->d[d].var].var == in->var)
+					f->hi += (w->unit[s]->hi[d] - w->unit[s]->lo[d] - 1) * x->d[d].place;
+			}
+			break;
+		}
+		case I_CAST:
+			if (in->dt == ATHENE_I64 && int_range(w, s, in->a[0], &lo, &hi)) {
+				f->known = true;
+				f->lo = lo, f->hi = hi;
+			}
+			break;
+		case I_OP: decide_op(w, s, in, f); break;
+		default: break;
+		}
+	}
+}
+
+/* Can evaluating the instruction fail (a run-time error the interpreter
+ * reports): then it is evaluated wherever its guard may hold. */
+static bool can_fail(const X *x, const Ins *in)
+{
+	if (in->kind == I_LOAD)
+		return in->natoms || in->nchecks || x->op[in->operand].point;
+	return in->kind == I_REDUCE || (in->kind == I_OP && (in->exact || in->op == OP_WRAP));
+}
+
+static void need(W *w, int s, int r)
+{
+	if (w->x->p->ins[r].scope == s)
+		w->ri[r].need = true;
+}
+
+/* Which of scope s's instructions the unit evaluates: from the result,
+ * what other scopes read and what can fail, back through the arguments of
+ * each evaluated one (a decided op reads none, a decided where only its
+ * chosen branch, and only what can fail reads its guard's lanes). */
+static void needs(W *w, int s)
+{
+	const X *x = w->x;
+	for (int i = x->p->n - 1; i >= 0; i--) {
+		const Ins *in = &x->p->ins[i];
+		RInfo *f = &w->ri[i];
+		if (in->scope != s)
+			continue;
+		f->need = !f->skip && (f->need || w->outer[i] || i == x->p->result || can_fail(x, in));
+		if (!f->need || (in->kind == I_OP && f->dec >= 0))
+			continue;
+		if (in->guard >= 0 && can_fail(x, in))
+			need(w, s, in->guard); /* it checks only where its guard holds: it reads its lanes */
+		int c = in->kind == I_OP && in->op == OP_WHERE ? bool_of(w, s, in->a[0]) : -1;
+		if (c >= 0) {
+			need(w, s, in->a[c ? 1 : 2]);
+			continue;
+		}
+		for (int k = 0; k < in->nargs; k++)
+			need(w, s, in->a[k]);
+		for (int k = 0; in->kind == I_LOAD && k < in->natoms; k++)
+			need(w, s, in->atom_reg[k]);
+		for (int k = 0; in->kind == I_LOAD && k < in->nchecks; k++)
+			need(w, s, in->check_reg[k]);
+	}
+}
+
 /* Evaluates the instructions of scope s over its current unit. */
 static void run_unit(W *w, int s)
 {
 	const Prog *p = w->x->p;
+	decide(w, s);
+	needs(w, s);
 	for (int i = 0; i < p->n && !w->bad; i++) {
 		const Ins *x = &p->ins[i];
 		if (x->scope != s)
 			continue;
 		Val *r = w->rp[i] = &w->reg[(size_t)i * REG_STRIDE]; /* its own lanes, unless a load aliases */
+		const RInfo *f = &w->ri[i];
+		if (!f->need)
+			continue; /* never read in this unit */
+		if (x->kind == I_OP && f->dec >= 0) {
+			ramp_lanes(r, f->dec, w->lanes[s]); /* the same bool at every lane */
+			continue;
+		}
+		int c = x->kind == I_OP && x->op == OP_WHERE ? bool_of(w, s, x->a[0]) : -1;
+		if (c >= 0) {
+			w->rp[i] = (Val *)(uintptr_t)arg(w, s, x->a[c ? 1 : 2]); /* its chosen branch, read only */
+			continue;
+		}
 		switch (x->kind) {
 		case I_CONST: break; /* its lanes were filled with the scratch */
 		case I_IVAR: ivar_lanes(w, s, x->var, r); break;
@@ -1100,6 +1284,21 @@ void vm_block_task(void *arg, int64_t t, int worker)
 		run_block(x, b, worker);
 }
 
+/* Marks the registers instruction in reads from another scope. */
+static void mark_outer(const Prog *p, const Ins *in, bool *outer)
+{
+	for (int k = 0; k < in->nargs + 1; k++) {
+		int r = k < in->nargs ? in->a[k] : in->guard;
+		if (r >= 0 && p->ins[r].scope != in->scope)
+			outer[r] = true;
+	}
+	for (int k = 0; in->kind == I_LOAD && k < in->natoms + in->nchecks; k++) {
+		int r = k < in->natoms ? in->atom_reg[k] : in->check_reg[k - in->natoms];
+		if (p->ins[r].scope != in->scope)
+			outer[r] = true;
+	}
+}
+
 static void run_block(const X *x, int64_t t, int worker)
 {
 	const PlanStmt *ps = x->ps;
@@ -1142,9 +1341,14 @@ static void run_block(const X *x, int64_t t, int worker)
 		w->keep = calloc((size_t)x->pd->acc.n, sizeof *w->keep);
 		w->cap = calloc((size_t)x->pd->acc.n, sizeof *w->cap);
 		w->vb = malloc((size_t)(x->ps->nlhs ? x->ps->nlhs : 1) * XMAXBOX * sizeof *w->vb);
+		w->ri = calloc(nreg, sizeof *w->ri);
+		w->outer = calloc(nreg, sizeof *w->outer);
+		for (int i = 0; w->outer && i < x->p->n; i++)
+			mark_outer(x->p, &x->p->ins[i], w->outer);
 	}
 	w->bad = false;
-	if (!w->reg || !w->rp || !w->splat || !w->tmp || !w->val || !w->stage || !w->keep || !w->cap || !w->vb)
+	if (!w->reg || !w->rp || !w->splat || !w->tmp || !w->val || !w->stage || !w->keep || !w->cap || !w->vb || !w->ri ||
+	    !w->outer)
 		run_error(x->err, first, x->pd->stmt->sp, "cannot allocate the executor's registers");
 	else
 		block_boxes(w, lo, hi);
@@ -1173,6 +1377,8 @@ void vm_free_workers(X *x, int nw)
 		free(x->w[i].keep);
 		free(x->w[i].cap);
 		free(x->w[i].vb);
+		free(x->w[i].ri);
+		free(x->w[i].outer);
 	}
 	free(x->w);
 	x->w = NULL;

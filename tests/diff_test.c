@@ -849,6 +849,8 @@ static Ex binop(Ex a, Ex b)
 		op = "+";
 	if (!strcmp(op, "wrap") && (!isint(a.ty.dt) || !isint(b.ty.dt)))
 		op = "max";
+	if (!strcmp(op, "wrap") && b.ty.weak) /* a literal modulus below 1 is a compile-time error */
+		b.s = fmt("%" PRId64, rr(1, 7));
 	see(fmt("op %s", op));
 	if (!strcmp(op, "/"))
 		ty = float_of(p);
