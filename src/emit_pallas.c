@@ -1057,10 +1057,11 @@ static void gpu_blocks(Em *e, PlanOperand *op)
 		const PlanVar *pv = ep_axis_var(e->ps, x);
 		if (!x->block || x->kind != VA_ITER || !pv)
 			continue;
+		int64_t place = op->view->dig[x->ref].place, old = e->p->st[e->si].vars[x->var].block;
 		if (pv->grid < 0)
 			x->block = e->vb[x->var];
-		else if (x->block == e->p->st[e->si].vars[x->var].block && x->start % pv->block == 0)
-			x->block = pv->block;
+		else if (x->block * place == old && x->start % (pv->block / place) == 0) /* a top digit: block / place */
+			x->block = pv->block / place;
 	}
 }
 
@@ -1083,7 +1084,8 @@ static const PlanStmt *gpu_blocks_of(Em *e, const PlanStmt *ps)
 			pv->block = pv->n;
 			pv->grid = -1;
 		}
-		if (pv->grid >= 0 && !pv->split)
+		/* a variable split into digits keeps whole lower digits in its block */
+		if (pv->grid >= 0 && (!pv->split || (pv->unit > 0 && pow2_floor(pv->block) % pv->unit == 0)))
 			pv->block = pow2_floor(pv->block);
 		if (pv->grid >= 0) {
 			pv->grid = g->ngrid;

@@ -20,7 +20,6 @@ KERNELS = sorted(TE.CASES)
 
 # kernel -> fragment of the reason the module gives for leaving it out
 REFUSED = {
-    "perm3_2x1152x2048_120_divmod": "the grid block 419328 of i is not a power of two",
     "prod_strided_f64": "Pallas's Triton lowering has no reduce_prod",
 }
 
