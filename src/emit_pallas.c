@@ -1120,14 +1120,15 @@ static void pad_masked(Em *e, int j, int a, PlanAxis *x)
 static void setup_operands(Em *e, const PlanStmt *ps)
 {
 	Inst *in = e->in;
+	bool gpu = e->gpu && !e->xla; /* (a statement in XLA has whole arrays) */
 	for (int v = 0; v < ps->nvars; v++) {
 		e->vb[v] = ps->vars[v].grid >= 0 ? ps->vars[v].block : ps->vars[v].n;
-		if (e->gpu && ps->vars[v].grid < 0) /* Triton: power-of-two blocks, padded past the end */
+		if (gpu && ps->vars[v].grid < 0) /* Triton: power-of-two blocks, padded past the end */
 			e->vb[v] = pow2_ceil(e->vb[v]);
-		if (e->gpu && ps->vars[v].grid >= 0 && pow2_ceil(e->vb[v]) != e->vb[v])
+		if (gpu && ps->vars[v].grid >= 0 && pow2_ceil(e->vb[v]) != e->vb[v])
 			gpu_refuse(e, "the grid block %lld of %s is not a power of two", (long long)e->vb[v],
 			           ps->vars[v].var->name);
-		if (e->gpu && ps->vars[v].grid >= 0 && ps->vars[v].reduce)
+		if (gpu && ps->vars[v].grid >= 0 && ps->vars[v].reduce)
 			gpu_refuse(e, "the reduction over %s is split over grid steps, which a GPU runs in parallel",
 			           ps->vars[v].var->name);
 	}
@@ -1157,7 +1158,7 @@ static void setup_operands(Em *e, const PlanStmt *ps)
 				ep_unsupported(e, "a load of a statement in XLA whose offset the wrapper cannot spell");
 			why = e->xla_why;
 		}
-		if (e->gpu && j) {
+		if (gpu && j) {
 			ops[j]->prefetch = false;
 			if (!why && (pre || (!gpu_plain(e, ops[j]) && ops[j]->naxes)))
 				why = sym_vars(ps, ops[j]->acc->off, &m) ? pre || ops[j]->cls == VIEW_ROWGATHER
@@ -1167,7 +1168,7 @@ static void setup_operands(Em *e, const PlanStmt *ps)
 			if (!why && (pre || (!gpu_plain(e, ops[j]) && ops[j]->naxes)))
 				gpu_refuse(e, "a load of %s that the wrapper cannot gather", ops[j]->t->name);
 		}
-		if (e->gpu && !j && !gpu_plain(e, ops[j]) && ops[j]->naxes) {
+		if (gpu && !j && !gpu_plain(e, ops[j]) && ops[j]->naxes) {
 			if (sym_vars(ps, ops[j]->acc->off, &m))
 				prepare_store(e, ops[j]);
 			else
@@ -1175,7 +1176,7 @@ static void setup_operands(Em *e, const PlanStmt *ps)
 		}
 		if (why && !e->refused)
 			prepare(e, ops[j], m, why);
-		if (e->gpu)
+		if (gpu)
 			gpu_blocks(e, ops[j]);
 		else if (!e->xla)
 			cut_rank1(e, ops[j]);
@@ -1263,8 +1264,6 @@ void emit_pallas_kernel(Buf *out, unsigned *needs, Inst *in, const Plan *p, bool
 		if (gpu)
 			ps = e.ps = gpu_blocks_of(&e, ps);
 		setup_operands(&e, ps);
-		if (gpu && !e.refused && ep_gpu_reduction(&e))
-			gpu_refuse(&e, "%s", ep_gpu_reduction(&e));
 		if (e.refused)
 			break;
 		ep_emit_kernel_fn(&e, &fns);

@@ -718,11 +718,12 @@ bool ep_checks(const Em *e)
 	return false;
 }
 
-/* A reduction the Triton lowering has none of, or NULL. */
+/* Why the Triton lowering cannot run the statement (a reduction it has
+ * none of), or NULL: then it runs in XLA. */
 const char *ep_gpu_reduction(const Em *e)
 {
 	for (int r = 0; r < e->prog->n; r++)
-		if (e->prog->ins[r].kind == I_REDUCE && e->prog->ins[r].op == R_PROD)
+		if (e->used[r] && e->prog->ins[r].kind == I_REDUCE && e->prog->ins[r].op == R_PROD)
 			return "a product reduction: Pallas's Triton lowering has no reduce_prod";
 	return NULL;
 }
@@ -1037,6 +1038,9 @@ static const char *tpu_cannot(const Em *e, const bool *used, const bool *narrow)
 		return "Mosaic has no scatter (the store is no view)";
 	if (st == ATHENE_I64 || st == ATHENE_F64)
 		return "the TPU has no 64-bit vectors; XLA emulates f64 and i64";
+	for (int r = 0; r < p->n; r++)
+		if (used[r] && p->ins[r].kind == I_REDUCE && p->ins[r].op == R_PROD)
+			return "a product reduction: Pallas's TPU lowering has no reduce_prod";
 	for (int r = 0; r < p->n; r++) {
 		const Ins *x = &p->ins[r];
 		if (!used[r])
@@ -1112,7 +1116,7 @@ void ep_emit_kernel_fn(Em *e, Buf *out)
 	}
 	for (int r = 0; r < p->n; r++)
 		narrow[r] |= p->ins[r].kind == I_LOAD && ep_operand(e->ps, p->ins[r].operand)->prefetch;
-	if (!e->xla && !e->gpu && (e->xla_why = tpu_cannot(e, used, narrow)))
+	if (!e->xla && (e->xla_why = e->gpu ? ep_gpu_reduction(e) : tpu_cannot(e, used, narrow)))
 		return;
 	Buf body = {0}, *saved = e->b;
 	e->b = &body;
