@@ -897,7 +897,10 @@ static void decide(W *w, int s)
 		RInfo *f = &w->ri[i];
 		if (in->scope != s)
 			continue;
-		*f = (RInfo){.dec = -1, .skip = in->guard >= 0 && bool_of(w, s, in->guard) == 0};
+		/* a guard implies its own guard: under a skipped one, skipped too */
+		bool gskip = in->guard >= 0 && (bool_of(w, s, in->guard) == 0 ||
+		                                (x->p->ins[in->guard].scope == s && w->ri[in->guard].skip));
+		*f = (RInfo){.dec = -1, .skip = gskip};
 		if (f->skip)
 			continue;
 		int64_t lo, hi;
@@ -986,6 +989,11 @@ static void run_unit(W *w, int s)
 	const Prog *p = w->x->p;
 	decide(w, s);
 	needs(w, s);
+#if defined(ATHENE_SANITIZED)
+	for (int i = 0; i < p->n; i++) /* what a unit does not evaluate holds garbage: make it loud */
+		if (p->ins[i].scope == s && p->ins[i].kind != I_CONST)
+			memset(&w->reg[(size_t)i * REG_STRIDE], 0x45, (size_t)w->lanes[s] * sizeof(Val));
+#endif
 	for (int i = 0; i < p->n && !w->bad; i++) {
 		const Ins *x = &p->ins[i];
 		if (x->scope != s)
