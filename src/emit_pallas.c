@@ -649,9 +649,140 @@ static void unit_axis(PlanOperand *op, int at)
 /* Load j, rewritten as an array the wrapper computes over the variables it
  * reads (each whole, in the statement's order), blocked as the statement's
  * variables are; the function computing it goes into the module. */
+/* The array a view operand prepares, as XLA array ops on its storage:
+ * the view's reshape, its slices and static indices, a transpose into
+ * variable order, broadcast digits, digits merged into their variable (and
+ * cut to its range); false for a view they do not spell (a mask, a gather). */
+static bool view_in_xla(Buf *b, Em *e, const PlanOperand *op, unsigned m)
+{
+	const PlanStmt *ps = e->ps;
+	const View *v = op->view;
+	const char *t = ep_pyname(op->t->name);
+	int64_t sizes[VIEW_MAXAX], total = 1, storage = tensor_layout(e->in, op->t)->storage;
+	if (v->cls != VIEW_VIEW || (v->flags & VF_MASKED))
+		return false;
+	for (int a = 0; a < v->naxes; a++) {
+		if (v->ax[a].kind != VA_ITER && v->ax[a].kind != VA_INDEX)
+			return false;
+		sizes[a] = v->ax[a].size;
+		total *= sizes[a];
+	}
+	if (total < storage)
+		return false;
+	Buf idx = {0}, s = {0};
+	ep_tuple(&s, sizes, v->naxes);
+	if (total > storage) {
+		buf_printf(b, "    a = _pad(%s, %lld).reshape%s\n", t, (long long)total, buf_str(&s));
+		*e->needs |= NEED_PAD;
+	} else if (v->naxes > 1)
+		buf_printf(b, "    a = %s.reshape%s\n", t, buf_str(&s));
+	else
+		buf_printf(b, "    a = %s\n", t);
+	/* slices and static indices; the axes left are digits */
+	int n = 0, key[VIEW_MAXAX];
+	int64_t len[VIEW_MAXAX];
+	bool trivial = true;
+	for (int a = 0; a < v->naxes; a++) {
+		const VAxis *x = &v->ax[a];
+		buf_printf(&idx, "%s", a ? ", " : "");
+		if (x->kind == VA_INDEX) {
+			buf_printf(&idx, "%lld", (long long)x->start);
+			trivial = false;
+			continue;
+		}
+		const ViewDigit *g = &v->dig[x->ref];
+		len[n] = x->len;
+		key[n++] = ep_pvar_index(ps, g->var) * 64 + (g->nsplit - 1 - g->index);
+		if (x->start == 0 && x->step == 1 && x->len == x->size)
+			buf_printf(&idx, ":");
+		else {
+			PlanAxis pa = {.start = x->start, .step = x->step, .len = x->len};
+			ep_slice_of(&idx, &pa, x->start);
+			trivial = false;
+		}
+	}
+	if (!trivial)
+		buf_printf(b, "    a = a[%s]\n", buf_str(&idx));
+	int perm[VIEW_MAXAX];
+	for (int i = 0; i < n; i++)
+		perm[i] = i;
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && key[perm[j - 1]] > key[perm[j]]; j--) {
+			int x = perm[j];
+			perm[j] = perm[j - 1];
+			perm[j - 1] = x;
+		}
+	bool moved_axes = false;
+	s.len = 0;
+	for (int i = 0; i < n; i++) {
+		buf_printf(&s, "%s%d", i ? ", " : "", perm[i]);
+		moved_axes |= perm[i] != i;
+	}
+	if (moved_axes)
+		buf_printf(b, "    a = jnp.transpose(a, (%s%s))\n", buf_str(&s), n == 1 ? "," : "");
+	/* each variable's digits, most significant first: broadcast ones inserted */
+	int64_t exp[VIEW_MAXDIG], full[VIEW_MAXDIG], merged[PLAN_MAXVARS];
+	int ne = 0, nm = 0;
+	bool bcast = false, merge = false, cut = false;
+	for (int pv = 0; pv < ps->nvars; pv++) {
+		if (!(m >> pv & 1) || ps->vars[pv].n <= 1)
+			continue;
+		int parts = 0;
+		merged[nm] = 1;
+		for (int d = 0; d < v->ndig; d++) {
+			const ViewDigit *g = &v->dig[d];
+			if (g->var != ps->vars[pv].var)
+				continue;
+			exp[ne] = g->axis >= 0 ? v->ax[g->axis].len : 1;
+			full[ne] = g->axis >= 0 ? v->ax[g->axis].len : g->n;
+			bcast |= g->axis < 0 && g->n > 1;
+			merged[nm] *= full[ne++];
+			parts++;
+		}
+		merge |= parts > 1;
+		cut |= merged[nm] > ps->vars[pv].n;
+		if (merged[nm] < ps->vars[pv].n) {
+			buf_free(&idx);
+			buf_free(&s);
+			return false;
+		}
+		nm++;
+	}
+	int64_t cur[VIEW_MAXAX];
+	for (int i = 0; i < n; i++)
+		cur[i] = len[perm[i]];
+	s.len = 0;
+	ep_tuple(&s, exp, ne);
+	if (ne != n || memcmp(exp, cur, (size_t)n * sizeof *cur))
+		buf_printf(b, "    a = a.reshape%s\n", buf_str(&s));
+	if (bcast) {
+		s.len = 0;
+		ep_tuple(&s, full, ne);
+		buf_printf(b, "    a = jnp.broadcast_to(a, %s)\n", buf_str(&s));
+	}
+	if (merge) {
+		s.len = 0;
+		ep_tuple(&s, merged, nm);
+		buf_printf(b, "    a = a.reshape%s\n", buf_str(&s));
+	}
+	if (cut) {
+		s.len = 0;
+		for (int pv = 0, i = 0; pv < ps->nvars; pv++)
+			if ((m >> pv & 1) && ps->vars[pv].n > 1)
+				buf_printf(&s, "%s:%lld", i++ ? ", " : "", (long long)ps->vars[pv].n);
+		buf_printf(b, "    a = a[%s]\n", buf_str(&s));
+	}
+	buf_printf(b, "    return a\n");
+	buf_free(&idx);
+	buf_free(&s);
+	return true;
+}
+
 static void prepare(Em *e, PlanOperand *op, unsigned m, const char *why)
 {
 	const PlanStmt *ps = e->ps;
+	Buf body = {0};
+	bool as_view = view_in_xla(&body, e, op, m);
 	View *w = arena_alloc(&e->in->arena, sizeof *w);
 	int64_t shape[PLAN_MAXVARS + 2];
 	int k = 0;
@@ -688,11 +819,11 @@ static void prepare(Em *e, PlanOperand *op, unsigned m, const char *why)
 	    (second && !tpu_ok(second->block, second->size, 8 * dtype_packing(op->t->dt)))))
 		ep_unsupported(e, "a prepared operand whose blocks break the tpu block rule");
 	/* the function */
-	Buf body = {0}, name = {0}, src = {0}, call = {0}, sh = {0};
+	Buf name = {0}, src = {0}, call = {0}, sh = {0}, off = {0};
 	const Tensor *reads[16] = {op->t};
 	SymCtx c = {.e = e, .xla = true, .reads = reads, .nreads = 1};
 	ep_tuple(&sh, shape, k);
-	for (int v = 0, a = 0; v < ps->nvars; v++) {
+	for (int v = 0, a = 0; v < ps->nvars && !as_view; v++) {
 		if (!(m >> v & 1))
 			continue;
 		const char *vn = ep_pyname(ps->vars[v].var->name);
@@ -708,9 +839,10 @@ static void prepare(Em *e, PlanOperand *op, unsigned m, const char *why)
 		buf_printf(&body, "    %s = jax.lax.broadcasted_iota(jnp.int32, %s, %d)\n", vn, buf_str(&o), a++);
 		buf_free(&o);
 	}
-	Buf off = {0};
-	ep_sym_expr(&off, &c, op->acc->off);
-	if (k)
+	if (!as_view)
+		ep_sym_expr(&off, &c, op->acc->off);
+	if (as_view) {
+	} else if (k)
 		buf_printf(&body, "    return jnp.take(%s, jnp.broadcast_to(%s, %s), mode=\"clip\")\n", ep_pyname(op->t->name),
 		           buf_str(&off), buf_str(&sh));
 	else

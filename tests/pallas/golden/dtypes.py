@@ -197,8 +197,9 @@ def greater_bool_out(x, t, *, interpret=None):
 
 def _flip_i8_y_x(x):
     """x[(15 - i)] over (16,), in XLA: Mosaic has no i8 vectors."""
-    i = jax.lax.broadcasted_iota(jnp.int32, (16,), 0)
-    return jnp.take(x, jnp.broadcast_to((-i + 15), (16,)), mode="clip")
+    a = x
+    a = a[15::-1]
+    return a
 
 
 def _flip_i8_y(x_ref):
@@ -307,9 +308,9 @@ def strided_i32(x, *, interpret=None):
 
 def _transposed_i64_y_x(x):
     """x[i, j] over (4, 4), in XLA: the TPU has no 64-bit vectors; XLA emulates f64 and i64."""
-    i = jax.lax.broadcasted_iota(jnp.int32, (4, 1), 0)
-    j = jax.lax.broadcasted_iota(jnp.int32, (1, 4), 1)
-    return jnp.take(x, jnp.broadcast_to((i + 4*j), (4, 4)), mode="clip")
+    a = x.reshape(4, 4)
+    a = jnp.transpose(a, (1, 0))
+    return a
 
 
 def _transposed_i64_y(x_ref):
@@ -348,9 +349,8 @@ def _lut_u8_y_table(table, img):
 
 def _lut_u8_y_img(img):
     """img[i, j] over (4, 6), in XLA: Mosaic reads no scalars of less than 32 bits."""
-    i = jax.lax.broadcasted_iota(jnp.int32, (4, 1), 0)
-    j = jax.lax.broadcasted_iota(jnp.int32, (1, 6), 1)
-    return jnp.take(img, jnp.broadcast_to((6*i + j), (4, 6)), mode="clip")
+    a = img.reshape(4, 6)
+    return a
 
 
 def _lut_u8_y(table_ref):
@@ -421,10 +421,9 @@ def u8_to_f32_strided(x, *, interpret=None):
 
 def _permute_f16_y_x(x):
     """x[a, b, c] over (8, 4, 6), in XLA: Mosaic loads no f16 vectors."""
-    c = jax.lax.broadcasted_iota(jnp.int32, (8, 1, 1), 0)
-    a = jax.lax.broadcasted_iota(jnp.int32, (1, 4, 1), 1)
-    b = jax.lax.broadcasted_iota(jnp.int32, (1, 1, 6), 2)
-    return jnp.take(x, jnp.broadcast_to((48*a + 8*b + c), (8, 4, 6)), mode="clip")
+    a = x.reshape(4, 6, 8)
+    a = jnp.transpose(a, (2, 0, 1))
+    return a
 
 
 def _permute_f16_y(x_ref):
@@ -456,8 +455,9 @@ def permute_f16(x, *, interpret=None):
 
 def _f16_to_f32_flipped_y_x(x):
     """x[i] over (8,), in XLA: Mosaic loads no f16 vectors."""
-    i = jax.lax.broadcasted_iota(jnp.int32, (8,), 0)
-    return jnp.take(x, jnp.broadcast_to((-i + 7), (8,)), mode="clip")
+    a = x
+    a = a[7::-1]
+    return a
 
 
 def _f16_to_f32_flipped_y(x_ref):
@@ -624,9 +624,9 @@ def gather_bf16(table, idx, *, interpret=None):
 
 def _sum_f64_transposed_y_x(x):
     """x[i, k] over (6, 5), in XLA: the TPU has no 64-bit vectors; XLA emulates f64 and i64."""
-    i = jax.lax.broadcasted_iota(jnp.int32, (6, 1), 0)
-    k = jax.lax.broadcasted_iota(jnp.int32, (1, 5), 1)
-    return jnp.take(x, jnp.broadcast_to((i + 6*k), (6, 5)), mode="clip")
+    a = x.reshape(5, 6)
+    a = jnp.transpose(a, (1, 0))
+    return a
 
 
 def _sum_f64_transposed_y(x_ref):
@@ -658,9 +658,9 @@ def sum_f64_transposed(x, *, interpret=None):
 
 def _f64_to_i32_transposed_y_x(x):
     """x[i, j] over (4, 3), in XLA: the TPU has no 64-bit vectors; XLA emulates f64 and i64."""
-    j = jax.lax.broadcasted_iota(jnp.int32, (4, 1), 0)
-    i = jax.lax.broadcasted_iota(jnp.int32, (1, 3), 1)
-    return jnp.take(x, jnp.broadcast_to((4*i + j), (4, 3)), mode="clip")
+    a = x.reshape(3, 4)
+    a = jnp.transpose(a, (1, 0))
+    return a
 
 
 def _f64_to_i32_transposed_y(x_ref):

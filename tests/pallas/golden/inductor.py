@@ -751,9 +751,9 @@ def roll_rows(x, *, interpret=None):
 
 def _slice_step5_flat_y_x(x):
     """x.flat[((2 + (5 * j)) + (17 * i))] over (6, 3), in XLA: Mosaic slices vectors with step 1 only."""
-    i = jax.lax.broadcasted_iota(jnp.int32, (6, 1), 0)
-    j = jax.lax.broadcasted_iota(jnp.int32, (1, 3), 1)
-    return jnp.take(x, jnp.broadcast_to((5*j + 17*i + 2), (6, 3)), mode="clip")
+    a = x.reshape(6, 17)
+    a = a[:, 2:13:5]
+    return a
 
 
 def _slice_step5_flat_y(x_ref, y_ref):
@@ -796,9 +796,9 @@ def slice_step5_flat(x, *, interpret=None):
 
 def _slice_step5_y_x(x):
     """x[i, (2 + (5 * j))] over (6, 3), in XLA: Mosaic slices vectors with step 1 only."""
-    i = jax.lax.broadcasted_iota(jnp.int32, (6, 1), 0)
-    j = jax.lax.broadcasted_iota(jnp.int32, (1, 3), 1)
-    return jnp.take(x, jnp.broadcast_to((17*i + 5*j + 2), (6, 3)), mode="clip")
+    a = x.reshape(6, 17)
+    a = a[:, 2:13:5]
+    return a
 
 
 def _slice_step5_y(x_ref, y_ref):
@@ -841,9 +841,9 @@ def slice_step5(x, *, interpret=None):
 
 def _slice_23_step24_flat_y_x(x):
     """x.flat[((23 + (24 * x0)) + (128 * x1))] over (4, 5), in XLA: Mosaic slices vectors with step 1 only."""
-    x1 = jax.lax.broadcasted_iota(jnp.int32, (4, 1), 0)
-    x0 = jax.lax.broadcasted_iota(jnp.int32, (1, 5), 1)
-    return jnp.take(x, jnp.broadcast_to((24*x0 + 128*x1 + 23), (4, 5)), mode="clip")
+    a = x.reshape(4, 128)
+    a = a[:, 23:120:24]
+    return a
 
 
 def _slice_23_step24_flat_y(x_ref, y_ref):
@@ -886,9 +886,10 @@ def slice_23_step24_flat(x, *, interpret=None):
 
 def _slice_rev_steps_y_x(x):
     """x[(5 - (2 * i)), (16 - (7 * j))] over (3, 3), in XLA: Mosaic slices vectors with step 1 only."""
-    j = jax.lax.broadcasted_iota(jnp.int32, (3, 1), 0)
-    i = jax.lax.broadcasted_iota(jnp.int32, (1, 3), 1)
-    return jnp.take(x, jnp.broadcast_to((-34*i - 7*j + 101), (3, 3)), mode="clip")
+    a = x.reshape(6, 17)
+    a = a[5::-2, 16::-7]
+    a = jnp.transpose(a, (1, 0))
+    return a
 
 
 def _slice_rev_steps_y(x_ref, y_ref):

@@ -4037,8 +4037,10 @@ def perm3_2x1152x2048_120_collapsed(x, *, interpret=None):
 
 def _perm3_2x1152x2048_120_divmod_y_x(x):
     """x.flat[(((i % 2) * 2359296) + (i // 2))] over (4718592,), in XLA: Mosaic cannot merge the digits of a variable in a block (a shape cast of its minor dims)."""
-    i = jax.lax.broadcasted_iota(jnp.int32, (4718592,), 0)
-    return jnp.take(x, jnp.broadcast_to((2359296*(i % 2) + (i // 2)), (4718592,)), mode="clip")
+    a = x.reshape(2, 2359296)
+    a = jnp.transpose(a, (1, 0))
+    a = a.reshape(4718592,)
+    return a
 
 
 def _perm3_2x1152x2048_120_divmod_y(x_ref, y_ref):
@@ -4200,8 +4202,10 @@ def perm3_2x24x32_120_collapsed_s(x, *, interpret=None):
 
 def _perm3_2x24x32_120_divmod_s_y_x(x):
     """x.flat[(((i % 2) * 768) + (i // 2))] over (1536,), in XLA: Mosaic cannot merge the digits of a variable in a block (a shape cast of its minor dims)."""
-    i = jax.lax.broadcasted_iota(jnp.int32, (1536,), 0)
-    return jnp.take(x, jnp.broadcast_to((768*(i % 2) + (i // 2)), (1536,)), mode="clip")
+    a = x.reshape(2, 768)
+    a = jnp.transpose(a, (1, 0))
+    a = a.reshape(1536,)
+    return a
 
 
 def _perm3_2x24x32_120_divmod_s_y(x_ref, y_ref):

@@ -236,9 +236,10 @@ def min_flipped_view(x, *, interpret=None):
 
 def _argmax_strided_y_x(x):
     """x[i, ((2 * j) + 1)] over (8, 8), in XLA: the TPU has no 64-bit vectors; XLA emulates f64 and i64."""
-    j = jax.lax.broadcasted_iota(jnp.int32, (8, 1), 0)
-    i = jax.lax.broadcasted_iota(jnp.int32, (1, 8), 1)
-    return jnp.take(x, jnp.broadcast_to((16*i + 2*j + 1), (8, 8)), mode="clip")
+    a = x.reshape(8, 8, 2)
+    a = a[:, :, 1]
+    a = jnp.transpose(a, (1, 0))
+    return a
 
 
 def _argmax_strided_y(x_ref):
@@ -270,9 +271,9 @@ def argmax_strided(x, *, interpret=None):
 
 def _argmin_permuted_y_x(x):
     """x[i, j] over (10, 6), in XLA: the TPU has no 64-bit vectors; XLA emulates f64 and i64."""
-    j = jax.lax.broadcasted_iota(jnp.int32, (10, 1), 0)
-    i = jax.lax.broadcasted_iota(jnp.int32, (1, 6), 1)
-    return jnp.take(x, jnp.broadcast_to((10*i + j), (10, 6)), mode="clip")
+    a = x.reshape(6, 10)
+    a = jnp.transpose(a, (1, 0))
+    return a
 
 
 def _argmin_permuted_y(x_ref):
@@ -469,9 +470,9 @@ def sum_iota_weighted(x, *, interpret=None):
 
 def _prod_strided_f64_y_x(x):
     """x[i, (2 * k)] over (4, 3), in XLA: the TPU has no 64-bit vectors; XLA emulates f64 and i64."""
-    i = jax.lax.broadcasted_iota(jnp.int32, (4, 1), 0)
-    k = jax.lax.broadcasted_iota(jnp.int32, (1, 3), 1)
-    return jnp.take(x, jnp.broadcast_to((6*i + 2*k), (4, 3)), mode="clip")
+    a = x.reshape(4, 3, 2)
+    a = a[:, :, 0]
+    return a
 
 
 def _prod_strided_f64_y(x_ref):
@@ -607,9 +608,8 @@ def min_i16_permuted(x, *, interpret=None):
 
 def _count_true_y_m(m):
     """m[i, k] over (4, 8), in XLA: the TPU has no 64-bit vectors; XLA emulates f64 and i64."""
-    i = jax.lax.broadcasted_iota(jnp.int32, (4, 1), 0)
-    k = jax.lax.broadcasted_iota(jnp.int32, (1, 8), 1)
-    return jnp.take(m, jnp.broadcast_to((8*i + k), (4, 8)), mode="clip")
+    a = m.reshape(4, 8)
+    return a
 
 
 def _count_true_y(m_ref):

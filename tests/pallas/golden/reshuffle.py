@@ -25,8 +25,10 @@ def _run(pure, args, interpret):
 
 def _reshuffle_mod4_y_x(x):
     """x.flat[(((i % 4) * 64) + (i // 4))] over (256,), in XLA: Mosaic cannot merge the digits of a variable in a block (a shape cast of its minor dims)."""
-    i = jax.lax.broadcasted_iota(jnp.int32, (256,), 0)
-    return jnp.take(x, jnp.broadcast_to((64*(i % 4) + (i // 4)), (256,)), mode="clip")
+    a = x.reshape(4, 64)
+    a = jnp.transpose(a, (1, 0))
+    a = a.reshape(256,)
+    return a
 
 
 def _reshuffle_mod4_y(x_ref, y_ref):
@@ -68,8 +70,11 @@ def reshuffle_mod4(x, *, interpret=None):
 
 def _repeat_interleave3_y_x(x):
     """x.flat[(i // 3)] over (30,), in XLA: Mosaic cannot merge the digits of a variable in a block (a shape cast of its minor dims)."""
-    i = jax.lax.broadcasted_iota(jnp.int32, (30,), 0)
-    return jnp.take(x, jnp.broadcast_to((i // 3), (30,)), mode="clip")
+    a = x
+    a = a.reshape(10, 1)
+    a = jnp.broadcast_to(a, (10, 3))
+    a = a.reshape(30,)
+    return a
 
 
 def _repeat_interleave3_y(x_ref, y_ref):
@@ -111,8 +116,11 @@ def repeat_interleave3(x, *, interpret=None):
 
 def _tile3_y_x(x):
     """x[(i % 5)] over (15,), in XLA: Mosaic cannot merge the digits of a variable in a block (a shape cast of its minor dims)."""
-    i = jax.lax.broadcasted_iota(jnp.int32, (15,), 0)
-    return jnp.take(x, jnp.broadcast_to((i % 5), (15,)), mode="clip")
+    a = x
+    a = a.reshape(1, 5)
+    a = jnp.broadcast_to(a, (3, 5))
+    a = a.reshape(15,)
+    return a
 
 
 def _tile3_y(x_ref, y_ref):
@@ -240,8 +248,11 @@ def roll_sym(x, *, interpret=None):
 
 def _floordiv_negative_y_x(x):
     """x[(((i - 8) // 2) + 4)] over (16,), in XLA: Mosaic cannot merge the digits of a variable in a block (a shape cast of its minor dims)."""
-    i = jax.lax.broadcasted_iota(jnp.int32, (16,), 0)
-    return jnp.take(x, jnp.broadcast_to((i // 2), (16,)), mode="clip")
+    a = x
+    a = a.reshape(8, 1)
+    a = jnp.broadcast_to(a, (8, 2))
+    a = a.reshape(16,)
+    return a
 
 
 def _floordiv_negative_y(x_ref, y_ref):
@@ -369,9 +380,10 @@ def mod_negative_divisor(x, *, interpret=None):
 
 def _depth_to_space_y_x(x):
     """x[(((h % 2) * 2) + (w % 2)), (h // 2), (w // 2)] over (6, 6), in XLA: Mosaic cannot merge the digits of a variable in a block (a shape cast of its minor dims)."""
-    h = jax.lax.broadcasted_iota(jnp.int32, (6, 1), 0)
-    w = jax.lax.broadcasted_iota(jnp.int32, (1, 6), 1)
-    return jnp.take(x, jnp.broadcast_to((18*(h % 2) + 9*(w % 2) + 3*(h // 2) + (w // 2)), (6, 6)), mode="clip")
+    a = x.reshape(2, 2, 3, 3)
+    a = jnp.transpose(a, (2, 0, 3, 1))
+    a = a.reshape(6, 6)
+    return a
 
 
 def _depth_to_space_y(x_ref, y_ref):
@@ -414,10 +426,10 @@ def depth_to_space(x, *, interpret=None):
 
 def _space_to_depth_flat_y_x(x):
     """x.flat[(((((2 * i) + (c // 2)) * 6) + (2 * j)) + (c % 2))] over (4, 3, 3), in XLA: Mosaic cannot merge the digits of a variable in a block (a shape cast of its minor dims)."""
-    c = jax.lax.broadcasted_iota(jnp.int32, (4, 1, 1), 0)
-    i = jax.lax.broadcasted_iota(jnp.int32, (1, 3, 1), 1)
-    j = jax.lax.broadcasted_iota(jnp.int32, (1, 1, 3), 2)
-    return jnp.take(x, jnp.broadcast_to((12*i + 6*(c // 2) + (c % 2) + 2*j), (4, 3, 3)), mode="clip")
+    a = x.reshape(3, 2, 3, 2)
+    a = jnp.transpose(a, (1, 3, 0, 2))
+    a = a.reshape(4, 3, 3)
+    return a
 
 
 def _space_to_depth_flat_y(x_ref, y_ref):
@@ -460,9 +472,10 @@ def space_to_depth_flat(x, *, interpret=None):
 
 def _reshuffle_digits_y_x(x):
     """x.flat[(((12 * a) + (4 * (j % 3))) + (j // 3))] over (2, 12), in XLA: Mosaic cannot merge the digits of a variable in a block (a shape cast of its minor dims)."""
-    a = jax.lax.broadcasted_iota(jnp.int32, (2, 1), 0)
-    j = jax.lax.broadcasted_iota(jnp.int32, (1, 12), 1)
-    return jnp.take(x, jnp.broadcast_to((12*a + 4*(j % 3) + (j // 3)), (2, 12)), mode="clip")
+    a = x.reshape(2, 3, 4)
+    a = jnp.transpose(a, (0, 2, 1))
+    a = a.reshape(2, 12)
+    return a
 
 
 def _reshuffle_digits_y(x_ref, y_ref):
@@ -505,9 +518,10 @@ def reshuffle_digits(x, *, interpret=None):
 
 def _row_digit_swap_y_x(x):
     """x[(((i % 8) * 2) + (i // 8)), j] over (16, 4096), in XLA: Mosaic cannot merge the digits of a variable in a block (a shape cast of its minor dims)."""
-    i = jax.lax.broadcasted_iota(jnp.int32, (16, 1), 0)
-    j = jax.lax.broadcasted_iota(jnp.int32, (1, 4096), 1)
-    return jnp.take(x, jnp.broadcast_to((8192*(i % 8) + 4096*(i // 8) + j), (16, 4096)), mode="clip")
+    a = x.reshape(8, 2, 4096)
+    a = jnp.transpose(a, (1, 0, 2))
+    a = a.reshape(16, 4096)
+    return a
 
 
 def _row_digit_swap_y(x_ref, y_ref):

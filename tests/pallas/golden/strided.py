@@ -261,58 +261,78 @@ def slice_chain(x, *, interpret=None):
 
 def _rope_interleaved_y_x(x):
     """x[r, (2 * (c // 2))] over (32, 64), in XLA: Mosaic cannot merge the digits of a variable in a block (a shape cast of its minor dims)."""
-    r = jax.lax.broadcasted_iota(jnp.int32, (32, 1), 0)
-    c = jax.lax.broadcasted_iota(jnp.int32, (1, 64), 1)
-    return jnp.take(x, jnp.broadcast_to((64*r + 2*(c // 2)), (32, 64)), mode="clip")
+    a = x.reshape(32, 32, 2)
+    a = a[:, :, 0]
+    a = a.reshape(32, 32, 1)
+    a = jnp.broadcast_to(a, (32, 32, 2))
+    a = a.reshape(32, 64)
+    return a
 
 
 def _rope_interleaved_y_cos(cos):
     """cos[r, (c // 2)] over (32, 64), in XLA: Mosaic cannot merge the digits of a variable in a block (a shape cast of its minor dims)."""
-    r = jax.lax.broadcasted_iota(jnp.int32, (32, 1), 0)
-    c = jax.lax.broadcasted_iota(jnp.int32, (1, 64), 1)
-    return jnp.take(cos, jnp.broadcast_to((32*r + (c // 2)), (32, 64)), mode="clip")
+    a = cos.reshape(32, 32)
+    a = a.reshape(32, 32, 1)
+    a = jnp.broadcast_to(a, (32, 32, 2))
+    a = a.reshape(32, 64)
+    return a
 
 
 def _rope_interleaved_y_x2(x):
     """x[r, ((2 * (c // 2)) + 1)] over (32, 64), in XLA: Mosaic cannot merge the digits of a variable in a block (a shape cast of its minor dims)."""
-    r = jax.lax.broadcasted_iota(jnp.int32, (32, 1), 0)
-    c = jax.lax.broadcasted_iota(jnp.int32, (1, 64), 1)
-    return jnp.take(x, jnp.broadcast_to((64*r + 2*(c // 2) + 1), (32, 64)), mode="clip")
+    a = x.reshape(32, 32, 2)
+    a = a[:, :, 1]
+    a = a.reshape(32, 32, 1)
+    a = jnp.broadcast_to(a, (32, 32, 2))
+    a = a.reshape(32, 64)
+    return a
 
 
 def _rope_interleaved_y_sin(sin):
     """sin[r, (c // 2)] over (32, 64), in XLA: Mosaic cannot merge the digits of a variable in a block (a shape cast of its minor dims)."""
-    r = jax.lax.broadcasted_iota(jnp.int32, (32, 1), 0)
-    c = jax.lax.broadcasted_iota(jnp.int32, (1, 64), 1)
-    return jnp.take(sin, jnp.broadcast_to((32*r + (c // 2)), (32, 64)), mode="clip")
+    a = sin.reshape(32, 32)
+    a = a.reshape(32, 32, 1)
+    a = jnp.broadcast_to(a, (32, 32, 2))
+    a = a.reshape(32, 64)
+    return a
 
 
 def _rope_interleaved_y_x3(x):
     """x[r, ((2 * (c // 2)) + 1)] over (32, 64), in XLA: Mosaic cannot merge the digits of a variable in a block (a shape cast of its minor dims)."""
-    r = jax.lax.broadcasted_iota(jnp.int32, (32, 1), 0)
-    c = jax.lax.broadcasted_iota(jnp.int32, (1, 64), 1)
-    return jnp.take(x, jnp.broadcast_to((64*r + 2*(c // 2) + 1), (32, 64)), mode="clip")
+    a = x.reshape(32, 32, 2)
+    a = a[:, :, 1]
+    a = a.reshape(32, 32, 1)
+    a = jnp.broadcast_to(a, (32, 32, 2))
+    a = a.reshape(32, 64)
+    return a
 
 
 def _rope_interleaved_y_cos2(cos):
     """cos[r, (c // 2)] over (32, 64), in XLA: Mosaic cannot merge the digits of a variable in a block (a shape cast of its minor dims)."""
-    r = jax.lax.broadcasted_iota(jnp.int32, (32, 1), 0)
-    c = jax.lax.broadcasted_iota(jnp.int32, (1, 64), 1)
-    return jnp.take(cos, jnp.broadcast_to((32*r + (c // 2)), (32, 64)), mode="clip")
+    a = cos.reshape(32, 32)
+    a = a.reshape(32, 32, 1)
+    a = jnp.broadcast_to(a, (32, 32, 2))
+    a = a.reshape(32, 64)
+    return a
 
 
 def _rope_interleaved_y_x4(x):
     """x[r, (2 * (c // 2))] over (32, 64), in XLA: Mosaic cannot merge the digits of a variable in a block (a shape cast of its minor dims)."""
-    r = jax.lax.broadcasted_iota(jnp.int32, (32, 1), 0)
-    c = jax.lax.broadcasted_iota(jnp.int32, (1, 64), 1)
-    return jnp.take(x, jnp.broadcast_to((64*r + 2*(c // 2)), (32, 64)), mode="clip")
+    a = x.reshape(32, 32, 2)
+    a = a[:, :, 0]
+    a = a.reshape(32, 32, 1)
+    a = jnp.broadcast_to(a, (32, 32, 2))
+    a = a.reshape(32, 64)
+    return a
 
 
 def _rope_interleaved_y_sin2(sin):
     """sin[r, (c // 2)] over (32, 64), in XLA: Mosaic cannot merge the digits of a variable in a block (a shape cast of its minor dims)."""
-    r = jax.lax.broadcasted_iota(jnp.int32, (32, 1), 0)
-    c = jax.lax.broadcasted_iota(jnp.int32, (1, 64), 1)
-    return jnp.take(sin, jnp.broadcast_to((32*r + (c // 2)), (32, 64)), mode="clip")
+    a = sin.reshape(32, 32)
+    a = a.reshape(32, 32, 1)
+    a = jnp.broadcast_to(a, (32, 32, 2))
+    a = a.reshape(32, 64)
+    return a
 
 
 def _rope_interleaved_y(x_ref, cos_ref, x2_ref, sin_ref, x3_ref, cos2_ref, x4_ref, sin2_ref, y_ref):
@@ -381,58 +401,78 @@ def rope_interleaved(x, cos, sin, *, interpret=None):
 
 def _rope_halves_y_x(x):
     """x[r, (c % 32)] over (32, 64), in XLA: Mosaic cannot merge the digits of a variable in a block (a shape cast of its minor dims)."""
-    r = jax.lax.broadcasted_iota(jnp.int32, (32, 1), 0)
-    c = jax.lax.broadcasted_iota(jnp.int32, (1, 64), 1)
-    return jnp.take(x, jnp.broadcast_to((64*r + (c % 32)), (32, 64)), mode="clip")
+    a = x.reshape(32, 64)
+    a = a[:, 0:32]
+    a = a.reshape(32, 1, 32)
+    a = jnp.broadcast_to(a, (32, 2, 32))
+    a = a.reshape(32, 64)
+    return a
 
 
 def _rope_halves_y_cos(cos):
     """cos[r, (c % 32)] over (32, 64), in XLA: Mosaic cannot merge the digits of a variable in a block (a shape cast of its minor dims)."""
-    r = jax.lax.broadcasted_iota(jnp.int32, (32, 1), 0)
-    c = jax.lax.broadcasted_iota(jnp.int32, (1, 64), 1)
-    return jnp.take(cos, jnp.broadcast_to((32*r + (c % 32)), (32, 64)), mode="clip")
+    a = cos.reshape(32, 32)
+    a = a.reshape(32, 1, 32)
+    a = jnp.broadcast_to(a, (32, 2, 32))
+    a = a.reshape(32, 64)
+    return a
 
 
 def _rope_halves_y_x2(x):
     """x[r, ((c % 32) + 32)] over (32, 64), in XLA: Mosaic cannot merge the digits of a variable in a block (a shape cast of its minor dims)."""
-    r = jax.lax.broadcasted_iota(jnp.int32, (32, 1), 0)
-    c = jax.lax.broadcasted_iota(jnp.int32, (1, 64), 1)
-    return jnp.take(x, jnp.broadcast_to((64*r + (c % 32) + 32), (32, 64)), mode="clip")
+    a = x.reshape(32, 64)
+    a = a[:, 32:64]
+    a = a.reshape(32, 1, 32)
+    a = jnp.broadcast_to(a, (32, 2, 32))
+    a = a.reshape(32, 64)
+    return a
 
 
 def _rope_halves_y_sin(sin):
     """sin[r, (c % 32)] over (32, 64), in XLA: Mosaic cannot merge the digits of a variable in a block (a shape cast of its minor dims)."""
-    r = jax.lax.broadcasted_iota(jnp.int32, (32, 1), 0)
-    c = jax.lax.broadcasted_iota(jnp.int32, (1, 64), 1)
-    return jnp.take(sin, jnp.broadcast_to((32*r + (c % 32)), (32, 64)), mode="clip")
+    a = sin.reshape(32, 32)
+    a = a.reshape(32, 1, 32)
+    a = jnp.broadcast_to(a, (32, 2, 32))
+    a = a.reshape(32, 64)
+    return a
 
 
 def _rope_halves_y_x3(x):
     """x[r, ((c % 32) + 32)] over (32, 64), in XLA: Mosaic cannot merge the digits of a variable in a block (a shape cast of its minor dims)."""
-    r = jax.lax.broadcasted_iota(jnp.int32, (32, 1), 0)
-    c = jax.lax.broadcasted_iota(jnp.int32, (1, 64), 1)
-    return jnp.take(x, jnp.broadcast_to((64*r + (c % 32) + 32), (32, 64)), mode="clip")
+    a = x.reshape(32, 64)
+    a = a[:, 32:64]
+    a = a.reshape(32, 1, 32)
+    a = jnp.broadcast_to(a, (32, 2, 32))
+    a = a.reshape(32, 64)
+    return a
 
 
 def _rope_halves_y_cos2(cos):
     """cos[r, (c % 32)] over (32, 64), in XLA: Mosaic cannot merge the digits of a variable in a block (a shape cast of its minor dims)."""
-    r = jax.lax.broadcasted_iota(jnp.int32, (32, 1), 0)
-    c = jax.lax.broadcasted_iota(jnp.int32, (1, 64), 1)
-    return jnp.take(cos, jnp.broadcast_to((32*r + (c % 32)), (32, 64)), mode="clip")
+    a = cos.reshape(32, 32)
+    a = a.reshape(32, 1, 32)
+    a = jnp.broadcast_to(a, (32, 2, 32))
+    a = a.reshape(32, 64)
+    return a
 
 
 def _rope_halves_y_x4(x):
     """x[r, (c % 32)] over (32, 64), in XLA: Mosaic cannot merge the digits of a variable in a block (a shape cast of its minor dims)."""
-    r = jax.lax.broadcasted_iota(jnp.int32, (32, 1), 0)
-    c = jax.lax.broadcasted_iota(jnp.int32, (1, 64), 1)
-    return jnp.take(x, jnp.broadcast_to((64*r + (c % 32)), (32, 64)), mode="clip")
+    a = x.reshape(32, 64)
+    a = a[:, 0:32]
+    a = a.reshape(32, 1, 32)
+    a = jnp.broadcast_to(a, (32, 2, 32))
+    a = a.reshape(32, 64)
+    return a
 
 
 def _rope_halves_y_sin2(sin):
     """sin[r, (c % 32)] over (32, 64), in XLA: Mosaic cannot merge the digits of a variable in a block (a shape cast of its minor dims)."""
-    r = jax.lax.broadcasted_iota(jnp.int32, (32, 1), 0)
-    c = jax.lax.broadcasted_iota(jnp.int32, (1, 64), 1)
-    return jnp.take(sin, jnp.broadcast_to((32*r + (c % 32)), (32, 64)), mode="clip")
+    a = sin.reshape(32, 32)
+    a = a.reshape(32, 1, 32)
+    a = jnp.broadcast_to(a, (32, 2, 32))
+    a = a.reshape(32, 64)
+    return a
 
 
 def _rope_halves_y(x_ref, cos_ref, x2_ref, sin_ref, x3_ref, cos2_ref, x4_ref, sin2_ref, y_ref):
