@@ -69,6 +69,15 @@ void ep_tuple(Buf *b, const int64_t *v, int n)
 	buf_printf(b, n == 1 ? ",)" : ")");
 }
 
+/* The smallest power of two >= n (0 for 0): Triton's block sizes. */
+static int64_t pow2_ceil(int64_t n)
+{
+	int64_t p = 1;
+	while (p < n)
+		p *= 2;
+	return n ? p : 0;
+}
+
 /* ---- operands: how each axis is moved ---- */
 
 /* The operands as the module moves them: the plan's, with reversed axes
@@ -404,6 +413,10 @@ static void map_entry(Buf *b, Em *e, const PlanOperand *op, const PlanAxis *x)
 		buf_printf(b, "np.int32(%lld)", (long long)x->start);
 		return;
 	}
+	if (x->kind == VA_GATHER && e->gpu) { /* the whole table: the kernel reads the row */
+		buf_printf(b, "np.int32(0)");
+		return;
+	}
 	if (x->kind == VA_GATHER) {
 		buf_printf(b, "jnp.clip(");
 		ep_gather_pos(b, e, op, x, false);
@@ -436,7 +449,7 @@ static void map_entry(Buf *b, Em *e, const PlanOperand *op, const PlanAxis *x)
 		buf_printf(b, "%lld - %s", (long long)((x->start + 1) / blk - 1), g);
 }
 
-static void map_params(Buf *b, const PlanStmt *ps)
+static void map_params(Buf *b, const PlanStmt *ps, bool gpu)
 {
 	buf_printf(b, "lambda");
 	int k = 0;
@@ -444,7 +457,7 @@ static void map_params(Buf *b, const PlanStmt *ps)
 		buf_printf(b, "%s %s", k++ ? "," : "", ep_grid_name(ps, g));
 	if (!ps->ngrid)
 		buf_printf(b, " _%s", k++ ? "," : ""); /* the one step of a statement without a grid */
-	for (int i = 0; i < ps->ops.n; i++)
+	for (int i = 0; i < ps->ops.n && !gpu; i++)
 		if (ep_operand(ps, i)->prefetch)
 			buf_printf(b, "%s %s", k++ ? "," : "", ep_ref_name(ps, ep_operand(ps, i)));
 	buf_printf(b, ": ");
@@ -464,7 +477,7 @@ static void block_spec(Buf *b, Em *e, const PlanOperand *op)
 			buf_printf(b, "%lld", (long long)(mode == AX_WHOLE ? x->size : x->block));
 	}
 	buf_printf(b, op->naxes == 1 ? ",), " : "), ");
-	map_params(b, e->ps);
+	map_params(b, e->ps, e->gpu);
 	buf_putc(b, '(');
 	for (int a = 0; a < op->naxes; a++) {
 		if (a)
@@ -992,7 +1005,7 @@ static void lhs_spec(Buf *b, Em *e)
 		buf_printf(&map, "np.int32(0)");
 	}
 	buf_printf(b, ps->nlhs > 1 ? "), " : ",), ");
-	map_params(b, ps);
+	map_params(b, ps, e->gpu);
 	buf_printf(b, "(%s%s))", buf_str(&map), ps->nlhs > 1 ? "" : ",");
 	buf_free(&map);
 }
@@ -1008,7 +1021,7 @@ static void emit_grid_spec(Em *e, Buf *out)
 	for (int i = 0; i < ps->ops.n; i++)
 		npre += ep_operand(ps, i)->prefetch;
 	buf_printf(out, "\n\n%s_grid = ", ep_fn_name(e, &name));
-	if (npre)
+	if (npre && !e->gpu)
 		buf_printf(out, "pltpu.PrefetchScalarGridSpec(\n    num_scalar_prefetch=%d,\n", npre);
 	else
 		buf_printf(out, "pl.GridSpec(\n");
@@ -1024,6 +1037,15 @@ static void emit_grid_spec(Em *e, Buf *out)
 		ep_tuple(out, grid, ps->ngrid);
 	buf_printf(out, ",\n    in_specs=[");
 	int k = 0;
+	for (int i = 1; i < ps->ops.n && e->gpu; i++) { /* the gpu's indices: whole, read in the kernel */
+		const PlanOperand *op = ep_operand(ps, i);
+		if (!op->prefetch)
+			continue;
+		buf_printf(out, "%s\n        pl.BlockSpec((%lld,), ", k++ ? "," : "",
+		           (long long)pow2_ceil(tensor_layout(e->in, op->t)->storage));
+		map_params(out, ps, true);
+		buf_printf(out, "(np.int32(0),))");
+	}
 	for (int i = 1; i < ps->ops.n; i++) {
 		const PlanOperand *op = ep_operand(ps, i);
 		if (op->prefetch || !op->naxes)
@@ -1139,14 +1161,6 @@ static void emit_call(Em *e, Buf *w, int si, Buf *records)
 	buf_free(&name);
 }
 
-static int64_t pow2_ceil(int64_t n)
-{
-	int64_t p = 1;
-	while (p < n)
-		p *= 2;
-	return n ? p : 0;
-}
-
 /* Records why the gpu module leaves the kernel out (the first reason). */
 static void gpu_refuse(Em *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void gpu_refuse(Em *e, const char *fmt, ...)
@@ -1165,10 +1179,12 @@ static void gpu_refuse(Em *e, const char *fmt, ...)
 /* Can the gpu kernel take the operand's block as it is: every axis
  * squeezed or one whole range of a variable, in order (a transpose at
  * most), nothing sliced or indexed in the kernel? */
-static bool gpu_plain(const Em *e, const PlanOperand *op)
+static bool gpu_plain(const Em *e, const PlanOperand *op, bool rows)
 {
 	for (int a = 0; a < op->naxes; a++) {
 		const PlanAxis *x = &op->ax[a];
+		if (rows && (x->kind == VA_GATHER || x->kind == VA_UNIT))
+			continue; /* the row read from the whole table; a unit axis indexed */
 		if (!x->block && x->kind != VA_GATHER && (x->kind != VA_ITER || ep_on_grid(e->ps, x)))
 			continue;
 		if (x->kind != VA_ITER || x->var < 0 || (x->step != 1 && x->step != -1) ||
@@ -1176,6 +1192,29 @@ static bool gpu_plain(const Em *e, const PlanOperand *op)
 			return false;
 	}
 	return op->cls != VIEW_ELEM;
+}
+
+/* Can the gpu kernel read the statement's gathered rows itself: every
+ * row gather's index read by variables on the grid with one value per
+ * step (the plan's scalar-prefetch form)? Then the indices come whole and
+ * the kernel reads one row of the whole table per step. */
+static bool gpu_rows_in_kernel(const Em *e, PlanOperand *const *ops)
+{
+	const PlanStmt *ps = e->ps;
+	for (int j = 1; j < ps->ops.n; j++) {
+		const View *v = ops[j]->view;
+		if (ops[j]->cls != VIEW_ROWGATHER)
+			continue;
+		for (int g = 0; g < v->ngat; g++) {
+			unsigned m = 0;
+			if (!sym_vars(ps, v->gat[g].atom, &m))
+				return false;
+			for (int x = 0; x < ps->nvars; x++)
+				if ((m >> x & 1) && (ps->vars[x].grid < 0 ? ps->vars[x].n > 1 : ps->vars[x].block != 1))
+					return false;
+		}
+	}
+	return true;
 }
 
 /* The gpu's blocks: a whole variable's block is its power-of-two extent,
@@ -1187,6 +1226,8 @@ static void gpu_blocks(Em *e, PlanOperand *op)
 	for (int a = 0; a < op->naxes; a++) {
 		PlanAxis *x = &op->ax[a];
 		const PlanVar *pv = ep_axis_var(e->ps, x);
+		if (x->kind == VA_GATHER) /* the whole table */
+			x->block = pow2_ceil(x->size);
 		if (!x->block || x->kind != VA_ITER || !pv)
 			continue;
 		int64_t place = op->view->dig[x->ref].place, old = e->p->st[e->si].vars[x->var].block;
@@ -1279,6 +1320,7 @@ static void setup_operands(Em *e, const PlanStmt *ps)
 		}
 	}
 	moved = (const PlanOperand *const *)ops;
+	bool rows = gpu && gpu_rows_in_kernel(e, ops);
 	for (int j = 0; j < ps->ops.n; j++) {
 		unsigned m = 0;
 		const char *why = prepared_reason(e, ops[j], &m);
@@ -1290,17 +1332,19 @@ static void setup_operands(Em *e, const PlanStmt *ps)
 				ep_unsupported(e, "a load of a statement in XLA whose offset the wrapper cannot spell");
 			why = e->xla_why;
 		}
+		if (gpu && j && rows && pre)
+			continue; /* read whole, by scalars in the kernel */
 		if (gpu && j) {
 			ops[j]->prefetch = false;
-			if (!why && (pre || (!gpu_plain(e, ops[j]) && ops[j]->naxes)))
+			if (!why && (pre || (!gpu_plain(e, ops[j], rows) && ops[j]->naxes)))
 				why = sym_vars(ps, ops[j]->acc->off, &m) ? pre || ops[j]->cls == VIEW_ROWGATHER
 				                                               ? "scalar prefetch is TPU-only, so XLA gathers the rows"
 				                                               : "Triton slices and indexes no blocks in the kernel"
 				                                         : NULL;
-			if (!why && (pre || (!gpu_plain(e, ops[j]) && ops[j]->naxes)))
+			if (!why && (pre || (!gpu_plain(e, ops[j], rows) && ops[j]->naxes)))
 				gpu_refuse(e, "a load of %s that the wrapper cannot gather", ops[j]->t->name);
 		}
-		if (gpu && !j && !gpu_plain(e, ops[j]) && ops[j]->naxes) {
+		if (gpu && !j && !gpu_plain(e, ops[j], false) && ops[j]->naxes) {
 			if (sym_vars(ps, ops[j]->acc->off, &m))
 				prepare_store(e, ops[j]);
 			else

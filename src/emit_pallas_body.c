@@ -232,7 +232,7 @@ static void load_view(Em *e, int r, const PlanOperand *op)
 	const char *t = ep_ref_name(ps, op);
 	int ax[VIEW_MAXAX + 4], n = 0;
 	Buf idx = {0};
-	bool any = false;
+	bool any = false, gathered = false;
 	for (int a = 0; a < op->naxes; a++) {
 		const PlanAxis *x = &op->ax[a];
 		int mode = ep_axis_mode(ps, x);
@@ -244,7 +244,12 @@ static void load_view(Em *e, int r, const PlanOperand *op)
 			buf_printf(&idx, "0");
 		else if (x->kind == VA_INDEX)
 			buf_printf(&idx, "%lld", (long long)x->start);
-		else if (x->kind != VA_ITER)
+		else if (x->kind == VA_GATHER && e->gpu) { /* the gpu's row: read from the whole table */
+			buf_printf(&idx, "jnp.clip(");
+			ep_gather_pos(&idx, e, op, x, true);
+			buf_printf(&idx, ", 0, %lld)", (long long)(x->size - 1)); /* inside the table; the check reports */
+			gathered = true;
+		} else if (x->kind != VA_ITER)
 			ep_unsupported(e, "a widened gathered axis");
 		else {
 			ax[n++] = a;
@@ -259,7 +264,9 @@ static void load_view(Em *e, int r, const PlanOperand *op)
 	bool trivial = true;
 	for (const char *s = buf_str(&idx); *s; s++)
 		trivial &= *s == ':' || *s == ',' || *s == ' ';
-	if (trivial)
+	if (gathered) /* indexing the ref: a load of the row */
+		line(e, "v%d = %s[%s]", r, t, buf_str(&idx));
+	else if (trivial)
 		line(e, "v%d = %s[...]", r, t);
 	else
 		line(e, "v%d = %s[...][%s]", r, t, buf_str(&idx));
