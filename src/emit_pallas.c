@@ -323,7 +323,8 @@ void ep_spell(Buf *b, const char *pat, Buf *args, int n)
 	for (const char *s = pat; *s; s++) {
 		if (*s == '$' && s[1] >= '0' && s[1] < '0' + n) {
 			const char *a = buf_str(&args[s[1] - '0']);
-			bool call_arg = s > pat && (s[-1] == '(' || s[-2] == ',') && (s[2] == ',' || s[2] == ')');
+			/* an argument of a call, "f($0, $1)": no parentheses of its own */
+			bool call_arg = s > pat && (s[-1] == '(' || (s - pat >= 2 && s[-2] == ',')) && (s[2] == ',' || s[2] == ')');
 			buf_printf(b, compound(a) && !call_arg ? "(%s)" : "%s", a);
 			s++;
 		} else
