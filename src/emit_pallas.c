@@ -22,7 +22,20 @@
  * Rows gathered through scalar prefetch are placed by the index map, which
  * clamps the row into the table so the DMA never leaves it; the kernel
  * counts the indices that were out of range in an SMEM record (count, check,
- * value, position), which the entry point turns into an IndexError. */
+ * value, position), which the entry point turns into an IndexError.
+ *
+ * What Mosaic cannot lower moves into the XLA wrapper: a load it cannot
+ * express (an element gather, merged digits, a strided slice) is prepared by
+ * a module-level function over the statement's variables and read as a
+ * plain block; a masked view's array is padded; a statement Mosaic cannot
+ * hold at all (64-bit values, f16 loads, i8 vectors, a scatter) runs in XLA
+ * as the same body over whole arrays. docs/pallas.md lists them.
+ *
+ * --target pallas-gpu (Triton) takes the same plan with power-of-two
+ * blocks, whole index tensors and tables read by scalars in the kernel
+ * instead of scalar prefetch, the other non-plain operands prepared by the
+ * wrapper, and per-element bad-index outputs (a GPU's grid runs in
+ * parallel) that the wrapper reduces to the records. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
