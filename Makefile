@@ -67,6 +67,12 @@ test: all $(CTESTS) $(KTESTS) $(DTESTS) $(PY)
 	ATHENE=$(B)/athene $(PY) -m pytest -q tests
 	@$(MAKE) --no-print-directory python-test
 
+# The example kernels the suite samples, all of them: every full-size
+# permutation through the interpreter and in JAX's interpreter, and every
+# kernel through the real TPU compiler (several minutes; CI runs it).
+test-all: all $(PY)
+	ATHENE_TEST_ALL=1 ATHENE=$(B)/athene $(PY) -m pytest -q tests/test_examples.py tests/pallas
+
 # The Python package (python/), installed into the test venv: its tests, and
 # its per-call overhead beside NumPy's.
 python-test: $(PY)
@@ -135,4 +141,4 @@ bench: all $(B)/compile_bench $(B)/reliability_bench $(B)/exec_bench $(B)/emit_b
 clean:
 	rm -rf build build-asan build-tsan
 
-.PHONY: all test asan tsan fuzz examples bench clean python-test python-bench
+.PHONY: all test test-all asan tsan fuzz examples bench clean python-test python-bench

@@ -8,7 +8,8 @@ every example kernel compiles.
 
 Every kernel is exported. The Mosaic compile takes 0.1-9 s a kernel and chip, about ten minutes
 for all of them here, so by default it runs for COMPILED (the scaled-down twins and small kernels
-of every example file, and one full-size kernel); ATHENE_PALLAS_ALL_TPU=1 compiles every one."""
+of every example file, and one full-size kernel); ATHENE_PALLAS_ALL_TPU=1 or ATHENE_TEST_ALL=1
+(`make test-all`, which CI runs) compiles every one."""
 import functools
 import inspect
 import os
@@ -23,7 +24,7 @@ from jax.sharding import AbstractDevice, AbstractMesh, use_abstract_mesh
 import test_examples as TE
 
 KERNELS = sorted(TE.CASES)
-ALL = os.environ.get("ATHENE_PALLAS_ALL_TPU", "") not in ("", "0")
+ALL = any(os.environ.get(v, "") not in ("", "0") for v in ("ATHENE_PALLAS_ALL_TPU", "ATHENE_TEST_ALL"))
 CHIPS = {"v5e": ("v5e:2x2", "TPU v5 lite"), "v6e": ("v6e:2x2", "TPU v6 lite")}
 
 # The Mosaic compile by default: small kernels of every example file covering CASES.md A and B
