@@ -805,13 +805,14 @@ static bool view_in_xla(Buf *b, Em *e, const PlanOperand *op, unsigned m)
 	return true;
 }
 
-static void prepare(Em *e, PlanOperand *op, unsigned m, const char *why)
+/* Makes op an array with one axis per variable of mask m of extent above
+ * 1, in order, blocked as the plan blocks the variables: what the wrapper
+ * prepares for the kernel. Returns the number of axes (their extents in
+ * shape), a unit axis standing in for none. */
+static int var_axes(Em *e, PlanOperand *op, unsigned m, int64_t *shape)
 {
 	const PlanStmt *ps = e->ps;
-	Buf body = {0};
-	bool as_view = view_in_xla(&body, e, op, m);
 	View *w = arena_alloc(&e->in->arena, sizeof *w);
-	int64_t shape[PLAN_MAXVARS + 2];
 	int k = 0;
 	w->cls = VIEW_VIEW;
 	op->naxes = 0;
@@ -833,6 +834,16 @@ static void prepare(Em *e, PlanOperand *op, unsigned m, const char *why)
 	memset(e->pad[op->access], 0, sizeof e->pad[op->access]);
 	if (!k)
 		unit_axis(op, 0);
+	return k;
+}
+
+static void prepare(Em *e, PlanOperand *op, unsigned m, const char *why)
+{
+	const PlanStmt *ps = e->ps;
+	Buf body = {0};
+	bool as_view = view_in_xla(&body, e, op, m);
+	int64_t shape[PLAN_MAXVARS + 2];
+	int k = var_axes(e, op, m, shape);
 	/* the tpu block rule: squeezed axes out of the last two */
 	if (e->gpu) {
 	} else if (!op->ax[op->naxes - 1].block) {
@@ -901,29 +912,9 @@ static void prepare(Em *e, PlanOperand *op, unsigned m, const char *why)
 static void prepare_store(Em *e, PlanOperand *op)
 {
 	const PlanStmt *ps = e->ps;
-	View *w = arena_alloc(&e->in->arena, sizeof *w);
 	int64_t shape[PLAN_MAXVARS];
-	int k = 0;
-	w->cls = VIEW_VIEW;
-	op->naxes = 0;
-	for (int v = 0; v < ps->nlhs; v++) {
-		const PlanVar *pv = &ps->vars[v];
-		if (pv->n <= 1)
-			continue;
-		int64_t blk = pv->grid >= 0 ? pv->block : e->vb[v];
-		shape[k] = pv->n;
-		w->ax[k] = (VAxis){.kind = VA_ITER, .size = pv->n, .len = pv->n, .step = 1, .ref = k};
-		w->dig[k] = (ViewDigit){.var = pv->var, .vi = v, .nsplit = 1, .place = 1, .n = pv->n, .axis = k};
-		op->ax[op->naxes++] = (PlanAxis){.kind = VA_ITER, .size = pv->n, .block = pv->grid >= 0 && blk == 1 ? 0 : blk,
-		                                 .len = pv->n, .step = 1, .var = v, .ref = k, .vaxis = k};
-		k++;
-	}
-	if (!k)
-		unit_axis(op, 0);
-	w->naxes = w->ndig = k;
-	op->view = w;
-	op->cls = VIEW_VIEW;
-	memset(e->pad[0], 0, sizeof e->pad[0]);
+	unsigned lhs = ps->nlhs >= 32 ? ~0u : (1u << ps->nlhs) - 1; /* the output's variables */
+	int k = var_axes(e, op, lhs, shape);
 	if (ep_rowmajor(e, op->acc->off))
 		return; /* the values in order are the storage */
 	Buf name = {0}, sh = {0}, off = {0}, call = {0};
