@@ -40,6 +40,8 @@ typedef struct W {
 	XBox *vb;              /* per output variable: its boxes in a block */
 	struct RInfo *ri;      /* per register: what is known of it over the unit */
 	bool *outer;           /* per register: read by an instruction of another scope */
+	bool guarded[64];      /* per scope: it has a guard or a where() to decide; in
+	                        * the others every instruction is evaluated (ri set once) */
 } W;
 
 /* A register over the current unit of its scope (decide, then needs):
@@ -987,8 +989,10 @@ static void needs(W *w, int s)
 static void run_unit(W *w, int s)
 {
 	const Prog *p = w->x->p;
-	decide(w, s);
-	needs(w, s);
+	if (w->guarded[s]) { /* else nothing to decide: everything is evaluated */
+		decide(w, s);
+		needs(w, s);
+	}
 #if defined(ATHENE_SANITIZED)
 	for (int i = 0; i < p->n; i++) /* what a unit does not evaluate holds garbage: make it loud */
 		if (p->ins[i].scope == s && p->ins[i].kind != I_CONST)
@@ -1353,6 +1357,11 @@ static void run_block(const X *x, int64_t t, int worker)
 		w->outer = calloc(nreg, sizeof *w->outer);
 		for (int i = 0; w->outer && i < x->p->n; i++)
 			mark_outer(x->p, &x->p->ins[i], w->outer);
+		for (int i = 0; w->ri && i < x->p->n; i++) {
+			const Ins *in = &x->p->ins[i];
+			w->guarded[in->scope] |= in->guard >= 0 || (in->kind == I_OP && in->op == OP_WHERE);
+			w->ri[i] = (RInfo){.dec = -1, .need = true};
+		}
 	}
 	w->bad = false;
 	if (!w->reg || !w->rp || !w->splat || !w->tmp || !w->val || !w->stage || !w->keep || !w->cap || !w->vb || !w->ri ||
