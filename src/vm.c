@@ -814,13 +814,17 @@ static void reduce_lanes(W *w, int s, const Ins *x)
 
 /* The values of variable v over the lanes of scope s's unit: its value
  * at the first lane, plus place·offset along each varying dim of it. */
-static void ivar_lanes(W *w, int s, const Var *v, Val *r)
+static void ivar_lanes(W *w, int s, int i, Val *r)
 {
 	const X *x = w->x;
+	const Var *v = x->p->ins[i].var;
 	int n = w->lanes[s], run = 1;
-	lane_coords(w, s, 0);
-	var_values(w);
-	ramp_lanes(r, w->val[v->id], n);
+	if (!w->ri[i].known) { /* else decide found its value at the first lane */
+		lane_coords(w, s, 0);
+		var_values(w);
+		w->ri[i].lo = w->val[v->id];
+	}
+	ramp_lanes(r, w->ri[i].lo, n);
 	for (int k = x->nsd[s] - 1; k >= w->ustart[s]; k--) {
 		const XDim *d = &x->d[x->sd[s][k]];
 		int ext = (int)(w->unit[s]->hi[x->sd[s][k]] - w->unit[s]->lo[x->sd[s][k]]);
@@ -1017,7 +1021,7 @@ static void run_unit(W *w, int s)
 		}
 		switch (x->kind) {
 		case I_CONST: break; /* its lanes were filled with the scratch */
-		case I_IVAR: ivar_lanes(w, s, x->var, r); break;
+		case I_IVAR: ivar_lanes(w, s, i, r); break;
 		case I_LOAD: load_lanes(w, s, x, r); break;
 		case I_CAST: cast_lanes(w, s, x, r); break;
 		case I_OP:
