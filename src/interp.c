@@ -424,6 +424,17 @@ bool red_result(const Red *r, DType dt, Val *out)
 	return true;
 }
 
+/* Is any of the n variables empty (then so is the loop nest over them,
+ * however large the others: never walk an outer extent of 2^62 over an
+ * empty inner one)? */
+static bool any_empty(const Interp *in, Var *const *vars, int n)
+{
+	for (int d = 0; d < n; d++)
+		if (in->in->n[vars[d]->id] == 0)
+			return true;
+	return false;
+}
+
 static void reduce_loop(Interp *in, Node *n, int v, Red *r)
 {
 	if (v == n->nrvars) {
@@ -442,7 +453,8 @@ static Val reduce(Interp *in, Node *n)
 	Red r;
 	Val v;
 	red_init(&r, n->op, n->args[0]->dt);
-	reduce_loop(in, n, 0, &r);
+	if (!any_empty(in, n->rvars, n->nrvars))
+		reduce_loop(in, n, 0, &r);
 	if (!red_result(&r, n->dt, &v))
 		run_error(in, n, "%s over an empty range", n->name);
 	return v;
@@ -518,6 +530,7 @@ void interp_run(const Inst *inst, void *const *storage, Diag *d, Arena *scratch)
 	}
 	for (int i = 0; i < k->stmts.n; i++) {
 		in.stmt = k->stmts.v[i];
-		stmt_loop(&in, in.stmt, 0);
+		if (!any_empty(&in, in.stmt->lhs, in.stmt->nlhs))
+			stmt_loop(&in, in.stmt, 0);
 	}
 }

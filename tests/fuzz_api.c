@@ -24,6 +24,7 @@ static const int64_t SIZES[] = {
 static const int64_t STRIDES[] = {1, 0, -1, 2, 3, -4, 64, INT64_C(1) << 40};
 #define NSTRIDES (int)(sizeof STRIDES / sizeof STRIDES[0])
 enum { MAX_STORAGE_BYTES = 1 << 16, MAX_KERNELS = 4 };
+#define MAX_POINTS (INT64_C(1) << 20)
 
 /* The selector bytes: the first line's after '#'. */
 typedef struct {
@@ -62,6 +63,12 @@ static void no_internal(const char *what, const char *text)
 	}
 }
 
+static int64_t sat_mul(int64_t a, int64_t b)
+{
+	int64_t r;
+	return !a || !b ? 0 : __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
+}
+
 static bool small_enough(const athene_inst *in)
 {
 	const Kernel *k = in->k;
@@ -70,6 +77,23 @@ static bool small_enough(const athene_inst *in)
 		int64_t bytes;
 		if (__builtin_mul_overflow(tensor_layout(in, t)->storage, (int64_t)athene_dtype_size(t->dt), &bytes) ||
 		    bytes > MAX_STORAGE_BYTES)
+			return false;
+	}
+	/* Small storage is not a small run: stride-0 inputs let a reduction
+	 * walk 2^62 points. Bound each statement's points (its lhs times every
+	 * reduction variable of the kernel, an upper bound); an empty extent
+	 * empties the product however large the others (those runs are kept:
+	 * they must return at once). */
+	int64_t red = 1;
+	for (int i = 0; i < k->vars.n; i++)
+		if (((const Var *)k->vars.v[i])->kind == V_RED)
+			red = sat_mul(red, var_extent(in, k->vars.v[i]));
+	for (int i = 0; i < k->stmts.n; i++) {
+		const Stmt *st = k->stmts.v[i];
+		int64_t points = red;
+		for (int d = 0; d < st->nlhs; d++)
+			points = sat_mul(points, var_extent(in, st->lhs[d]));
+		if (points > MAX_POINTS)
 			return false;
 	}
 	return true;
