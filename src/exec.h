@@ -106,8 +106,34 @@ void copy_fence(void);
  * computed in vector registers and stored, so the result is never read
  * back (a read just after a streamed store to an address equal modulo
  * 4 KiB waits for it). */
-enum { SOP_ADD, SOP_SUB, SOP_MUL, SOP_DIV, SOP_NEG, SOP_RELU };
+enum { SOP_ADD, SOP_SUB, SOP_MUL, SOP_DIV, SOP_NEG, SOP_RELU, SOP_MAX, SOP_MIN };
 void stream_op_f32(int op, void *dst, const float *a, const float *b, int64_t n);
+
+/* A fused f32 pointwise program over a 2-D tile, Y[r][c] for r < rows and
+ * c < cols, its instructions in order, each a load, a constant, or an op
+ * (SOP_*, max and min NaN if either is) of two earlier ones. A load reads
+ * element (r, c) at p + r * rs + c * cs (bytes): along rows when cs is 4,
+ * one value per row when cs is 0, and through an 8x8 register transpose
+ * when rs is 4 (a source read down its columns). Every op rounds as float
+ * arithmetic, as the register machine's loops do, and nothing goes through
+ * memory between the loads and the store: one pass. */
+enum { PW_LOAD, PW_CONST, PW_OP };
+#define PW_MAX 24
+typedef struct {
+	int kind, op, a, b;
+	float c;
+	const char *p;
+	int64_t rs, cs;
+} PwIns;
+typedef struct {
+	int n, result;
+	PwIns ins[PW_MAX];
+} PwProg;
+/* Is every load of p one of the three kinds? */
+bool pw_fits(const PwProg *p);
+/* Runs p (pw_fits) into d, row pitch dp bytes, columns contiguous;
+ * streaming stores (unfenced, see copy_stream_nofence) if stream. */
+void pw_run(const PwProg *p, char *d, int64_t dp, int64_t rows, int64_t cols, bool stream);
 
 /* Tests only: true forces the portable C kernels (no SIMD) in later plans. */
 void copy_set_portable(bool on);

@@ -30,6 +30,7 @@
  * Non-temporal stores are weakly ordered, so every task that may have used
  * them ends with a store fence. */
 #include <assert.h>
+#include <math.h>
 #include <stdatomic.h>
 #include <string.h>
 
@@ -735,6 +736,8 @@ static inline float sop1(int op, float a, float b)
 	case SOP_MUL: return a * b;
 	case SOP_DIV: return a / b;
 	case SOP_NEG: return -a;
+	case SOP_MAX: return a != a || b != b ? NAN : a > b ? a : b;
+	case SOP_MIN: return a != a || b != b ? NAN : a < b ? a : b;
 	default: return a > 0 || a != a ? a : 0.0f;
 	}
 }
@@ -748,6 +751,10 @@ AVX2_FN static inline __m256 sop8(int op, __m256 a, __m256 b)
 	case SOP_MUL: return _mm256_mul_ps(a, b);
 	case SOP_DIV: return _mm256_div_ps(a, b);
 	case SOP_NEG: return _mm256_xor_ps(a, _mm256_set1_ps(-0.0f));
+	case SOP_MAX: /* a > b ? a : b, then NaN where either is */
+		return _mm256_blendv_ps(_mm256_max_ps(a, b), _mm256_set1_ps(NAN), _mm256_cmp_ps(a, b, _CMP_UNORD_Q));
+	case SOP_MIN:
+		return _mm256_blendv_ps(_mm256_min_ps(a, b), _mm256_set1_ps(NAN), _mm256_cmp_ps(a, b, _CMP_UNORD_Q));
 	default: { /* relu: a where a > 0 or a is NaN, else +0 */
 		__m256 keep = _mm256_or_ps(_mm256_cmp_ps(a, _mm256_setzero_ps(), _CMP_GT_OQ), _mm256_cmp_ps(a, a, _CMP_UNORD_Q));
 		return _mm256_and_ps(a, keep);
@@ -781,6 +788,442 @@ void stream_op_f32(int op, void *dst, const float *a, const float *b, int64_t n)
 #endif
 	for (int64_t i = 0; i < n; i++)
 		((float *)dst)[i] = sop1(op, a[i], b[i]);
+}
+
+/* ------------------------------------------------- fused pointwise tiles */
+
+bool pw_fits(const PwProg *p)
+{
+	for (int i = 0; i < p->n; i++) {
+		const PwIns *q = &p->ins[i];
+		if (q->kind == PW_LOAD && q->cs != 4 && q->cs != 0 && q->rs != 4)
+			return false;
+		if (q->kind == PW_OP && (q->a >= i || q->b >= i))
+			return false;
+	}
+	return p->n > 0 && p->n <= PW_MAX && p->result >= 0 && p->result < p->n;
+}
+
+static inline float pw_load1(const PwIns *q, int64_t r, int64_t c)
+{
+	float v;
+	memcpy(&v, q->p + r * q->rs + c * q->cs, sizeof v);
+	return v;
+}
+
+/* Element (r, c) of the program, one instruction at a time. */
+static float pw1(const PwProg *p, int64_t r, int64_t c)
+{
+	float v[PW_MAX];
+	for (int i = 0; i < p->n; i++) {
+		const PwIns *q = &p->ins[i];
+		v[i] = q->kind == PW_LOAD ? pw_load1(q, r, c) : q->kind == PW_CONST ? q->c : sop1(q->op, v[q->a], v[q->b]);
+	}
+	return v[p->result];
+}
+
+static void pw_scalar(const PwProg *p, char *d, int64_t dp, int64_t r0, int64_t r1, int64_t c0, int64_t c1)
+{
+	for (int64_t r = r0; r < r1; r++)
+		for (int64_t c = c0; c < c1; c++) {
+			float v = pw1(p, r, c);
+			memcpy(d + r * dp + c * 4, &v, sizeof v);
+		}
+}
+
+#ifdef X86
+#define PW_ROWV 32    /* vectors of a row an instruction computes at a time: 256 lanes */
+#define PW_COPY (-1)  /* pw_op: the value itself (a result that is no op) */
+#define PW_AHEAD 1024 /* bytes a chain prefetches ahead along its main row */
+/* gcc would turn the loops that copy vectors into memcpy calls, expanded as
+ * 16-byte moves that the 32-byte loads after them cannot forward from (a
+ * stall per vector), and keeps loop-invariant branches inside loops. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define PW_FN AVX2_FN __attribute__((optimize("no-tree-loop-distribute-patterns", "unswitch-loops")))
+#else
+#define PW_FN AVX2_FN
+#endif
+
+/* An operand of pw_op: rows of vectors at p, pitch floats apart; sc: one
+ * float per row, broadcast (a constant: pitch 0). */
+typedef struct {
+	const float *p;
+	int64_t pitch;
+	bool sc;
+} PwArg;
+
+/* nrows rows of per vectors: d = a op b, streamed if stream. The op and
+ * the operands' kinds are chosen outside the loops. */
+#define PW_ROWS(LA, LB, EXPR)                                                   \
+	for (int q = 0; q < nrows; q++) {                                      \
+		const float *ar = a.p + q * a.pitch, *br = b.p + q * b.pitch;   \
+		float *dr = d + q * dpitch;                                     \
+		(void)ar, (void)br;                                             \
+		for (int h = 0; h < per; h++) {                                 \
+			__m256 x = LA, y = LB;                                  \
+			(void)y;                                                \
+			if (stream)                                             \
+				_mm256_stream_ps(dr + 8 * h, EXPR);             \
+			else                                                    \
+				_mm256_storeu_ps(dr + 8 * h, EXPR);             \
+		}                                                               \
+	}
+#define PW_KINDS(EXPR)                                                                         \
+	do {                                                                                   \
+		if (!a.sc && !b.sc)                                                            \
+			PW_ROWS(_mm256_loadu_ps(ar + 8 * h), _mm256_loadu_ps(br + 8 * h), EXPR) \
+		else if (!a.sc)                                                                \
+			PW_ROWS(_mm256_loadu_ps(ar + 8 * h), _mm256_broadcast_ss(br), EXPR)    \
+		else if (!b.sc)                                                                \
+			PW_ROWS(_mm256_broadcast_ss(ar), _mm256_loadu_ps(br + 8 * h), EXPR)    \
+		else                                                                           \
+			PW_ROWS(_mm256_broadcast_ss(ar), _mm256_broadcast_ss(br), EXPR)        \
+	} while (0)
+
+PW_FN static void pw_op(int op, float *d, int64_t dpitch, PwArg a, PwArg b, int nrows, int per, bool stream)
+{
+	switch (op) {
+	case SOP_ADD: PW_KINDS(_mm256_add_ps(x, y)); break;
+	case SOP_SUB: PW_KINDS(_mm256_sub_ps(x, y)); break;
+	case SOP_MUL: PW_KINDS(_mm256_mul_ps(x, y)); break;
+	case SOP_DIV: PW_KINDS(_mm256_div_ps(x, y)); break;
+	case PW_COPY: PW_KINDS(x); break;
+	case SOP_RELU: PW_KINDS(sop8(SOP_RELU, x, y)); break;
+	default: PW_KINDS(sop8(op, x, y)); break;
+	}
+}
+#undef PW_KINDS
+#undef PW_ROWS
+
+/* Instruction i over nrows rows of per vectors, its operands in arg: an
+ * op into v (pitch vpitch), its operand then; the result (last) into the
+ * output instead, streamed if stream. */
+PW_FN static void pw_step(const PwProg *p, int i, PwArg *arg, float *v, int64_t vpitch, bool last, float *out,
+			  int64_t opitch, int nrows, int per, bool stream)
+{
+	const PwIns *q = &p->ins[i];
+	if (last)
+		pw_op(q->kind == PW_OP ? q->op : PW_COPY, out, opitch, arg[q->kind == PW_OP ? q->a : i],
+		      arg[q->kind == PW_OP ? q->b : i], nrows, per, stream);
+	else if (q->kind == PW_OP) {
+		pw_op(q->op, v, vpitch, arg[q->a], arg[q->b], nrows, per, false);
+		arg[i] = (PwArg){v, vpitch, false};
+	}
+}
+
+/* Rows, PW_ROWV vectors at a time: loads read in place, constants and
+ * one-per-row loads broadcast, each op's vectors in v, the result's
+ * streamed to the output. */
+PW_FN static void pw_rows_avx2(const PwProg *p, char *d, int64_t dp, int64_t rows, int64_t cols, bool stream)
+{
+	float v[PW_MAX][8 * PW_ROWV] __attribute__((aligned(64)));
+	PwArg arg[PW_MAX];
+	for (int64_t r = 0; r < rows; r++) {
+		char *dr = d + r * dp;
+		int64_t c = 0;
+		if (stream) {
+			for (; c < cols && (uintptr_t)(dr + 4 * c) % 32; c++)
+				pw_scalar(p, d, dp, r, r + 1, c, c + 1);
+		}
+		while (c + 8 <= cols) {
+			int m = (cols - c) / 8 < PW_ROWV ? (int)((cols - c) / 8) : PW_ROWV;
+			for (int i = 0; i < p->n; i++) {
+				const PwIns *q = &p->ins[i];
+				if (q->kind == PW_LOAD)
+					arg[i] = (PwArg){(const float *)(q->p + r * q->rs + c * q->cs), 0, q->cs == 0};
+				else if (q->kind == PW_CONST)
+					arg[i] = (PwArg){&q->c, 0, true};
+				pw_step(p, i, arg, v[i], 0, i == p->result, (float *)(dr + 4 * c), 0, 1, m, stream);
+				if (i == p->result)
+					break;
+			}
+			c += 8 * m;
+		}
+		pw_scalar(p, d, dp, r, r + 1, c, cols);
+	}
+}
+
+/* Tiles of 8 rows by 16 columns (a whole line of every row), down each
+ * strip of 16 columns: a transposed load's two 8x8 kernels read 8 floats
+ * of 16 source rows, whose next 8 the tile below reads; the next strip's
+ * source lines are prefetched at the top of each strip. */
+PW_FN static void pw_tiles_avx2(const PwProg *p, char *d, int64_t dp, int64_t rows, int64_t cols, bool stream)
+{
+	float v[PW_MAX][8 * 16] __attribute__((aligned(64)));
+	PwArg arg[PW_MAX];
+	int64_t h = 0; /* leading columns, so that every row's stores are aligned */
+	if (stream && ((uintptr_t)d % 4 || dp % 32))
+		stream = false;
+	if (stream)
+		h = (int64_t)((32 - (uintptr_t)d % 32) % 32 / 4) < cols ? (int64_t)((32 - (uintptr_t)d % 32) % 32 / 4) : cols;
+	pw_scalar(p, d, dp, 0, rows, 0, h);
+	int64_t c = h, r8 = rows & ~(int64_t)7;
+	for (; c + 16 <= cols; c += 16) {
+		for (int i = 0; i < p->n; i++) {
+			const PwIns *q = &p->ins[i];
+			if (q->kind == PW_LOAD && q->cs != 4 && q->cs && c + 32 <= cols)
+				for (int k = 0; k < 16; k++)
+					for (int64_t off = 0; off < rows * 4; off += 64)
+						prefetch(q->p, (c + 16 + k) * q->cs + off);
+		}
+		for (int64_t r = 0; r < r8; r += 8) {
+			char *dt = d + r * dp + c * 4;
+			for (int i = 0; i < p->n; i++) {
+				const PwIns *q = &p->ins[i];
+				if (q->kind == PW_LOAD && q->cs != 4 && q->cs) { /* rs is 4: transposed */
+					__m256 o[8], o2[8];
+					const char *at = q->p + r * 4 + c * q->cs;
+					tr8x8_4(at, q->cs, o);
+					tr8x8_4(at + 8 * q->cs, q->cs, o2);
+					for (int k = 0; k < 8; k++) {
+						_mm256_store_ps(v[i] + 16 * k, o[k]);
+						_mm256_store_ps(v[i] + 16 * k + 8, o2[k]);
+					}
+					arg[i] = (PwArg){v[i], 16, false};
+				} else if (q->kind == PW_LOAD) {
+					arg[i] = (PwArg){(const float *)(q->p + r * q->rs + c * q->cs), q->rs / 4, q->cs == 0};
+				} else if (q->kind == PW_CONST) {
+					arg[i] = (PwArg){&q->c, 0, true};
+				}
+				pw_step(p, i, arg, v[i], 16, i == p->result, (float *)dt, dp / 4, 8, 2, stream);
+				if (i == p->result)
+					break;
+			}
+		}
+		pw_scalar(p, d, dp, r8, rows, c, c + 16);
+	}
+	pw_scalar(p, d, dp, 0, rows, c, cols);
+}
+#endif
+
+#ifdef X86
+/* A program that is a chain: its main instruction's value (a load or a
+ * constant), then steps, each an op of the value and a side operand that
+ * is no op (a load read along rows or one per row, or a constant; -1 for
+ * relu and neg). Most pointwise bodies are chains, relu(x * s + b) among
+ * them: the value stays in vector registers from the load to the store. */
+typedef struct {
+	int op, side;
+	bool rev; /* side op value */
+} PwStep;
+typedef struct {
+	int main, n;
+	PwStep st[PW_MAX];
+} PwChain;
+
+static bool pw_trans(const PwIns *q)
+{
+	return q->kind == PW_LOAD && q->cs != 4 && q->cs != 0;
+}
+
+static bool pw_chain(const PwProg *p, PwChain *ch)
+{
+	PwStep back[PW_MAX];
+	int n = 0, r = p->result;
+	while (p->ins[r].kind == PW_OP) {
+		const PwIns *q = &p->ins[r];
+		if (q->op == SOP_NEG || q->op == SOP_RELU) {
+			back[n++] = (PwStep){q->op, -1, false};
+			r = q->a;
+			continue;
+		}
+		bool oa = p->ins[q->a].kind == PW_OP, ob = p->ins[q->b].kind == PW_OP;
+		if (oa && ob)
+			return false;
+		bool via_b = ob || (!oa && pw_trans(&p->ins[q->b]) && !pw_trans(&p->ins[q->a]));
+		back[n++] = (PwStep){q->op, via_b ? q->a : q->b, via_b};
+		r = via_b ? q->b : q->a;
+	}
+	ch->main = r;
+	ch->n = n;
+	for (int k = 0; k < n; k++) {
+		ch->st[k] = back[n - 1 - k];
+		if (ch->st[k].side >= 0 && pw_trans(&p->ins[ch->st[k].side]))
+			return false;
+	}
+	return true;
+}
+
+/* One step over N vectors val[k], side(k) the side operand's vector k;
+ * the op, its order and the side's kind are chosen outside the loops. */
+#define PW_BIN(OPV)                                                             \
+	do {                                                                    \
+		if (st->rev)                                                    \
+			for (int k = 0; k < N; k++) {                           \
+				__m256 s_ = PW_SIDE(k);                         \
+				val[k] = OPV(s_, val[k]);                       \
+			}                                                       \
+		else                                                            \
+			for (int k = 0; k < N; k++) {                           \
+				__m256 s_ = PW_SIDE(k);                         \
+				val[k] = OPV(val[k], s_);                       \
+			}                                                       \
+	} while (0)
+#define PW_MAXV(a, b) sop8(SOP_MAX, a, b)
+#define PW_MINV(a, b) sop8(SOP_MIN, a, b)
+#define PW_STEP()                                                               \
+	switch (st->op) {                                                       \
+	case SOP_ADD: PW_BIN(_mm256_add_ps); break;                             \
+	case SOP_SUB: PW_BIN(_mm256_sub_ps); break;                             \
+	case SOP_MUL: PW_BIN(_mm256_mul_ps); break;                             \
+	case SOP_DIV: PW_BIN(_mm256_div_ps); break;                             \
+	case SOP_MAX: PW_BIN(PW_MAXV); break;                                   \
+	case SOP_MIN: PW_BIN(PW_MINV); break;                                   \
+	case SOP_NEG: for (int k = 0; k < N; k++) val[k] = sop8(SOP_NEG, val[k], val[k]); break; \
+	default: for (int k = 0; k < N; k++) val[k] = sop8(SOP_RELU, val[k], val[k]); break; \
+	}
+
+/* The chain over half h of the tile of 8 rows and 16 columns at row r,
+ * column c: val[q] is row q's 8 columns c + 8h... */
+AVX2_FN static inline void pw_chain_half(const PwProg *p, const PwChain *ch, __m256 *val, int64_t r, int64_t c)
+{
+	enum { N = 8 };
+	for (int t = 0; t < ch->n; t++) {
+		const PwStep *st = &ch->st[t];
+		const PwIns *q = st->side >= 0 ? &p->ins[st->side] : NULL;
+		if (!q || q->kind == PW_CONST) {
+			__m256 e = _mm256_set1_ps(q ? q->c : 0.0f);
+#define PW_SIDE(k) e
+			PW_STEP();
+#undef PW_SIDE
+		} else if (q->cs == 4 && q->rs == 0) { /* the same columns in every row */
+			__m256 e = _mm256_loadu_ps((const float *)(q->p + c * 4));
+#define PW_SIDE(k) e
+			PW_STEP();
+#undef PW_SIDE
+		} else if (q->cs == 4) {
+			const char *at = q->p + r * q->rs + c * 4;
+			int64_t rs = q->rs;
+#define PW_SIDE(k) _mm256_loadu_ps((const float *)(at + (k) * rs))
+			PW_STEP();
+#undef PW_SIDE
+		} else {
+			const char *at = q->p + r * q->rs;
+			int64_t rs = q->rs;
+#define PW_SIDE(k) _mm256_broadcast_ss((const float *)(at + (k) * rs))
+			PW_STEP();
+#undef PW_SIDE
+		}
+	}
+}
+
+/* The chain over 8 vectors of row r from column c. */
+PW_FN static void pw_chain_row(const PwProg *p, const PwChain *ch, __m256 *val, int64_t r, int64_t c)
+{
+	enum { N = 8 };
+	for (int t = 0; t < ch->n; t++) {
+		const PwStep *st = &ch->st[t];
+		const PwIns *q = st->side >= 0 ? &p->ins[st->side] : NULL;
+		if (!q || q->kind == PW_CONST || q->cs == 0) {
+			__m256 e = !q ? _mm256_setzero_ps() : _mm256_set1_ps(q->kind == PW_CONST ? q->c : pw_load1(q, r, 0));
+#define PW_SIDE(k) e
+			PW_STEP();
+#undef PW_SIDE
+		} else {
+			const float *at = (const float *)(q->p + r * q->rs + c * 4);
+#define PW_SIDE(k) _mm256_loadu_ps(at + 8 * (k))
+			PW_STEP();
+#undef PW_SIDE
+		}
+	}
+}
+#undef PW_STEP
+#undef PW_BIN
+#undef PW_MAXV
+#undef PW_MINV
+
+/* Rows of a chain, 64 lanes at a time in registers. */
+PW_FN static void pw_chain_rows(const PwProg *p, const PwChain *ch, char *d, int64_t dp, int64_t rows, int64_t cols,
+				bool stream)
+{
+	const PwIns *m = &p->ins[ch->main];
+	for (int64_t r = 0; r < rows; r++) {
+		char *dr = d + r * dp;
+		int64_t c = 0;
+		if (stream)
+			for (; c < cols && (uintptr_t)(dr + 4 * c) % 32; c++)
+				pw_scalar(p, d, dp, r, r + 1, c, c + 1);
+		for (; c + 64 <= cols; c += 64) {
+			__m256 val[8];
+			if (m->kind == PW_LOAD && m->cs) {
+				const float *at = (const float *)(m->p + r * m->rs + c * 4);
+				prefetch((const char *)at, PW_AHEAD);
+				prefetch((const char *)at, PW_AHEAD + 64);
+				prefetch((const char *)at, PW_AHEAD + 128);
+				prefetch((const char *)at, PW_AHEAD + 192);
+				for (int k = 0; k < 8; k++)
+					val[k] = _mm256_loadu_ps(at + 8 * k);
+			} else {
+				__m256 e = _mm256_set1_ps(m->kind == PW_CONST ? m->c : pw_load1(m, r, 0));
+				for (int k = 0; k < 8; k++)
+					val[k] = e;
+			}
+			pw_chain_row(p, ch, val, r, c);
+			for (int k = 0; k < 8; k++)
+				store_4(dr + 4 * (c + 8 * k), val[k], stream);
+		}
+		pw_scalar(p, d, dp, r, r + 1, c, cols);
+	}
+}
+
+/* Tiles of a chain whose main load is transposed (see pw_tiles_avx2). */
+PW_FN static void pw_chain_tiles(const PwProg *p, const PwChain *ch, char *d, int64_t dp, int64_t rows, int64_t cols,
+				 bool stream)
+{
+	const PwIns *m = &p->ins[ch->main];
+	int64_t h = 0;
+	if (stream && ((uintptr_t)d % 4 || dp % 32))
+		stream = false;
+	if (stream)
+		h = (int64_t)((32 - (uintptr_t)d % 32) % 32 / 4) < cols ? (int64_t)((32 - (uintptr_t)d % 32) % 32 / 4) : cols;
+	pw_scalar(p, d, dp, 0, rows, 0, h);
+	int64_t c = h, r8 = rows & ~(int64_t)7;
+	for (; c + 16 <= cols; c += 16) {
+		if (c + 32 <= cols)
+			for (int k = 0; k < 16; k++)
+				for (int64_t off = 0; off < rows * 4; off += 64)
+					prefetch(m->p, (c + 16 + k) * m->cs + off);
+		for (int64_t r = 0; r < r8; r += 8) {
+			__m256 val[8], lo[8];
+			const char *at = m->p + r * 4 + c * m->cs;
+			tr8x8_4(at, m->cs, lo);
+			pw_chain_half(p, ch, lo, r, c);
+			tr8x8_4(at + 8 * m->cs, m->cs, val);
+			pw_chain_half(p, ch, val, r, c + 8);
+			for (int k = 0; k < 8; k++) { /* whole lines, back to back */
+				char *dr = d + (r + k) * dp + c * 4;
+				store_4(dr, lo[k], stream);
+				store_4(dr + 32, val[k], stream);
+			}
+		}
+		pw_scalar(p, d, dp, r8, rows, c, c + 16);
+	}
+	pw_scalar(p, d, dp, 0, rows, c, cols);
+}
+#endif
+
+void pw_run(const PwProg *p, char *d, int64_t dp, int64_t rows, int64_t cols, bool stream)
+{
+#ifdef X86
+	if (pick_simd() == SIMD_AVX2) {
+		bool trans = false;
+		for (int i = 0; i < p->n; i++)
+			trans |= p->ins[i].kind == PW_LOAD && p->ins[i].cs != 4 && p->ins[i].cs != 0;
+		PwChain ch;
+		bool chain = pw_chain(p, &ch) && (!trans || pw_trans(&p->ins[ch.main]));
+		if (trans && chain)
+			pw_chain_tiles(p, &ch, d, dp, rows, cols, stream);
+		else if (trans)
+			pw_tiles_avx2(p, d, dp, rows, cols, stream);
+		else if (chain)
+			pw_chain_rows(p, &ch, d, dp, rows, cols, stream);
+		else
+			pw_rows_avx2(p, d, dp, rows, cols, stream);
+		return;
+	}
+#endif
+	(void)stream;
+	pw_scalar(p, d, dp, 0, rows, 0, cols);
 }
 
 void copy_fence(void)

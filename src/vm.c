@@ -40,6 +40,10 @@ typedef struct W {
 	XBox *vb;              /* per output variable: its boxes in a block */
 	struct RInfo *ri;      /* per register: what is known of it over the unit */
 	bool *outer;           /* per register: read by an instruction of another scope */
+	signed char pw_ok;     /* the statement is one fused pointwise program
+	                        * (pw_build; -1: not yet asked) */
+	PwProg pw;             /* its loads' addresses set per box */
+	int pw_acc[PW_MAX];    /* per load instruction: its access */
 	bool guarded[64];      /* per scope: it has a guard or a where() to decide; in
 	                        * the others every instruction is evaluated (ri set once) */
 } W;
@@ -66,6 +70,8 @@ typedef struct RInfo {
  * offsets the loads would wait on the stores (4 KiB aliasing), which made
  * every op of the machine several times slower than its loop. */
 #define REG_STRIDE (VM_LANES + 40)
+/* Lanes from which a row of the box is a unit alone. */
+#define ROW_UNIT 256
 
 
 /* ---- registers ---- */
@@ -443,6 +449,11 @@ static void load_lanes(W *w, int s, const Ins *ins, Val *r)
 	}
 	const unsigned char *src = (const unsigned char *)o->base + off * (int64_t)o->es;
 	if (contiguous(shape, ss, ds, n)) {
+		/* the next unit is most often the bytes after this one: fetched
+		 * while this one computes */
+		size_t bytes = (size_t)w->lanes[s] * o->es;
+		for (size_t q = 0; bytes >= 1024 && q < bytes; q += 64) /* a hint: never faults */
+			__builtin_prefetch((const void *)((uintptr_t)src + bytes + q));
 		if (!alias(w, (int)(ins - x->p->ins), src, o->dt))
 			to_lanes(r, src, o->dt, w->lanes[s]); /* read in place */
 		return;
@@ -1061,20 +1072,17 @@ static void first_error(W *w, int s, const XBox *u)
 	w->bad = true;
 }
 
-/* Every unit of box b over scope s's dims, in row-major order: the dims
- * before ustart are stepped one at a time, the one at ustart in chunks, the
- * rest whole. red: accumulate register `acc` (scope s is a reduction's);
- * else the result is stored through the output's view (scope 0). */
-static void eval_box(W *w, int s, const XBox *b, int acc, Red *red)
+/* How box b of scope s is cut into units: the dims after the one
+ * returned are whole (*whole lanes), the one returned (-1: none, the box is one unit) is
+ * cut in steps of *step, the ones before it stepped one at a time. A unit
+ * holds at most VM_LANES lanes; when its whole dims hold ROW_UNIT lanes or
+ * more it holds just those (one row), so that an operand whose rows are
+ * contiguous, not its box, is read in place. */
+static int unit_split(const W *w, int s, const XBox *b, int64_t *step, int64_t *whole)
 {
 	const X *x = w->x;
-	int nsd = x->nsd[s], j = nsd;
+	int j = x->nsd[s];
 	int64_t inner = 1;
-	for (int k = 0; k < nsd; k++) {
-		int d = x->sd[s][k];
-		if (b->hi[d] <= b->lo[d])
-			return; /* an empty box */
-	}
 	while (j > 0) {
 		int d = x->sd[s][j - 1];
 		int64_t e = b->hi[d] - b->lo[d];
@@ -1083,9 +1091,29 @@ static void eval_box(W *w, int s, const XBox *b, int acc, Red *red)
 		inner *= e;
 		j--;
 	}
-	/* j: the first whole dim; j - 1 (if any) is chunked */
-	int cj = j > 0 ? j - 1 : -1;
-	int64_t step = cj >= 0 ? VM_LANES / inner : 1;
+	int cj = j - 1;
+	*step = cj >= 0 ? VM_LANES / inner : 1;
+	if (cj >= 0 && inner >= ROW_UNIT)
+		*step = 1;
+	*whole = inner;
+	return cj;
+}
+
+/* Every unit of box b over scope s's dims, in row-major order: the dims
+ * before ustart are stepped one at a time, the one at ustart in chunks, the
+ * rest whole. red: accumulate register `acc` (scope s is a reduction's);
+ * else the result is stored through the output's view (scope 0). */
+static void eval_box(W *w, int s, const XBox *b, int acc, Red *red)
+{
+	const X *x = w->x;
+	int nsd = x->nsd[s];
+	for (int k = 0; k < nsd; k++) {
+		int d = x->sd[s][k];
+		if (b->hi[d] <= b->lo[d])
+			return; /* an empty box */
+	}
+	int64_t step, inner;
+	int cj = unit_split(w, s, b, &step, &inner);
 	XBox u = *b;
 	w->unit[s] = &u;
 	w->ustart[s] = cj >= 0 ? cj : 0;
@@ -1198,6 +1226,25 @@ static void stage_copy(W *w, const XBox *b, int j, bool out)
 		box_copy((char *)w->stage[j], dst, view, vs, shape, n, o->es, 0, false);
 }
 
+/* Is operand o contiguous over every unit of the scope-0 box b, in the
+ * unit's dense order (then it is read or written in place)? */
+static bool unit_in_place(const W *w, const XOp *o, const XBox *b)
+{
+	const X *x = w->x;
+	int64_t step, whole, want = 1;
+	int cj = unit_split(w, 0, b, &step, &whole);
+	for (int k = x->nsd[0] - 1; k >= (cj > 0 ? cj : 0); k--) {
+		int d = x->sd[0][k];
+		int64_t e = b->hi[d] - b->lo[d];
+		if (k == cj && e > step)
+			e = step;
+		if (e > 1 && o->stride[d] != want)
+			return false;
+		want *= e;
+	}
+	return true;
+}
+
 /* Decides which operands of the scope-0 box b are staged whole: the store
  * and the scope-0 view loads whose order is not the box's dense order. */
 static void stage_box(W *w, const XBox *b)
@@ -1214,12 +1261,7 @@ static void stage_box(W *w, const XBox *b)
 		const XOp *o = &x->op[j];
 		bool want = j == 0 || (x->opreg[j] >= 0 && x->p->ins[x->opreg[j]].scope == 0 && !o->point &&
 		                       !o->op->view->ngat);
-		bool dense = true;
-		for (int k = 0; k < x->nsd[0]; k++) {
-			int d = x->sd[0][k];
-			dense &= b->hi[d] - b->lo[d] <= 1 || o->stride[d] == w->dense0[d];
-		}
-		want &= !dense;
+		want &= !unit_in_place(w, o, b);
 		if (j == 0 && stream_result(x) && o->stride[x->sd[0][x->nsd[0] - 1]] == 1 &&
 		    b->hi[x->sd[0][x->nsd[0] - 1]] - b->lo[x->sd[0][x->nsd[0] - 1]] >= 64)
 			want = false; /* rows of 256 bytes and more: op_stream writes them in place */
@@ -1238,6 +1280,132 @@ static void stage_box(W *w, const XBox *b)
 		if (j > 0)
 			stage_copy(w, b, j, false);
 	}
+}
+
+static int sop_of(int op)
+{
+	switch (op) {
+	case OP_ADD: return SOP_ADD;
+	case OP_SUB: return SOP_SUB;
+	case OP_MUL: return SOP_MUL;
+	case OP_DIV: return SOP_DIV;
+	case OP_NEG: return SOP_NEG;
+	case OP_RELU: return SOP_RELU;
+	case OP_MAX: return SOP_MAX;
+	case OP_MIN: return SOP_MIN;
+	default: return -1;
+	}
+}
+
+/* The statement as one fused f32 pointwise program (pw_run) into w->pw:
+ * every instruction of scope 0, unguarded, and an f32 load of a plain
+ * view, an f32 constant or an f32 op pw_run has. Such a body cannot fail
+ * at run time. The loads' addresses are set per box (pw_box). */
+static bool pw_build(W *w)
+{
+	const X *x = w->x;
+	const Prog *p = x->p;
+	bool used[PW_MAX] = {false};
+	if (p->n > PW_MAX || p->out != ATHENE_F32 || x->op[0].dt != ATHENE_F32)
+		return false;
+	used[p->result] = true;
+	for (int r = p->n - 1; r >= 0; r--)
+		for (int k = 0; used[r] && p->ins[r].kind == I_OP && k < p->ins[r].nargs; k++)
+			used[p->ins[r].a[k]] = true;
+	for (int r = 0; r < p->n; r++) {
+		const Ins *in = &p->ins[r];
+		PwIns *q = &w->pw.ins[r];
+		int sop = in->kind == I_OP ? sop_of(in->op) : -1;
+		if (!used[r]) { /* the result does not read it (a literal's other dtype) */
+			*q = (PwIns){.kind = PW_CONST};
+			continue;
+		}
+		if (in->scope != 0 || in->guard >= 0 || in->dt != ATHENE_F32)
+			return false;
+		if (in->kind == I_CONST) {
+			*q = (PwIns){.kind = PW_CONST, .c = (float)in->c.f};
+		} else if (in->kind == I_LOAD) {
+			const XOp *o = &x->op[in->operand];
+			if (o->dt != ATHENE_F32 || o->point || o->masked || o->piece || o->op->view->ngat || in->natoms ||
+			    in->nchecks)
+				return false;
+			*q = (PwIns){.kind = PW_LOAD};
+			w->pw_acc[r] = in->operand;
+		} else if (sop >= 0 && !in->exact && in->opdt == ATHENE_F32 && in->nargs >= 1 && in->nargs <= 2) {
+			*q = (PwIns){.kind = PW_OP, .op = sop, .a = in->a[0], .b = in->a[in->nargs - 1]};
+		} else {
+			return false;
+		}
+	}
+	w->pw.n = p->n;
+	w->pw.result = p->result;
+	return true;
+}
+
+/* Box b as the fused program, when its loads fit it (pw_fits): one 2-D
+ * slice (its last two dims) per point of the dims before. False when it
+ * does not apply and nothing was done. */
+static bool pw_box(W *w, const XBox *b)
+{
+	const X *x = w->x;
+	int nsd = x->nsd[0];
+	if (w->pw_ok < 0)
+		w->pw_ok = pw_build(w);
+	if (!w->pw_ok || nsd == 0)
+		return false;
+	int din = x->sd[0][nsd - 1], drow = nsd >= 2 ? x->sd[0][nsd - 2] : -1;
+	const XOp *out = &x->op[0];
+	int64_t rows = drow >= 0 ? b->hi[drow] - b->lo[drow] : 1, cols = b->hi[din] - b->lo[din];
+	if (out->stride[din] != 1 || (drow >= 0 && out->stride[drow] < 0))
+		return false;
+	for (int r = 0; r < w->pw.n; r++) {
+		PwIns *q = &w->pw.ins[r];
+		if (q->kind == PW_LOAD) {
+			const XOp *o = &x->op[w->pw_acc[r]];
+			q->rs = drow >= 0 && rows > 1 ? o->stride[drow] * 4 : 0;
+			q->cs = cols > 1 ? o->stride[din] * 4 : 0;
+		}
+	}
+	if (!pw_fits(&w->pw))
+		return false;
+	for (int k = 0; k < nsd; k++)
+		w->coord[x->sd[0][k]] = b->lo[x->sd[0][k]];
+	for (;;) {
+		for (int r = 0; r < w->pw.n; r++)
+			if (w->pw.ins[r].kind == PW_LOAD) {
+				const XOp *o = &x->op[w->pw_acc[r]];
+				w->pw.ins[r].p = o->base + unit_offset(w, o) * 4;
+			}
+		pw_run(&w->pw, out->base + unit_offset(w, out) * 4, drow >= 0 ? out->stride[drow] * 4 : 0, rows, cols,
+		       x->stream);
+		int k = nsd - 3; /* the next slice: the dims before the last two */
+		for (; k >= 0; k--) {
+			int d = x->sd[0][k];
+			if (++w->coord[d] < b->hi[d])
+				break;
+			w->coord[d] = b->lo[d];
+		}
+		if (k < 0)
+			return true;
+	}
+}
+
+/* Scope-0 box b, staged, evaluated and written back; even after an
+ * error in another box: the boxes are not in position order, and the first
+ * error is the one reported. */
+static void run_box(W *w, const XBox *b)
+{
+	const X *x = w->x;
+	w->bad = false;
+	for (int k = 0; k < x->nsd[0]; k++)
+		w->coord[x->sd[0][k]] = b->lo[x->sd[0][k]];
+	var_values(w);
+	if (position(w) > atomic_load(&x->err->first) || pw_box(w, b))
+		return;
+	stage_box(w, b);
+	eval_box(w, 0, b, -1, NULL);
+	if (!w->bad && w->stage[0])
+		stage_copy(w, b, 0, true);
 }
 
 /* The boxes of one block: the product of every output variable's boxes. */
@@ -1259,16 +1427,7 @@ static void block_boxes(W *w, const int64_t *lo, const int64_t *hi)
 				}
 		/* every box, even after an error in another: the boxes are not in
 		 * position order, and the first error is the one reported */
-		w->bad = false;
-		for (int k = 0; k < x->nsd[0]; k++)
-			w->coord[x->sd[0][k]] = b.lo[x->sd[0][k]];
-		var_values(w);
-		if (position(w) <= atomic_load(&x->err->first)) {
-			stage_box(w, &b);
-			eval_box(w, 0, &b, -1, NULL);
-			if (!w->bad && w->stage[0])
-				stage_copy(w, &b, 0, true);
-		}
+		run_box(w, &b);
 		int i = nl - 1;
 		while (i >= 0 && ++at[i] == nb[i])
 			at[i--] = 0;
@@ -1366,6 +1525,7 @@ static void run_block(const X *x, int64_t t, int worker)
 			w->guarded[in->scope] |= in->guard >= 0 || (in->kind == I_OP && in->op == OP_WHERE);
 			w->ri[i] = (RInfo){.dec = -1, .need = true};
 		}
+		w->pw_ok = -1;
 	}
 	w->bad = false;
 	if (!w->reg || !w->rp || !w->splat || !w->tmp || !w->val || !w->stage || !w->keep || !w->cap || !w->vb || !w->ri ||

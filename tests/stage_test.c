@@ -4,10 +4,15 @@
  * without streaming stores, SIMD and portable kernels, serial, on the pool,
  * and task by task in a shuffled order) are copied into a buffer full of
  * noise and compared byte for byte, the noise included, with a naive copy.
+ * Random fused pointwise programs (pw_run: chains and general ones, loads
+ * along rows, one per row and transposed, edges of every size, unaligned
+ * and streamed outputs) are compared bit for bit, NaNs and signed zeros
+ * included, with a naive evaluation, the noise around the output too.
  * The pool is checked for running every task once, concurrent callers,
  * nested runs and restarts; big_alloc for alignment.
  *   stage_test [SEED [COUNT]]
  * Prints one line per failed check, then "N passed, M failed". */
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -348,6 +353,125 @@ static void alloc_checks(void)
 	check(big_alloc(SIZE_MAX - 100) == NULL, "big_alloc of too much is NULL", 0);
 }
 
+/* ---- fused pointwise programs ---- */
+
+static float ref_op(int op, float a, float b)
+{
+	switch (op) {
+	case SOP_ADD: return a + b;
+	case SOP_SUB: return a - b;
+	case SOP_MUL: return a * b;
+	case SOP_DIV: return a / b;
+	case SOP_NEG: return -a;
+	case SOP_RELU: return a > 0 || a != a ? a : 0.0f;
+	case SOP_MAX: return a != a || b != b ? NAN : a > b ? a : b;
+	default: return a != a || b != b ? NAN : a < b ? a : b;
+	}
+}
+
+static float some_float(void)
+{
+	static const float special[] = {0.0f, -0.0f, NAN, INFINITY, -INFINITY, 1.0f, -1.0f, 1e-40f};
+	return rnd(8) == 0 ? special[rnd(8)] : ((float)rnd(2001) - 1000.0f) / 64.0f;
+}
+
+/* The same bits, or both NaN: which NaN an op of two NaNs returns is the
+ * compiler's choice of operand order (as in the differential tests). */
+static bool pw_same(float a, float b)
+{
+	return (a != a && b != b) || !memcmp(&a, &b, sizeof a);
+}
+
+/* One random program over a random tile, on the kernels then portable. */
+static void pw_case(long id)
+{
+	int64_t rows = (int64_t[]){1, 2, 7, 8, 9, 16, 17, 24, 33}[rnd(9)];
+	int64_t cols = (int64_t[]){1, 3, 8, 15, 16, 17, 31, 32, 63, 64, 65, 130, 300}[rnd(13)];
+	int64_t pitch = rows > cols ? rows : cols; /* elements, of every source layout */
+	pitch += rnd(3) * 7;
+	size_t src_elems = (size_t)(pitch * pitch + pitch + 16);
+	float *src = alloc64(src_elems * sizeof(float));
+	for (size_t i = 0; i < src_elems; i++)
+		src[i] = some_float();
+	PwProg p = {0};
+	int nloads = 1 + (int)rnd(3), n = 0;
+	bool chain = rnd(2);
+	for (int i = 0; i < nloads; i++) {
+		PwIns *q = &p.ins[n++];
+		int kind = rnd(4); /* along rows, one row for all, one per row, transposed */
+		q->kind = PW_LOAD;
+		q->p = (const char *)(src + rnd(16));
+		q->rs = kind == 0 ? pitch * 4 : kind == 1 ? 0 : 4;
+		q->cs = kind == 0 || kind == 1 ? 4 : kind == 2 ? 0 : pitch * 4;
+		if (kind == 2 && rnd(2))
+			q->rs = pitch * 4; /* one per row, rows a pitch apart */
+	}
+	if (rnd(2))
+		p.ins[n++] = (PwIns){.kind = PW_CONST, .c = some_float()};
+	int nops = (int)rnd(6), last = (int)rnd((unsigned)n);
+	for (int k = 0; k < nops; k++) {
+		int op = (int)rnd(8), a = chain ? last : (int)rnd((unsigned)n), b = (int)rnd((unsigned)n);
+		if (chain && rnd(2) && op != SOP_NEG && op != SOP_RELU) { /* the value on either side */
+			b = a;
+			a = (int)rnd((unsigned)nloads);
+		}
+		p.ins[n] = (PwIns){.kind = PW_OP, .op = op, .a = a, .b = b};
+		last = n++;
+	}
+	p.n = n;
+	p.result = chain || rnd(2) ? last : (int)rnd((unsigned)n);
+	int64_t dp = cols + rnd(3) * 5, skew = rnd(2); /* elements */
+	size_t dn = (size_t)(rows * dp + skew + 8);
+	float *d = alloc64(dn * sizeof(float)), *want = alloc64(dn * sizeof(float)), *noise = alloc64(dn * sizeof(float));
+	fill((char *)noise, dn * sizeof(float));
+	memcpy(want, noise, dn * sizeof(float));
+	for (int64_t r = 0; r < rows; r++)
+		for (int64_t c = 0; c < cols; c++) {
+			float v[PW_MAX] = {0};
+			for (int i = 0; i < p.n; i++) {
+				const PwIns *q = &p.ins[i];
+				if (q->kind == PW_LOAD)
+					memcpy(&v[i], q->p + r * q->rs + c * q->cs, sizeof(float));
+				else
+					v[i] = q->kind == PW_CONST ? q->c : ref_op(q->op, v[q->a], v[q->b]);
+			}
+			want[skew + r * dp + c] = v[p.result];
+		}
+	check(pw_fits(&p), "a random program fits pw_run", id);
+	for (int portable = 0; portable < 2; portable++) {
+		bool stream = rnd(2);
+		copy_set_portable(portable);
+		memcpy(d, noise, dn * sizeof(float));
+		pw_run(&p, (char *)(d + skew), dp * 4, rows, cols, stream);
+		copy_fence();
+		bool same = true; /* the tile, then the noise around it and in its rows' gaps */
+		for (size_t e = 0; e < dn; e++) {
+			int64_t at = (int64_t)e - skew;
+			bool in = at >= 0 && at / dp < rows && at % dp < cols;
+			same &= in ? pw_same(d[e], want[e]) : !memcmp(&d[e], &noise[e], sizeof(float));
+		}
+		check(same, portable ? "a fused pointwise program (portable)" : "a fused pointwise program", id);
+		if (!same && failed <= 20) {
+			printf("  rows %lld cols %lld, %d loads, %d ops, chain %d, result %d, stream %d\n", (long long)rows,
+			       (long long)cols, nloads, nops, chain, p.result, stream);
+			for (int i = 0; i < p.n; i++)
+				printf("    %%%d = kind %d op %d (%%%d, %%%d) c %g rs %lld cs %lld\n", i, p.ins[i].kind, p.ins[i].op,
+				       p.ins[i].a, p.ins[i].b, p.ins[i].c, (long long)p.ins[i].rs, (long long)p.ins[i].cs);
+			for (int64_t e = 0, shown = 0; e < rows * cols && shown < 3; e++) {
+				int64_t at = skew + e / cols * dp + e % cols;
+				if (!pw_same(d[at], want[at]) && ++shown)
+					printf("    at (%lld, %lld): %g, want %g\n", (long long)(e / cols), (long long)(e % cols),
+					       d[at], want[at]);
+			}
+		}
+	}
+	copy_set_portable(false);
+	free(src);
+	free(d);
+	free(want);
+	free(noise);
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t seed = argc > 1 ? strtoull(argv[1], NULL, 10) : 20261129;
@@ -357,6 +481,8 @@ int main(int argc, char **argv)
 	pool_set_threads(3); /* more workers than tasks need, on any machine */
 	for (long i = 0; i < count; i++)
 		box_case(i);
+	for (long i = 0; i < count / 2; i++)
+		pw_case(i);
 	copy_set_portable(false);
 	pool_checks();
 	alloc_checks();
