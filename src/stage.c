@@ -1166,6 +1166,13 @@ PW_FN static void pw_chain_rows(const PwProg *p, const PwChain *ch, char *d, int
 	}
 }
 
+/* The lines of n bytes from s, into L2 (a hint: never faults). */
+static inline void pw_prefetch_row(const char *s, int64_t n)
+{
+	for (int64_t off = 0; off < n; off += 64)
+		__builtin_prefetch((const void *)((uintptr_t)s + (uintptr_t)off), 0, 2);
+}
+
 /* Tiles of a chain whose main load is transposed (see pw_tiles_avx2). */
 PW_FN static void pw_chain_tiles(const PwProg *p, const PwChain *ch, char *d, int64_t dp, int64_t rows, int64_t cols,
 				 bool stream)
@@ -1178,12 +1185,17 @@ PW_FN static void pw_chain_tiles(const PwProg *p, const PwChain *ch, char *d, in
 		h = (int64_t)((32 - (uintptr_t)d % 32) % 32 / 4) < cols ? (int64_t)((32 - (uintptr_t)d % 32) % 32 / 4) : cols;
 	pw_scalar(p, d, dp, 0, rows, 0, h);
 	int64_t c = h, r8 = rows & ~(int64_t)7;
+	for (int64_t k = c; k < c + 32 && k < cols; k++) /* the first two strips */
+		pw_prefetch_row(m->p + k * m->cs, rows * 4);
+	int64_t per = r8 >= 8 ? (16 + r8 / 8 - 1) / (r8 / 8) : 16; /* source rows each tile prefetches */
 	for (; c + 16 <= cols; c += 16) {
-		if (c + 32 <= cols)
-			for (int k = 0; k < 16; k++)
-				for (int64_t off = 0; off < rows * 4; off += 64)
-					prefetch(m->p, (c + 16 + k) * m->cs + off);
+		if (r8 < 8)
+			for (int64_t k = c + 32; k < c + 48 && k < cols; k++)
+				pw_prefetch_row(m->p + k * m->cs, rows * 4);
 		for (int64_t r = 0; r < r8; r += 8) {
+			/* two strips ahead, into L2, spread over the strip's tiles */
+			for (int64_t k = c + 32 + r / 8 * per; k < c + 32 + (r / 8 + 1) * per && k < c + 48 && k < cols; k++)
+				pw_prefetch_row(m->p + k * m->cs, rows * 4);
 			__m256 val[8], lo[8];
 			const char *at = m->p + r * 4 + c * m->cs;
 			tr8x8_4(at, m->cs, lo);
