@@ -1166,6 +1166,41 @@ PW_FN static void pw_chain_rows(const PwProg *p, const PwChain *ch, char *d, int
 	}
 }
 
+/* Does every side of the chain hold the same vector in every row of a
+ * strip (a constant, or a load of the same columns for every row)? Then
+ * the sides are loaded once per strip (pw_uniform_half). */
+static bool pw_uniform(const PwProg *p, const PwChain *ch)
+{
+	for (int t = 0; t < ch->n; t++) {
+		const PwIns *q = ch->st[t].side >= 0 ? &p->ins[ch->st[t].side] : NULL;
+		if (q && q->kind != PW_CONST && !(q->cs == 4 && q->rs == 0))
+			return false;
+	}
+	return true;
+}
+
+/* The chain over 8 vectors with each step's side vector e[t]: one
+ * switch per step, nothing else decoded. */
+AVX2_FN static inline void pw_uniform_half(const PwChain *ch, const __m256 *e, __m256 *val)
+{
+	for (int t = 0; t < ch->n; t++) {
+		const PwStep *st = &ch->st[t];
+		__m256 s_ = e[t];
+		switch (st->op * 2 + st->rev) {
+		case SOP_ADD * 2: case SOP_ADD * 2 + 1: for (int k = 0; k < 8; k++) val[k] = _mm256_add_ps(val[k], s_); break;
+		case SOP_MUL * 2: case SOP_MUL * 2 + 1: for (int k = 0; k < 8; k++) val[k] = _mm256_mul_ps(val[k], s_); break;
+		case SOP_SUB * 2: for (int k = 0; k < 8; k++) val[k] = _mm256_sub_ps(val[k], s_); break;
+		case SOP_SUB * 2 + 1: for (int k = 0; k < 8; k++) val[k] = _mm256_sub_ps(s_, val[k]); break;
+		case SOP_DIV * 2: for (int k = 0; k < 8; k++) val[k] = _mm256_div_ps(val[k], s_); break;
+		case SOP_DIV * 2 + 1: for (int k = 0; k < 8; k++) val[k] = _mm256_div_ps(s_, val[k]); break;
+		default:
+			for (int k = 0; k < 8; k++)
+				val[k] = st->rev ? sop8(st->op, s_, val[k]) : sop8(st->op, val[k], s_);
+			break;
+		}
+	}
+}
+
 /* The lines of n bytes from s, into L2 (a hint: never faults). */
 static inline void pw_prefetch_row(const char *s, int64_t n)
 {
@@ -1188,7 +1223,15 @@ PW_FN static void pw_chain_tiles(const PwProg *p, const PwChain *ch, char *d, in
 	for (int64_t k = c; k < c + 32 && k < cols; k++) /* the first two strips */
 		pw_prefetch_row(m->p + k * m->cs, rows * 4);
 	int64_t per = r8 >= 8 ? (16 + r8 / 8 - 1) / (r8 / 8) : 16; /* source rows each tile prefetches */
+	bool uniform = pw_uniform(p, ch);
+	__m256 e0[PW_MAX], e1[PW_MAX];
 	for (; c + 16 <= cols; c += 16) {
+		for (int t = 0; uniform && t < ch->n; t++) {
+			const PwIns *q = ch->st[t].side >= 0 ? &p->ins[ch->st[t].side] : NULL;
+			e0[t] = !q ? _mm256_setzero_ps() : q->kind == PW_CONST ? _mm256_set1_ps(q->c) :
+			        _mm256_loadu_ps((const float *)(q->p + c * 4));
+			e1[t] = !q || q->kind == PW_CONST ? e0[t] : _mm256_loadu_ps((const float *)(q->p + c * 4) + 8);
+		}
 		if (r8 < 8)
 			for (int64_t k = c + 32; k < c + 48 && k < cols; k++)
 				pw_prefetch_row(m->p + k * m->cs, rows * 4);
@@ -1199,9 +1242,14 @@ PW_FN static void pw_chain_tiles(const PwProg *p, const PwChain *ch, char *d, in
 			__m256 val[8], lo[8];
 			const char *at = m->p + r * 4 + c * m->cs;
 			tr8x8_4(at, m->cs, lo);
-			pw_chain_half(p, ch, lo, r, c);
 			tr8x8_4(at + 8 * m->cs, m->cs, val);
-			pw_chain_half(p, ch, val, r, c + 8);
+			if (uniform) {
+				pw_uniform_half(ch, e0, lo);
+				pw_uniform_half(ch, e1, val);
+			} else {
+				pw_chain_half(p, ch, lo, r, c);
+				pw_chain_half(p, ch, val, r, c + 8);
+			}
 			for (int k = 0; k < 8; k++) { /* whole lines, back to back */
 				char *dr = d + (r + k) * dp + c * 4;
 				store_4(dr, lo[k], stream);

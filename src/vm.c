@@ -1297,13 +1297,13 @@ static int sop_of(int op)
 	}
 }
 
-/* The statement as one fused f32 pointwise program (pw_run) into w->pw:
- * every instruction of scope 0, unguarded, and an f32 load of a plain
- * view, an f32 constant or an f32 op pw_run has. Such a body cannot fail
- * at run time. The loads' addresses are set per box (pw_box). */
-static bool pw_build(W *w)
+/* The statement as one fused f32 pointwise program (pw_run) into pw, acc
+ * the access of each load: every instruction of scope 0, unguarded, and an
+ * f32 load of a plain view, an f32 constant or an f32 op pw_run has. Such
+ * a body cannot fail at run time. The loads' strides and addresses are set
+ * per box or tile (pw_strides). */
+static bool pw_build(const X *x, PwProg *pw, int *acc)
 {
-	const X *x = w->x;
 	const Prog *p = x->p;
 	bool used[PW_MAX] = {false};
 	if (p->n > PW_MAX || p->out != ATHENE_F32 || x->op[0].dt != ATHENE_F32)
@@ -1314,7 +1314,7 @@ static bool pw_build(W *w)
 			used[p->ins[r].a[k]] = true;
 	for (int r = 0; r < p->n; r++) {
 		const Ins *in = &p->ins[r];
-		PwIns *q = &w->pw.ins[r];
+		PwIns *q = &pw->ins[r];
 		int sop = in->kind == I_OP ? sop_of(in->op) : -1;
 		if (!used[r]) { /* the result does not read it (a literal's other dtype) */
 			*q = (PwIns){.kind = PW_CONST};
@@ -1330,16 +1330,54 @@ static bool pw_build(W *w)
 			    in->nchecks)
 				return false;
 			*q = (PwIns){.kind = PW_LOAD};
-			w->pw_acc[r] = in->operand;
+			acc[r] = in->operand;
 		} else if (sop >= 0 && !in->exact && in->opdt == ATHENE_F32 && in->nargs >= 1 && in->nargs <= 2) {
 			*q = (PwIns){.kind = PW_OP, .op = sop, .a = in->a[0], .b = in->a[in->nargs - 1]};
 		} else {
 			return false;
 		}
 	}
-	w->pw.n = p->n;
-	w->pw.result = p->result;
+	pw->n = p->n;
+	pw->result = p->result;
 	return true;
+}
+
+/* The element strides of pw's loads over rows (dim drow, -1: none) and
+ * columns (din) of a slice of rows x cols; false when the output's
+ * columns are not contiguous or a load does not fit (pw_fits). */
+static bool pw_strides(const X *x, PwProg *pw, const int *acc, int drow, int din, int64_t rows, int64_t cols)
+{
+	const XOp *out = &x->op[0];
+	if (out->stride[din] != 1 || (drow >= 0 && out->stride[drow] < 0))
+		return false;
+	for (int r = 0; r < pw->n; r++) {
+		PwIns *q = &pw->ins[r];
+		if (q->kind == PW_LOAD) {
+			const XOp *o = &x->op[acc[r]];
+			q->rs = drow >= 0 && rows > 1 ? o->stride[drow] * 4 : 0;
+			q->cs = cols > 1 ? o->stride[din] * 4 : 0;
+		}
+	}
+	return pw_fits(pw);
+}
+
+/* Runs pw on the slice of rows x cols at coordinates coord. */
+static void pw_slice(const X *x, PwProg *pw, const int *acc, const int64_t *coord, int drow, int64_t rows,
+		     int64_t cols)
+{
+	const XOp *out = &x->op[0];
+	for (int r = 0; r < pw->n; r++)
+		if (pw->ins[r].kind == PW_LOAD) {
+			const XOp *o = &x->op[acc[r]];
+			int64_t off = o->start;
+			for (int k = 0; k < x->nd; k++)
+				off += coord[k] * o->stride[k];
+			pw->ins[r].p = o->base + off * 4;
+		}
+	int64_t off = out->start;
+	for (int k = 0; k < x->nd; k++)
+		off += coord[k] * out->stride[k];
+	pw_run(pw, out->base + off * 4, drow >= 0 ? out->stride[drow] * 4 : 0, rows, cols, x->stream);
 }
 
 /* Box b as the fused program, when its loads fit it (pw_fits): one 2-D
@@ -1350,34 +1388,17 @@ static bool pw_box(W *w, const XBox *b)
 	const X *x = w->x;
 	int nsd = x->nsd[0];
 	if (w->pw_ok < 0)
-		w->pw_ok = pw_build(w);
+		w->pw_ok = pw_build(x, &w->pw, w->pw_acc);
 	if (!w->pw_ok || nsd == 0)
 		return false;
 	int din = x->sd[0][nsd - 1], drow = nsd >= 2 ? x->sd[0][nsd - 2] : -1;
-	const XOp *out = &x->op[0];
 	int64_t rows = drow >= 0 ? b->hi[drow] - b->lo[drow] : 1, cols = b->hi[din] - b->lo[din];
-	if (out->stride[din] != 1 || (drow >= 0 && out->stride[drow] < 0))
-		return false;
-	for (int r = 0; r < w->pw.n; r++) {
-		PwIns *q = &w->pw.ins[r];
-		if (q->kind == PW_LOAD) {
-			const XOp *o = &x->op[w->pw_acc[r]];
-			q->rs = drow >= 0 && rows > 1 ? o->stride[drow] * 4 : 0;
-			q->cs = cols > 1 ? o->stride[din] * 4 : 0;
-		}
-	}
-	if (!pw_fits(&w->pw))
+	if (!pw_strides(x, &w->pw, w->pw_acc, drow, din, rows, cols))
 		return false;
 	for (int k = 0; k < nsd; k++)
 		w->coord[x->sd[0][k]] = b->lo[x->sd[0][k]];
 	for (;;) {
-		for (int r = 0; r < w->pw.n; r++)
-			if (w->pw.ins[r].kind == PW_LOAD) {
-				const XOp *o = &x->op[w->pw_acc[r]];
-				w->pw.ins[r].p = o->base + unit_offset(w, o) * 4;
-			}
-		pw_run(&w->pw, out->base + unit_offset(w, out) * 4, drow >= 0 ? out->stride[drow] * 4 : 0, rows, cols,
-		       x->stream);
+		pw_slice(x, &w->pw, w->pw_acc, w->coord, drow, rows, cols);
 		int k = nsd - 3; /* the next slice: the dims before the last two */
 		for (; k >= 0; k--) {
 			int d = x->sd[0][k];
