@@ -46,58 +46,6 @@ static void memcpy_task(void *arg, int64_t t, int worker)
 	memcpy(m->dst + at, m->src + at, t == m->parts - 1 ? m->bytes - at : per);
 }
 
-/* Distinct input elements an access reads: the view's moving digits, at
- * most the storage (a gather: see traffic). */
-static double read_elems(const Inst *in, const Access *ac)
-{
-	const View *v = &ac->view;
-	double n = 1;
-	int64_t storage = tensor_layout(in, ac->t)->storage;
-	if (v->cls == VIEW_ELEM)
-		return (double)storage;
-	for (int d = 0; d < v->ndig; d++)
-		if (v->dig[d].axis >= 0)
-			n *= (double)v->dig[d].n;
-	return n < (double)storage ? n : (double)storage;
-}
-
-/* Logical bytes and the bytes of the cache lines the reads touch. */
-static void traffic(const Inst *in, double *logical, double *lines)
-{
-	const Kernel *k = in->k;
-	*logical = *lines = 0;
-	for (int p = 0; p < in->nplanned; p++) {
-		const Planned *ps = &in->planned[p];
-		int64_t points = 1;
-		for (int d = 0; d < ps->stmt->nlhs; d++)
-			points *= in->n[ps->stmt->lhs[d]->id];
-		for (int j = 0; j < ps->acc.n; j++) {
-			const Access *ac = ps->acc.v[j];
-			double es = (double)athene_dtype_size(ac->t->dt), n;
-			if (ac->t->role == ROLE_LET)
-				continue;
-			if (!ac->load) {
-				n = (double)points;
-				*logical += n * es;
-				*lines += n * es;
-				continue;
-			}
-			n = read_elems(in, ac);
-			if (ac->view.ngat) /* a gather: as many rows as output rows at most */
-				n = fmin((double)tensor_layout(in, ac->t)->storage, (double)points);
-			*logical += n * es;
-			/* the innermost moving axis's stride says how much of each line is used */
-			int64_t inner = 0;
-			for (int a = 0; a < ac->view.naxes && ac->view.cls != VIEW_ELEM; a++)
-				if (ac->view.ax[a].kind == VA_ITER)
-					inner = ac->view.ax[a].stride;
-			double used = inner > 1 && inner * es < 64 ? 1.0 / (double)inner : 1.0;
-			*lines += n * es / used;
-		}
-	}
-	(void)k;
-}
-
 static void fill(Inst *in, int p, void *buf, int64_t n, DType dt)
 {
 	int64_t lo = -8, hi = 7;
@@ -226,7 +174,7 @@ static bool run_kernel(athene_kernel *k, Row *row)
 			memset(st[p], 0, sz[p]);
 	}
 	double logical, lines, t = time_runs(in, st);
-	traffic(in, &logical, &lines);
+	logical = athene_bytes_moved(in, &lines);
 	snprintf(row->name, sizeof row->name, "%s", athene_kernel_name(k));
 	row->time = t;
 	row->gbps = logical / t / 1e9;

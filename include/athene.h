@@ -112,6 +112,16 @@ ATHENE_API int athene_param_info(const athene_inst *in, int i, athene_param *out
  * 0 with [lo, hi] set, or -1 when it is not used that way. */
 ATHENE_API int athene_index_range(const athene_inst *in, int param, int64_t *lo, int64_t *hi);
 
+/* The bytes one run logically moves, as `athene run --bench` and the
+ * benchmarks count them: each output element once, and each input element
+ * the kernel reads once (the digits its view moves, at most its storage; a
+ * gather at most one row per output point; an element gather its
+ * storage). *lines, if not NULL: the same reads counted as the bytes of the
+ * cache lines they touch (a read that skips inside 64-byte lines, like
+ * x[:, ::2], touches more than it uses). -1 with errors if the instance
+ * does not compile. */
+ATHENE_API double athene_bytes_moved(athene_inst *in, double *lines);
+
 /* The access analysis and block plan for a target ("cpu" or "tpu"), as text
  * or JSON; NULL with errors on failure. Valid until the next call on in. */
 ATHENE_API const char *athene_explain(athene_inst *in, const char *target, int json);

@@ -439,6 +439,62 @@ int athene_index_range(const athene_inst *in, int param_i, int64_t *lo, int64_t 
 	return lower_index_range(in, p, lo, hi);
 }
 
+/* Distinct input elements an access reads: the view's moving digits, at
+ * most the storage. */
+static double read_elems(const Inst *in, const Access *ac)
+{
+	const View *v = &ac->view;
+	double n = 1;
+	int64_t storage = tensor_layout(in, ac->t)->storage;
+	if (v->cls == VIEW_ELEM)
+		return (double)storage;
+	for (int d = 0; d < v->ndig; d++)
+		if (v->dig[d].axis >= 0)
+			n *= (double)v->dig[d].n;
+	return n < (double)storage ? n : (double)storage;
+}
+
+double athene_bytes_moved(athene_inst *in, double *lines)
+{
+	double logical = 0, touched = 0;
+	if (passes(in, P_ANALYSE, 0))
+		return -1;
+	for (int p = 0; p < in->nplanned; p++) {
+		const Planned *ps = &in->planned[p];
+		double points = 1;
+		for (int d = 0; d < ps->stmt->nlhs; d++)
+			points *= (double)in->n[ps->stmt->lhs[d]->id];
+		for (int j = 0; j < ps->acc.n; j++) {
+			const Access *ac = ps->acc.v[j];
+			double es = (double)athene_dtype_size(ac->t->dt), n, used = 1;
+			if (ac->t->role == ROLE_LET)
+				continue; /* intermediates: not what the kernel moves */
+			if (!ac->load) {
+				logical += points * es;
+				touched += points * es;
+				continue;
+			}
+			n = read_elems(in, ac);
+			if (ac->view.ngat) { /* a gather: as many rows as output points at most */
+				double storage = (double)tensor_layout(in, ac->t)->storage;
+				n = storage < points ? storage : points;
+			}
+			/* the innermost moving axis's stride says how much of each line is used */
+			int64_t inner = 0;
+			for (int a = 0; a < ac->view.naxes && ac->view.cls != VIEW_ELEM; a++)
+				if (ac->view.ax[a].kind == VA_ITER)
+					inner = ac->view.ax[a].stride;
+			if (inner > 1 && (double)inner * es < 64)
+				used = 1.0 / (double)inner;
+			logical += n * es;
+			touched += n * es / used;
+		}
+	}
+	if (lines)
+		*lines = touched;
+	return logical;
+}
+
 static int target_index(Inst *in, const char *target)
 {
 	int t = !strcmp(target, "cpu") ? 0 : !strcmp(target, "tpu") ? 1 : -1;

@@ -493,11 +493,11 @@ static double now(void)
 }
 
 /* Times athene_run alone: one warm-up, then the best of o->repeat runs.
- * Bytes: every input and output element once, as the kernel sees them. */
-static void bench(athene_inst *in, const Opts *o, void *const *storage, const athene_param *pi, int np, int flags)
+ * Bytes: those the kernel logically moves (athene_bytes_moved). */
+static void bench(athene_inst *in, const Opts *o, void *const *storage, int flags)
 {
 	athene_status st;
-	double best = INFINITY, bytes = 0;
+	double best = INFINITY, bytes;
 	for (int r = 0; r <= (o->repeat ? o->repeat : 5); r++) {
 		double t0 = now();
 		if (athene_run(in, storage, flags, &st))
@@ -506,8 +506,7 @@ static void bench(athene_inst *in, const Opts *o, void *const *storage, const at
 		if (r > 0 && t < best)
 			best = t;
 	}
-	for (int p = 0; p < np; p++)
-		bytes += (double)numel(&pi[p]) * (double)athene_dtype_size(pi[p].dtype);
+	bytes = athene_bytes_moved(in, NULL);
 	printf("%s: bench %s repeat=%d time_s=%.9f gbps=%.3f\n", athene_kernel_name(athene_instance_kernel(in)),
 	       flags == ATHENE_REFERENCE ? "reference" : "native", o->repeat ? o->repeat : 5, best,
 	       best > 0 ? bytes / best / 1e9 : 0.0);
@@ -654,7 +653,7 @@ static int cmd_run(athene_inst *k, Opts *o)
 	int flags = o->reference ? ATHENE_REFERENCE : 0;
 	athene_status st;
 	if (o->bench)
-		bench(k, o, storage, pi, np, flags);
+		bench(k, o, storage, flags);
 	else if (o->check)
 		rc = check_run(k, storage, pi, nin, np) ? 0 : 1;
 	else if (athene_run(k, storage, flags, &st))

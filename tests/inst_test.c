@@ -6,7 +6,8 @@
  *  - 10,000 bind/compile/explain/run cycles keep memory flat (resident set
  *    after 10,000 within a small bound of after 10);
  *  - the pass list, and a dump after every pass;
- *  - an extent of 2^62 over an empty one returns at once, on both backends. */
+ *  - an extent of 2^62 over an empty one returns at once, on both backends;
+ *  - the bytes a run logically moves, and the cache lines it touches. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,12 @@ static const char *src =
 	"kernel sum_rows(x: f32[R, C]) -> (y: f32[R]) {\n"
 	"    let e[i, j] = x[i, j] + 1.0\n"
 	"    y[i] = sum(j: e[i, j]) + e[i, 0]\n"
+	"}\n"
+	"kernel cols2(x: f32[64, 64]) -> (y: f32[64, 32]) {\n"
+	"    y[i, j] = x[i, 2 * j]\n"
+	"}\n"
+	"kernel rows_of(t: f32[1000, 16], idx: i64[10]) -> (y: f32[10, 16]) {\n"
+	"    y[s, c] = t[wrap(idx[s], 1000), c] * 2.0\n"
 	"}\n"
 	"kernel empty_inner(x: f32[R, C]) -> (y: f32[R, C], z: f32[]) {\n"
 	"    y[i, j] = x[i, j] + 1.0\n"
@@ -241,6 +248,21 @@ static void empty_inner(athene_kernel *k)
 	athene_instance_free(in);
 }
 
+/* Bytes: each output element once and each input element read once; a
+ * read of every other float touches whole lines, twice what it uses; a
+ * gather reads only its rows. */
+static void bytes_moved(athene_ctx *c)
+{
+	athene_inst *a = athene_instance(athene_find_kernel(c, "cols2"));
+	athene_inst *b = athene_instance(athene_find_kernel(c, "rows_of"));
+	double lines = 0, n = athene_bytes_moved(a, &lines);
+	expect(n == 64 * 32 * 4 * 2 && lines == 64 * 32 * 4 * 3, "x[i, 2 * j]: 16 KiB logical, 24 KiB of lines");
+	n = athene_bytes_moved(b, NULL);
+	expect(n == 10 * 16 * 4 * 2 + 10 * 8, "a gather of 10 rows of 16 floats: 1360 bytes, not the table");
+	athene_instance_free(a);
+	athene_instance_free(b);
+}
+
 int main(void)
 {
 	athene_ctx *c = athene_create();
@@ -253,6 +275,7 @@ int main(void)
 	own_status(athene_find_kernel(c, "gather"));
 	passes(athene_find_kernel(c, "sum_rows"));
 	empty_inner(athene_find_kernel(c, "empty_inner"));
+	bytes_moved(c);
 	memory_flat(athene_find_kernel(c, "sum_rows"));
 	athene_instance(athene_find_kernel(c, "affine")); /* left alive: athene_destroy frees it */
 	athene_destroy(c);
