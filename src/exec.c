@@ -819,6 +819,35 @@ static bool direct_index(const X *x, const Ins *ld, const XOp **o, int64_t *mod)
  * Per row: the index, its check, one copy (streamed for a big output), and
  * the row ROW_AHEAD rows on prefetched. A bad index goes through the point
  * evaluator, which reports it as the interpreter would. */
+/* Element i of an index tensor: i64 and i32 read in place, the rest
+ * through the dtype's loader. */
+static inline int64_t index_at(const XOp *io, int64_t i)
+{
+	if (io->dt == ATHENE_I64) {
+		int64_t v;
+		memcpy(&v, io->base + i * 8, sizeof v);
+		return v;
+	}
+	if (io->dt == ATHENE_I32) {
+		int32_t v;
+		memcpy(&v, io->base + i * 4, sizeof v);
+		return v;
+	}
+	return dt_load_i(io->base, io->dt, i);
+}
+
+/* One row of len bytes; rows of one line copied with a constant size (two
+ * vector moves, no call). */
+static inline void copy_row(char *d, const char *s, size_t len, bool stream)
+{
+	if (stream)
+		copy_stream_nofence(d, s, len);
+	else if (len == 64)
+		memcpy(d, s, 64);
+	else
+		memcpy(d, s, len);
+}
+
 static void fast_rows(const X *x, Point *pt, const XOp *io, int64_t mod, int64_t from, int64_t to, size_t len)
 {
 	const Ins *ld = &x->p->ins[x->p->result];
@@ -840,7 +869,7 @@ static void fast_rows(const X *x, Point *pt, const XOp *io, int64_t mod, int64_t
 		if ((r & 63) == 0 && r * pstride > atomic_load(&x->err->first))
 			break;
 		if (r + ROW_AHEAD < to) {
-			int64_t q = r + ROW_AHEAD, j = dt_load_i(io->base, io->dt, ibase + q * istep);
+			int64_t q = r + ROW_AHEAD, j = index_at(io, ibase + q * istep);
 			j += mod && j < 0 ? mod : 0;
 			if (j >= lo && j <= hi) {
 				const char *p = src->base + (sbase + q * sstep + j * istride) * es;
@@ -848,7 +877,7 @@ static void fast_rows(const X *x, Point *pt, const XOp *io, int64_t mod, int64_t
 					__builtin_prefetch(p + l);
 			}
 		}
-		int64_t idx = dt_load_i(io->base, io->dt, ibase + r * istep);
+		int64_t idx = index_at(io, ibase + r * istep);
 		idx += mod && idx < 0 ? mod : 0;
 		if (idx < lo || idx > hi) { /* the general form, and the interpreter's error */
 			*var = r;
@@ -858,11 +887,7 @@ static void fast_rows(const X *x, Point *pt, const XOp *io, int64_t mod, int64_t
 				break;
 			idx = pt->reg[ld->atom_reg[0]].i;
 		}
-		const char *row = src->base + (sbase + r * sstep + idx * istride) * es;
-		if (x->stream)
-			copy_stream_nofence(out + r * dstep * es, row, len);
-		else
-			memcpy(out + r * dstep * es, row, len);
+		copy_row(out + r * dstep * es, src->base + (sbase + r * sstep + idx * istride) * es, len, x->stream);
 	}
 	if (x->stream)
 		copy_fence();
