@@ -1395,8 +1395,16 @@ static bool pw_box(W *w, const XBox *b)
 	int64_t rows = drow >= 0 ? b->hi[drow] - b->lo[drow] : 1, cols = b->hi[din] - b->lo[din];
 	if (!pw_strides(x, &w->pw, w->pw_acc, drow, din, rows, cols))
 		return false;
-	for (int k = 0; k < nsd; k++)
+	bool trans = false;
+	for (int r = 0; r < w->pw.n; r++)
+		trans |= w->pw.ins[r].kind == PW_LOAD && w->pw.ins[r].cs != 4 && w->pw.ins[r].cs != 0;
+	if (cols < 16 || (trans && rows < 8))
+		return false; /* it would be all edges, element by element: the register machine's */
+	for (int k = 0; k < nsd; k++) {
+		if (b->hi[x->sd[0][k]] <= b->lo[x->sd[0][k]])
+			return true; /* an empty box */
 		w->coord[x->sd[0][k]] = b->lo[x->sd[0][k]];
+	}
 	for (;;) {
 		pw_slice(x, &w->pw, w->pw_acc, w->coord, drow, rows, cols);
 		int k = nsd - 3; /* the next slice: the dims before the last two */
@@ -1446,8 +1454,6 @@ static void block_boxes(W *w, const int64_t *lo, const int64_t *hi)
 					b.lo[k] = vb[i * XMAXBOX + at[i]].lo[k];
 					b.hi[k] = vb[i * XMAXBOX + at[i]].hi[k];
 				}
-		/* every box, even after an error in another: the boxes are not in
-		 * position order, and the first error is the one reported */
 		run_box(w, &b);
 		int i = nl - 1;
 		while (i >= 0 && ++at[i] == nb[i])
