@@ -943,6 +943,19 @@ PW_FN static void pw_rows_avx2(const PwProg *p, char *d, int64_t dp, int64_t row
 	}
 }
 
+/* Tiles stream only where every row's stores can be aligned: the leading
+ * columns up to the first 32-byte boundary go element by element; returns
+ * how many (*stream cleared when rows cannot all be aligned). */
+static int64_t pw_head(const PwProg *p, char *d, int64_t dp, int64_t rows, int64_t cols, bool *stream)
+{
+	if (*stream && ((uintptr_t)d % 4 || dp % 32))
+		*stream = false;
+	int64_t h = *stream ? (int64_t)((32 - (uintptr_t)d % 32) % 32 / 4) : 0;
+	h = h < cols ? h : cols;
+	pw_scalar(p, d, dp, 0, rows, 0, h);
+	return h;
+}
+
 /* Tiles of 8 rows by 16 columns (a whole line of every row), down each
  * strip of 16 columns: a transposed load's two 8x8 kernels read 8 floats
  * of 16 source rows, whose next 8 the tile below reads; the next strip's
@@ -951,13 +964,7 @@ PW_FN static void pw_tiles_avx2(const PwProg *p, char *d, int64_t dp, int64_t ro
 {
 	float v[PW_MAX][8 * 16] __attribute__((aligned(64)));
 	PwArg arg[PW_MAX];
-	int64_t h = 0; /* leading columns, so that every row's stores are aligned */
-	if (stream && ((uintptr_t)d % 4 || dp % 32))
-		stream = false;
-	if (stream)
-		h = (int64_t)((32 - (uintptr_t)d % 32) % 32 / 4) < cols ? (int64_t)((32 - (uintptr_t)d % 32) % 32 / 4) : cols;
-	pw_scalar(p, d, dp, 0, rows, 0, h);
-	int64_t c = h, r8 = rows & ~(int64_t)7;
+	int64_t c = pw_head(p, d, dp, rows, cols, &stream), r8 = rows & ~(int64_t)7;
 	for (; c + 16 <= cols; c += 16) {
 		for (int i = 0; i < p->n; i++) {
 			const PwIns *q = &p->ins[i];
@@ -1213,13 +1220,7 @@ PW_FN static void pw_chain_tiles(const PwProg *p, const PwChain *ch, char *d, in
 				 bool stream)
 {
 	const PwIns *m = &p->ins[ch->main];
-	int64_t h = 0;
-	if (stream && ((uintptr_t)d % 4 || dp % 32))
-		stream = false;
-	if (stream)
-		h = (int64_t)((32 - (uintptr_t)d % 32) % 32 / 4) < cols ? (int64_t)((32 - (uintptr_t)d % 32) % 32 / 4) : cols;
-	pw_scalar(p, d, dp, 0, rows, 0, h);
-	int64_t c = h, r8 = rows & ~(int64_t)7;
+	int64_t c = pw_head(p, d, dp, rows, cols, &stream), r8 = rows & ~(int64_t)7;
 	for (int64_t k = c; k < c + 32 && k < cols; k++) /* the first two strips */
 		pw_prefetch_row(m->p + k * m->cs, rows * 4);
 	int64_t per = r8 >= 8 ? (16 + r8 / 8 - 1) / (r8 / 8) : 16; /* source rows each tile prefetches */
