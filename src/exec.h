@@ -115,8 +115,10 @@ void stream_op_f32(int op, void *dst, const float *a, const float *b, int64_t n)
  * element (r, c) at p + r * rs + c * cs (bytes): along rows when cs is 4,
  * one value per row when cs is 0, and through an 8x8 register transpose
  * when rs is 4 (a source read down its columns). Every op rounds as float
- * arithmetic, as the register machine's loops do, and nothing goes through
- * memory between the loads and the store: one pass. */
+ * arithmetic, as the register machine's loops do. One pass over the data: a
+ * chain (each op of the value so far and a load or constant) keeps its
+ * value in vector registers from load to store, any other program each
+ * op's vectors in a small buffer in L1. */
 enum { PW_LOAD, PW_CONST, PW_OP };
 #define PW_MAX 24
 typedef struct {
