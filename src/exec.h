@@ -115,10 +115,10 @@ void stream_op_f32(int op, void *dst, const float *a, const float *b, int64_t n)
  * element (r, c) at p + r * rs + c * cs (bytes): along rows when cs is 4,
  * one value per row when cs is 0, and through an 8x8 register transpose
  * when rs is 4 (a source read down its columns). Every op rounds as float
- * arithmetic, as the register machine's loops do. One pass over the data: a
- * chain (each op of the value so far and a load or constant) keeps its
- * value in vector registers from load to store, any other program each
- * op's vectors in a small buffer in L1. */
+ * arithmetic, as the register machine's loops do. The program must be a
+ * chain (each op combines the value so far with a load or a constant), its
+ * transposed load, if any, the value: the value stays in vector registers
+ * from load to store, one pass over the data. */
 enum { PW_LOAD, PW_CONST, PW_OP };
 #define PW_MAX 24
 typedef struct {
@@ -131,7 +131,7 @@ typedef struct {
 	int n, result;
 	PwIns ins[PW_MAX];
 } PwProg;
-/* Is every load of p one of the three kinds? */
+/* Is every load of p one of the three kinds, and p such a chain? */
 bool pw_fits(const PwProg *p);
 /* Runs p (pw_fits) into d, row pitch dp bytes, columns contiguous;
  * streaming stores (unfenced, see copy_stream_nofence) if stream. */

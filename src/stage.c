@@ -792,218 +792,6 @@ void stream_op_f32(int op, void *dst, const float *a, const float *b, int64_t n)
 
 /* ------------------------------------------------- fused pointwise tiles */
 
-bool pw_fits(const PwProg *p)
-{
-	for (int i = 0; i < p->n; i++) {
-		const PwIns *q = &p->ins[i];
-		if (q->kind == PW_LOAD && q->cs != 4 && q->cs != 0 && q->rs != 4)
-			return false;
-		if (q->kind == PW_OP && (q->a >= i || q->b >= i))
-			return false;
-	}
-	return p->n > 0 && p->n <= PW_MAX && p->result >= 0 && p->result < p->n;
-}
-
-static inline float pw_load1(const PwIns *q, int64_t r, int64_t c)
-{
-	float v;
-	memcpy(&v, q->p + r * q->rs + c * q->cs, sizeof v);
-	return v;
-}
-
-/* Element (r, c) of the program, one instruction at a time. */
-static float pw1(const PwProg *p, int64_t r, int64_t c)
-{
-	float v[PW_MAX];
-	for (int i = 0; i < p->n; i++) {
-		const PwIns *q = &p->ins[i];
-		v[i] = q->kind == PW_LOAD ? pw_load1(q, r, c) : q->kind == PW_CONST ? q->c : sop1(q->op, v[q->a], v[q->b]);
-	}
-	return v[p->result];
-}
-
-static void pw_scalar(const PwProg *p, char *d, int64_t dp, int64_t r0, int64_t r1, int64_t c0, int64_t c1)
-{
-	for (int64_t r = r0; r < r1; r++)
-		for (int64_t c = c0; c < c1; c++) {
-			float v = pw1(p, r, c);
-			memcpy(d + r * dp + c * 4, &v, sizeof v);
-		}
-}
-
-#ifdef X86
-#define PW_ROWV 32    /* vectors of a row an instruction computes at a time: 256 lanes */
-#define PW_COPY (-1)  /* pw_op: the value itself (a result that is no op) */
-#define PW_AHEAD 1024 /* bytes a chain prefetches ahead along its main row */
-/* gcc would turn the loops that copy vectors into memcpy calls, expanded as
- * 16-byte moves that the 32-byte loads after them cannot forward from (a
- * stall per vector), and keeps loop-invariant branches inside loops. */
-#if defined(__GNUC__) && !defined(__clang__)
-#define PW_FN AVX2_FN __attribute__((optimize("no-tree-loop-distribute-patterns", "unswitch-loops")))
-#else
-#define PW_FN AVX2_FN
-#endif
-
-/* An operand of pw_op: rows of vectors at p, pitch floats apart; sc: one
- * float per row, broadcast (a constant: pitch 0). */
-typedef struct {
-	const float *p;
-	int64_t pitch;
-	bool sc;
-} PwArg;
-
-/* nrows rows of per vectors: d = a op b, streamed if stream. The op and
- * the operands' kinds are chosen outside the loops. */
-#define PW_ROWS(LA, LB, EXPR)                                                   \
-	for (int q = 0; q < nrows; q++) {                                      \
-		const float *ar = a.p + q * a.pitch, *br = b.p + q * b.pitch;   \
-		float *dr = d + q * dpitch;                                     \
-		(void)ar, (void)br;                                             \
-		for (int h = 0; h < per; h++) {                                 \
-			__m256 x = LA, y = LB;                                  \
-			(void)y;                                                \
-			if (stream)                                             \
-				_mm256_stream_ps(dr + 8 * h, EXPR);             \
-			else                                                    \
-				_mm256_storeu_ps(dr + 8 * h, EXPR);             \
-		}                                                               \
-	}
-#define PW_KINDS(EXPR)                                                                         \
-	do {                                                                                   \
-		if (!a.sc && !b.sc)                                                            \
-			PW_ROWS(_mm256_loadu_ps(ar + 8 * h), _mm256_loadu_ps(br + 8 * h), EXPR) \
-		else if (!a.sc)                                                                \
-			PW_ROWS(_mm256_loadu_ps(ar + 8 * h), _mm256_broadcast_ss(br), EXPR)    \
-		else if (!b.sc)                                                                \
-			PW_ROWS(_mm256_broadcast_ss(ar), _mm256_loadu_ps(br + 8 * h), EXPR)    \
-		else                                                                           \
-			PW_ROWS(_mm256_broadcast_ss(ar), _mm256_broadcast_ss(br), EXPR)        \
-	} while (0)
-
-PW_FN static void pw_op(int op, float *d, int64_t dpitch, PwArg a, PwArg b, int nrows, int per, bool stream)
-{
-	switch (op) {
-	case SOP_ADD: PW_KINDS(_mm256_add_ps(x, y)); break;
-	case SOP_SUB: PW_KINDS(_mm256_sub_ps(x, y)); break;
-	case SOP_MUL: PW_KINDS(_mm256_mul_ps(x, y)); break;
-	case SOP_DIV: PW_KINDS(_mm256_div_ps(x, y)); break;
-	case PW_COPY: PW_KINDS(x); break;
-	case SOP_RELU: PW_KINDS(sop8(SOP_RELU, x, y)); break;
-	default: PW_KINDS(sop8(op, x, y)); break;
-	}
-}
-#undef PW_KINDS
-#undef PW_ROWS
-
-/* Instruction i over nrows rows of per vectors, its operands in arg: an
- * op into v (pitch vpitch), its operand then; the result (last) into the
- * output instead, streamed if stream. */
-PW_FN static void pw_step(const PwProg *p, int i, PwArg *arg, float *v, int64_t vpitch, bool last, float *out,
-			  int64_t opitch, int nrows, int per, bool stream)
-{
-	const PwIns *q = &p->ins[i];
-	if (last)
-		pw_op(q->kind == PW_OP ? q->op : PW_COPY, out, opitch, arg[q->kind == PW_OP ? q->a : i],
-		      arg[q->kind == PW_OP ? q->b : i], nrows, per, stream);
-	else if (q->kind == PW_OP) {
-		pw_op(q->op, v, vpitch, arg[q->a], arg[q->b], nrows, per, false);
-		arg[i] = (PwArg){v, vpitch, false};
-	}
-}
-
-/* Rows, PW_ROWV vectors at a time: loads read in place, constants and
- * one-per-row loads broadcast, each op's vectors in v, the result's
- * streamed to the output. */
-PW_FN static void pw_rows_avx2(const PwProg *p, char *d, int64_t dp, int64_t rows, int64_t cols, bool stream)
-{
-	float v[PW_MAX][8 * PW_ROWV] __attribute__((aligned(64)));
-	PwArg arg[PW_MAX];
-	for (int64_t r = 0; r < rows; r++) {
-		char *dr = d + r * dp;
-		int64_t c = 0;
-		if (stream) {
-			for (; c < cols && (uintptr_t)(dr + 4 * c) % 32; c++)
-				pw_scalar(p, d, dp, r, r + 1, c, c + 1);
-		}
-		while (c + 8 <= cols) {
-			int m = (cols - c) / 8 < PW_ROWV ? (int)((cols - c) / 8) : PW_ROWV;
-			for (int i = 0; i < p->n; i++) {
-				const PwIns *q = &p->ins[i];
-				if (q->kind == PW_LOAD)
-					arg[i] = (PwArg){(const float *)(q->p + r * q->rs + c * q->cs), 0, q->cs == 0};
-				else if (q->kind == PW_CONST)
-					arg[i] = (PwArg){&q->c, 0, true};
-				pw_step(p, i, arg, v[i], 0, i == p->result, (float *)(dr + 4 * c), 0, 1, m, stream);
-				if (i == p->result)
-					break;
-			}
-			c += 8 * m;
-		}
-		pw_scalar(p, d, dp, r, r + 1, c, cols);
-	}
-}
-
-/* Tiles stream only where every row's stores can be aligned: the leading
- * columns up to the first 32-byte boundary go element by element; returns
- * how many (*stream cleared when rows cannot all be aligned). */
-static int64_t pw_head(const PwProg *p, char *d, int64_t dp, int64_t rows, int64_t cols, bool *stream)
-{
-	if (*stream && ((uintptr_t)d % 4 || dp % 32))
-		*stream = false;
-	int64_t h = *stream ? (int64_t)((32 - (uintptr_t)d % 32) % 32 / 4) : 0;
-	h = h < cols ? h : cols;
-	pw_scalar(p, d, dp, 0, rows, 0, h);
-	return h;
-}
-
-/* Tiles of 8 rows by 16 columns (a whole line of every row), down each
- * strip of 16 columns: a transposed load's two 8x8 kernels read 8 floats
- * of 16 source rows, whose next 8 the tile below reads; the next strip's
- * source lines are prefetched at the top of each strip. */
-PW_FN static void pw_tiles_avx2(const PwProg *p, char *d, int64_t dp, int64_t rows, int64_t cols, bool stream)
-{
-	float v[PW_MAX][8 * 16] __attribute__((aligned(64)));
-	PwArg arg[PW_MAX];
-	int64_t c = pw_head(p, d, dp, rows, cols, &stream), r8 = rows & ~(int64_t)7;
-	for (; c + 16 <= cols; c += 16) {
-		for (int i = 0; i < p->n; i++) {
-			const PwIns *q = &p->ins[i];
-			if (q->kind == PW_LOAD && q->cs != 4 && q->cs && c + 32 <= cols)
-				for (int k = 0; k < 16; k++)
-					for (int64_t off = 0; off < rows * 4; off += 64)
-						prefetch(q->p, (c + 16 + k) * q->cs + off);
-		}
-		for (int64_t r = 0; r < r8; r += 8) {
-			char *dt = d + r * dp + c * 4;
-			for (int i = 0; i < p->n; i++) {
-				const PwIns *q = &p->ins[i];
-				if (q->kind == PW_LOAD && q->cs != 4 && q->cs) { /* rs is 4: transposed */
-					__m256 o[8], o2[8];
-					const char *at = q->p + r * 4 + c * q->cs;
-					tr8x8_4(at, q->cs, o);
-					tr8x8_4(at + 8 * q->cs, q->cs, o2);
-					for (int k = 0; k < 8; k++) {
-						_mm256_store_ps(v[i] + 16 * k, o[k]);
-						_mm256_store_ps(v[i] + 16 * k + 8, o2[k]);
-					}
-					arg[i] = (PwArg){v[i], 16, false};
-				} else if (q->kind == PW_LOAD) {
-					arg[i] = (PwArg){(const float *)(q->p + r * q->rs + c * q->cs), q->rs / 4, q->cs == 0};
-				} else if (q->kind == PW_CONST) {
-					arg[i] = (PwArg){&q->c, 0, true};
-				}
-				pw_step(p, i, arg, v[i], 16, i == p->result, (float *)dt, dp / 4, 8, 2, stream);
-				if (i == p->result)
-					break;
-			}
-		}
-		pw_scalar(p, d, dp, r8, rows, c, c + 16);
-	}
-	pw_scalar(p, d, dp, 0, rows, c, cols);
-}
-#endif
-
-#ifdef X86
 /* A program that is a chain: its main instruction's value (a load or a
  * constant), then steps, each an op of the value and a side operand that
  * is no op (a load read along rows or one per row, or a constant; -1 for
@@ -1051,6 +839,78 @@ static bool pw_chain(const PwProg *p, PwChain *ch)
 	return true;
 }
 
+bool pw_fits(const PwProg *p)
+{
+	PwChain ch;
+	bool trans = false;
+	if (p->n <= 0 || p->n > PW_MAX || p->result < 0 || p->result >= p->n)
+		return false;
+	for (int i = 0; i < p->n; i++) {
+		const PwIns *q = &p->ins[i];
+		if (q->kind == PW_LOAD && q->cs != 4 && q->cs != 0 && q->rs != 4)
+			return false;
+		if (q->kind == PW_OP && (q->a >= i || q->b >= i || q->a < 0 || q->b < 0))
+			return false;
+		trans |= pw_trans(q);
+	}
+	/* a transposed load is the chain's value: the tiles transpose it */
+	return pw_chain(p, &ch) && (!trans || pw_trans(&p->ins[ch.main]));
+}
+
+static inline float pw_load1(const PwIns *q, int64_t r, int64_t c)
+{
+	float v;
+	memcpy(&v, q->p + r * q->rs + c * q->cs, sizeof v);
+	return v;
+}
+
+/* Element (r, c) of the program, one instruction at a time. */
+static float pw1(const PwProg *p, int64_t r, int64_t c)
+{
+	float v[PW_MAX];
+	for (int i = 0; i < p->n; i++) {
+		const PwIns *q = &p->ins[i];
+		v[i] = q->kind == PW_LOAD ? pw_load1(q, r, c) : q->kind == PW_CONST ? q->c : sop1(q->op, v[q->a], v[q->b]);
+	}
+	return v[p->result];
+}
+
+static void pw_scalar(const PwProg *p, char *d, int64_t dp, int64_t r0, int64_t r1, int64_t c0, int64_t c1)
+{
+	for (int64_t r = r0; r < r1; r++)
+		for (int64_t c = c0; c < c1; c++) {
+			float v = pw1(p, r, c);
+			memcpy(d + r * dp + c * 4, &v, sizeof v);
+		}
+}
+
+#ifdef X86
+#define PW_AHEAD 1024 /* bytes a chain prefetches ahead along its main row */
+/* gcc would turn the loops that copy vectors into memcpy calls, expanded as
+ * 16-byte moves that the 32-byte loads after them cannot forward from (a
+ * stall per vector), and keeps loop-invariant branches inside loops. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define PW_FN AVX2_FN __attribute__((optimize("no-tree-loop-distribute-patterns", "unswitch-loops")))
+#else
+#define PW_FN AVX2_FN
+#endif
+
+/* Tiles stream only where every row's stores can be aligned: the leading
+ * columns up to the first 32-byte boundary go element by element; returns
+ * how many (*stream cleared when rows cannot all be aligned). */
+static int64_t pw_head(const PwProg *p, char *d, int64_t dp, int64_t rows, int64_t cols, bool *stream)
+{
+	if (*stream && ((uintptr_t)d % 4 || dp % 32))
+		*stream = false;
+	int64_t h = *stream ? (int64_t)((32 - (uintptr_t)d % 32) % 32 / 4) : 0;
+	h = h < cols ? h : cols;
+	pw_scalar(p, d, dp, 0, rows, 0, h);
+	return h;
+}
+
+#endif
+
+#ifdef X86
 /* One step over N vectors val[k], side(k) the side operand's vector k;
  * the op, its order and the side's kind are chosen outside the loops. */
 #define PW_BIN(OPV)                                                             \
@@ -1080,8 +940,8 @@ static bool pw_chain(const PwProg *p, PwChain *ch)
 	default: for (int k = 0; k < N; k++) val[k] = sop8(SOP_RELU, val[k], val[k]); break; \
 	}
 
-/* The chain over half h of the tile of 8 rows and 16 columns at row r,
- * column c: val[q] is row q's 8 columns c + 8h... */
+/* The chain over 8 vectors of a tile's half at row r, column c: val[q]
+ * is row q's 8 columns from c. */
 AVX2_FN static inline void pw_chain_half(const PwProg *p, const PwChain *ch, __m256 *val, int64_t r, int64_t c)
 {
 	enum { N = 8 };
@@ -1090,11 +950,6 @@ AVX2_FN static inline void pw_chain_half(const PwProg *p, const PwChain *ch, __m
 		const PwIns *q = st->side >= 0 ? &p->ins[st->side] : NULL;
 		if (!q || q->kind == PW_CONST) {
 			__m256 e = _mm256_set1_ps(q ? q->c : 0.0f);
-#define PW_SIDE(k) e
-			PW_STEP();
-#undef PW_SIDE
-		} else if (q->cs == 4 && q->rs == 0) { /* the same columns in every row */
-			__m256 e = _mm256_loadu_ps((const float *)(q->p + c * 4));
 #define PW_SIDE(k) e
 			PW_STEP();
 #undef PW_SIDE
@@ -1134,6 +989,19 @@ PW_FN static void pw_chain_row(const PwProg *p, const PwChain *ch, __m256 *val, 
 		}
 	}
 }
+/* The chain over 8 vectors with each step's side vector e[t] (loaded once
+ * per strip: pw_uniform). */
+AVX2_FN static inline void pw_uniform_half(const PwChain *ch, const __m256 *e, __m256 *val)
+{
+	enum { N = 8 };
+	for (int t = 0; t < ch->n; t++) {
+		const PwStep *st = &ch->st[t];
+#define PW_SIDE(k) e[t]
+		PW_STEP();
+#undef PW_SIDE
+	}
+}
+
 #undef PW_STEP
 #undef PW_BIN
 #undef PW_MAXV
@@ -1186,28 +1054,6 @@ static bool pw_uniform(const PwProg *p, const PwChain *ch)
 	return true;
 }
 
-/* The chain over 8 vectors with each step's side vector e[t]: one
- * switch per step, nothing else decoded. */
-AVX2_FN static inline void pw_uniform_half(const PwChain *ch, const __m256 *e, __m256 *val)
-{
-	for (int t = 0; t < ch->n; t++) {
-		const PwStep *st = &ch->st[t];
-		__m256 s_ = e[t];
-		switch (st->op * 2 + st->rev) {
-		case SOP_ADD * 2: case SOP_ADD * 2 + 1: for (int k = 0; k < 8; k++) val[k] = _mm256_add_ps(val[k], s_); break;
-		case SOP_MUL * 2: case SOP_MUL * 2 + 1: for (int k = 0; k < 8; k++) val[k] = _mm256_mul_ps(val[k], s_); break;
-		case SOP_SUB * 2: for (int k = 0; k < 8; k++) val[k] = _mm256_sub_ps(val[k], s_); break;
-		case SOP_SUB * 2 + 1: for (int k = 0; k < 8; k++) val[k] = _mm256_sub_ps(s_, val[k]); break;
-		case SOP_DIV * 2: for (int k = 0; k < 8; k++) val[k] = _mm256_div_ps(val[k], s_); break;
-		case SOP_DIV * 2 + 1: for (int k = 0; k < 8; k++) val[k] = _mm256_div_ps(s_, val[k]); break;
-		default:
-			for (int k = 0; k < 8; k++)
-				val[k] = st->rev ? sop8(st->op, s_, val[k]) : sop8(st->op, val[k], s_);
-			break;
-		}
-	}
-}
-
 /* The lines of n bytes from s, into L2 (a hint: never faults). */
 static inline void pw_prefetch_row(const char *s, int64_t n)
 {
@@ -1215,7 +1061,12 @@ static inline void pw_prefetch_row(const char *s, int64_t n)
 		__builtin_prefetch((const void *)((uintptr_t)s + (uintptr_t)off), 0, 2);
 }
 
-/* Tiles of a chain whose main load is transposed (see pw_tiles_avx2). */
+/* Tiles of a chain whose value is a transposed load: 8 rows by 16 columns
+ * (a whole line of every row), down each strip of 16 columns. Two 8x8
+ * kernels read 8 floats of 16 source rows, whose next 8 the tile below
+ * reads; the steps run on the vectors in registers, and each row's two
+ * vectors are stored back to back. The source lines of the strip two ahead
+ * are prefetched into L2, spread over the strip's tiles. */
 PW_FN static void pw_chain_tiles(const PwProg *p, const PwChain *ch, char *d, int64_t dp, int64_t rows, int64_t cols,
 				 bool stream)
 {
@@ -1266,20 +1117,12 @@ PW_FN static void pw_chain_tiles(const PwProg *p, const PwChain *ch, char *d, in
 void pw_run(const PwProg *p, char *d, int64_t dp, int64_t rows, int64_t cols, bool stream)
 {
 #ifdef X86
-	if (pick_simd() == SIMD_AVX2) {
-		bool trans = false;
-		for (int i = 0; i < p->n; i++)
-			trans |= p->ins[i].kind == PW_LOAD && p->ins[i].cs != 4 && p->ins[i].cs != 0;
-		PwChain ch;
-		bool chain = pw_chain(p, &ch) && (!trans || pw_trans(&p->ins[ch.main]));
-		if (trans && chain)
+	PwChain ch;
+	if (pick_simd() == SIMD_AVX2 && pw_chain(p, &ch)) {
+		if (pw_trans(&p->ins[ch.main]))
 			pw_chain_tiles(p, &ch, d, dp, rows, cols, stream);
-		else if (trans)
-			pw_tiles_avx2(p, d, dp, rows, cols, stream);
-		else if (chain)
-			pw_chain_rows(p, &ch, d, dp, rows, cols, stream);
 		else
-			pw_rows_avx2(p, d, dp, rows, cols, stream);
+			pw_chain_rows(p, &ch, d, dp, rows, cols, stream);
 		return;
 	}
 #endif

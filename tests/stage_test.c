@@ -375,6 +375,8 @@ static float some_float(void)
 	return rnd(8) == 0 ? special[rnd(8)] : ((float)rnd(2001) - 1000.0f) / 64.0f;
 }
 
+static long pw_ran, pw_ran_rows; /* programs run with a transposed load, and without */
+
 /* The same bits, or both NaN: which NaN an op of two NaNs returns is the
  * compiler's choice of operand order (as in the differential tests). */
 static bool pw_same(float a, float b)
@@ -408,9 +410,9 @@ static void pw_case(long id)
 	}
 	if (rnd(2))
 		p.ins[n++] = (PwIns){.kind = PW_CONST, .c = some_float()};
-	int nops = (int)rnd(6), last = (int)rnd((unsigned)n);
-	for (int k = 0; k < nops; k++) {
-		int op = (int)rnd(8), a = chain ? last : (int)rnd((unsigned)n), b = (int)rnd((unsigned)n);
+	int nops = (int)rnd(6), last = (int)rnd((unsigned)n), leaves = n;
+	for (int k = 0; k < nops; k++) { /* a chain's side: a load or the constant */
+		int op = (int)rnd(8), a = chain ? last : (int)rnd((unsigned)n), b = (int)rnd(chain ? (unsigned)leaves : (unsigned)n);
 		if (chain && rnd(2) && op != SOP_NEG && op != SOP_RELU) { /* the value on either side */
 			b = a;
 			a = (int)rnd((unsigned)nloads);
@@ -420,6 +422,22 @@ static void pw_case(long id)
 	}
 	p.n = n;
 	p.result = chain || rnd(2) ? last : (int)rnd((unsigned)n);
+	/* pw_run takes chains whose transposed load, if any, is the value:
+	 * every chain without one fits; the others run when they fit */
+	bool any_trans = false;
+	for (int i = 0; i < nloads; i++)
+		any_trans |= p.ins[i].rs == 4 && p.ins[i].cs != 4 && p.ins[i].cs != 0;
+	if (chain && !any_trans)
+		check(pw_fits(&p), "a chain without a transposed load fits pw_run", id);
+	if (!chain && nops >= 2 && p.result == last && p.ins[last].kind == PW_OP && p.ins[p.ins[last].a].kind == PW_OP &&
+	    p.ins[p.ins[last].b].kind == PW_OP && p.ins[last].op != SOP_NEG && p.ins[last].op != SOP_RELU)
+		check(!pw_fits(&p), "two ops meeting is no chain", id);
+	if (!pw_fits(&p)) {
+		free(src);
+		return;
+	}
+	pw_ran += chain && any_trans;
+	pw_ran_rows += !any_trans;
 	int64_t dp = cols + rnd(3) * 5, skew = rnd(2); /* elements */
 	size_t dn = (size_t)(rows * dp + skew + 8);
 	float *d = alloc64(dn * sizeof(float)), *want = alloc64(dn * sizeof(float)), *noise = alloc64(dn * sizeof(float));
@@ -437,7 +455,6 @@ static void pw_case(long id)
 			}
 			want[skew + r * dp + c] = v[p.result];
 		}
-	check(pw_fits(&p), "a random program fits pw_run", id);
 	for (int portable = 0; portable < 2; portable++) {
 		bool stream = rnd(2);
 		copy_set_portable(portable);
@@ -483,6 +500,8 @@ int main(int argc, char **argv)
 		box_case(i);
 	for (long i = 0; i < count / 2; i++)
 		pw_case(i);
+	check(pw_ran > count / 80 && pw_ran_rows > count / 20, "enough chains ran, transposed and not", 0);
+	printf("stage_test: %ld fused programs over tiles with a transposed load, %ld along rows\n", pw_ran, pw_ran_rows);
 	copy_set_portable(false);
 	pool_checks();
 	alloc_checks();
