@@ -1226,13 +1226,13 @@ static void stage_copy(W *w, const XBox *b, int j, bool out)
 		box_copy((char *)w->stage[j], dst, view, vs, shape, n, o->es, 0, false);
 }
 
-/* Is operand o contiguous over every unit of the scope-0 box b, in the
- * unit's dense order (then it is read or written in place)? */
-static bool unit_in_place(const W *w, const XOp *o, const XBox *b)
+/* Is operand o contiguous over every unit of the scope-0 box b (cut at
+ * dim cj in steps of step: unit_split), in the unit's dense order (then it
+ * is read or written in place)? */
+static bool unit_in_place(const W *w, const XOp *o, const XBox *b, int cj, int64_t step)
 {
 	const X *x = w->x;
-	int64_t step, whole, want = 1;
-	int cj = unit_split(w, 0, b, &step, &whole);
+	int64_t want = 1;
 	for (int k = x->nsd[0] - 1; k >= (cj > 0 ? cj : 0); k--) {
 		int d = x->sd[0][k];
 		int64_t e = b->hi[d] - b->lo[d];
@@ -1257,11 +1257,13 @@ static void stage_box(W *w, const XBox *b)
 		w->dense0[d] = points;
 		points *= b->hi[d] - b->lo[d];
 	}
+	int64_t step, whole;
+	int cj = unit_split(w, 0, b, &step, &whole);
 	for (int j = 0; j < x->pd->acc.n; j++) {
 		const XOp *o = &x->op[j];
 		bool want = j == 0 || (x->opreg[j] >= 0 && x->p->ins[x->opreg[j]].scope == 0 && !o->point &&
 		                       !o->op->view->ngat);
-		want &= !unit_in_place(w, o, b);
+		want &= !unit_in_place(w, o, b, cj, step);
 		if (j == 0 && stream_result(x) && o->stride[x->sd[0][x->nsd[0] - 1]] == 1 &&
 		    b->hi[x->sd[0][x->nsd[0] - 1]] - b->lo[x->sd[0][x->nsd[0] - 1]] >= 64)
 			want = false; /* rows of 256 bytes and more: op_stream writes them in place */
