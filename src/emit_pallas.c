@@ -251,6 +251,23 @@ int ep_pvar_index(const PlanStmt *ps, const Var *v)
 	return -1;
 }
 
+int ep_digit_key(const PlanStmt *ps, const ViewDigit *g)
+{
+	return ep_pvar_index(ps, g->var) * 64 + (g->nsplit - 1 - g->index);
+}
+
+void ep_sort_by_key(int *perm, const int *key, int n)
+{
+	for (int i = 0; i < n; i++)
+		perm[i] = i;
+	for (int i = 1; i < n; i++) /* insertion: stable, and n is a handful */
+		for (int j = i; j > 0 && key[perm[j - 1]] > key[perm[j]]; j--) {
+			int t = perm[j];
+			perm[j] = perm[j - 1];
+			perm[j - 1] = t;
+		}
+}
+
 static void sym_leaf(Buf *b, const Sym *s, void *env)
 {
 	SymCtx *c = env;
@@ -706,7 +723,7 @@ static bool view_in_xla(Buf *b, Em *e, const PlanOperand *op, unsigned m)
 	else
 		buf_printf(b, "    a = %s\n", t);
 	/* slices and static indices; the axes left are digits */
-	int n = 0, key[VIEW_MAXAX];
+	int n = 0, key[VIEW_MAXAX] = {0};
 	int64_t len[VIEW_MAXAX];
 	bool trivial = true;
 	for (int a = 0; a < v->naxes; a++) {
@@ -719,7 +736,7 @@ static bool view_in_xla(Buf *b, Em *e, const PlanOperand *op, unsigned m)
 		}
 		const ViewDigit *g = &v->dig[x->ref];
 		len[n] = x->len;
-		key[n++] = ep_pvar_index(ps, g->var) * 64 + (g->nsplit - 1 - g->index);
+		key[n++] = ep_digit_key(ps, g);
 		if (x->start == 0 && x->step == 1 && x->len == x->size)
 			buf_printf(&idx, ":");
 		else {
@@ -731,14 +748,7 @@ static bool view_in_xla(Buf *b, Em *e, const PlanOperand *op, unsigned m)
 	if (!trivial)
 		buf_printf(b, "    a = a[%s]\n", buf_str(&idx));
 	int perm[VIEW_MAXAX];
-	for (int i = 0; i < n; i++)
-		perm[i] = i;
-	for (int i = 1; i < n; i++)
-		for (int j = i; j > 0 && key[perm[j - 1]] > key[perm[j]]; j--) {
-			int x = perm[j];
-			perm[j] = perm[j - 1];
-			perm[j - 1] = x;
-		}
+	ep_sort_by_key(perm, key, n);
 	bool moved_axes = false;
 	s.len = 0;
 	for (int i = 0; i < n; i++) {

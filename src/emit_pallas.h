@@ -67,6 +67,11 @@ const char *ep_grid_name(const PlanStmt *ps, int g);
 void ep_map_var(Buf *b, const PlanStmt *ps, const Var *v, bool pid);
 const PlanOperand *ep_index_operand(const PlanStmt *ps, const Node *load);
 int ep_pvar_index(const PlanStmt *ps, const Var *v);
+/* Where digit g goes in variable order: by variable, most significant
+ * digit first. */
+int ep_digit_key(const PlanStmt *ps, const ViewDigit *g);
+/* perm[0..n) such that key[perm[k]] ascends, ties in index order. */
+void ep_sort_by_key(int *perm, const int *key, int n);
 void ep_sym_expr(Buf *b, SymCtx *c, const Sym *s);
 void ep_spell(Buf *b, const char *pat, Buf *args, int n);
 void ep_node_expr(Buf *b, SymCtx *c, const Node *n);

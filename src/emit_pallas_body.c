@@ -199,17 +199,9 @@ bool ep_present_in(const PlanOperand *op, const ViewDigit *g)
 static void var_order(const Em *e, const PlanOperand *op, const int *ax, int n, int *perm)
 {
 	int key[VIEW_MAXAX + 4];
-	for (int k = 0; k < n; k++) {
-		const ViewDigit *g = &op->view->dig[op->ax[ax[k]].ref];
-		key[k] = ep_pvar_index(e->ps, g->var) * 64 + (g->nsplit - 1 - g->index);
-		perm[k] = k;
-	}
-	for (int i = 1; i < n; i++)
-		for (int j = i; j > 0 && key[perm[j - 1]] > key[perm[j]]; j--) {
-			int t = perm[j];
-			perm[j] = perm[j - 1];
-			perm[j - 1] = t;
-		}
+	for (int k = 0; k < n; k++)
+		key[k] = ep_digit_key(e->ps, &op->view->dig[op->ax[ax[k]].ref]);
+	ep_sort_by_key(perm, key, n);
 }
 
 static bool identity_perm(const int *perm, int n)
