@@ -911,17 +911,18 @@ static int64_t pw_head(const PwProg *p, char *d, int64_t dp, int64_t rows, int64
 #endif
 
 #ifdef X86
+#define PW_UNROLL _Pragma("GCC unroll 8")
 /* One step over N vectors val[k], side(k) the side operand's vector k;
  * the op, its order and the side's kind are chosen outside the loops. */
 #define PW_BIN(OPV)                                                             \
 	do {                                                                    \
 		if (st->rev)                                                    \
-			for (int k = 0; k < N; k++) {                           \
+			PW_UNROLL for (int k = 0; k < N; k++) {                 \
 				__m256 s_ = PW_SIDE(k);                         \
 				val[k] = OPV(s_, val[k]);                       \
 			}                                                       \
 		else                                                            \
-			for (int k = 0; k < N; k++) {                           \
+			PW_UNROLL for (int k = 0; k < N; k++) {                 \
 				__m256 s_ = PW_SIDE(k);                         \
 				val[k] = OPV(val[k], s_);                       \
 			}                                                       \
@@ -936,13 +937,13 @@ static int64_t pw_head(const PwProg *p, char *d, int64_t dp, int64_t rows, int64
 	case SOP_DIV: PW_BIN(_mm256_div_ps); break;                             \
 	case SOP_MAX: PW_BIN(PW_MAXV); break;                                   \
 	case SOP_MIN: PW_BIN(PW_MINV); break;                                   \
-	case SOP_NEG: for (int k = 0; k < N; k++) val[k] = sop8(SOP_NEG, val[k], val[k]); break; \
-	default: for (int k = 0; k < N; k++) val[k] = sop8(SOP_RELU, val[k], val[k]); break; \
+	case SOP_NEG: PW_UNROLL for (int k = 0; k < N; k++) val[k] = sop8(SOP_NEG, val[k], val[k]); break; \
+	default: PW_UNROLL for (int k = 0; k < N; k++) val[k] = sop8(SOP_RELU, val[k], val[k]); break; \
 	}
 
 /* The chain over 8 vectors of a tile's half at row r, column c: val[q]
  * is row q's 8 columns from c. */
-AVX2_FN static inline void pw_chain_half(const PwProg *p, const PwChain *ch, __m256 *val, int64_t r, int64_t c)
+AVX2_FN static inline __attribute__((always_inline)) void pw_chain_half(const PwProg *p, const PwChain *ch, __m256 *val, int64_t r, int64_t c)
 {
 	enum { N = 8 };
 	for (int t = 0; t < ch->n; t++) {
@@ -991,7 +992,7 @@ PW_FN static void pw_chain_row(const PwProg *p, const PwChain *ch, __m256 *val, 
 }
 /* The chain over 8 vectors with each step's side vector e[t] (loaded once
  * per strip: pw_uniform). */
-AVX2_FN static inline void pw_uniform_half(const PwChain *ch, const __m256 *e, __m256 *val)
+AVX2_FN static inline __attribute__((always_inline)) void pw_uniform_half(const PwChain *ch, const __m256 *e, __m256 *val)
 {
 	enum { N = 8 };
 	for (int t = 0; t < ch->n; t++) {
