@@ -885,7 +885,7 @@ static void pw_scalar(const PwProg *p, char *d, int64_t dp, int64_t r0, int64_t 
 }
 
 #ifdef X86
-#define PW_AHEAD 1024 /* bytes a chain prefetches ahead along its main row */
+#define PW_AHEAD 2048 /* bytes a chain prefetches ahead along the rows it reads */
 /* gcc would turn the loops that copy vectors into memcpy calls, expanded as
  * 16-byte moves that the 32-byte loads after them cannot forward from (a
  * stall per vector), and keeps loop-invariant branches inside loops. */
@@ -971,7 +971,7 @@ AVX2_FN static inline __attribute__((always_inline)) void pw_chain_half(const Pw
 }
 
 /* The chain over 8 vectors of row r from column c. */
-PW_FN static void pw_chain_row(const PwProg *p, const PwChain *ch, __m256 *val, int64_t r, int64_t c)
+AVX2_FN static inline __attribute__((always_inline)) void pw_chain_row(const PwProg *p, const PwChain *ch, __m256 *val, int64_t r, int64_t c)
 {
 	enum { N = 8 };
 	for (int t = 0; t < ch->n; t++) {
@@ -1008,6 +1008,13 @@ AVX2_FN static inline __attribute__((always_inline)) void pw_uniform_half(const 
 #undef PW_MAXV
 #undef PW_MINV
 
+/* The 4 lines PW_AHEAD bytes past the 64 lanes at at. */
+static inline void pw_prefetch_ahead(const char *at)
+{
+	for (int k = 0; k < 4; k++)
+		prefetch(at, PW_AHEAD + 64 * k);
+}
+
 /* Rows of a chain, 64 lanes at a time in registers. */
 PW_FN static void pw_chain_rows(const PwProg *p, const PwChain *ch, char *d, int64_t dp, int64_t rows, int64_t cols,
 				bool stream)
@@ -1023,11 +1030,13 @@ PW_FN static void pw_chain_rows(const PwProg *p, const PwChain *ch, char *d, int
 			__m256 val[8];
 			if (m->kind == PW_LOAD && m->cs) {
 				const float *at = (const float *)(m->p + r * m->rs + c * 4);
-				prefetch((const char *)at, PW_AHEAD);
-				prefetch((const char *)at, PW_AHEAD + 64);
-				prefetch((const char *)at, PW_AHEAD + 128);
-				prefetch((const char *)at, PW_AHEAD + 192);
-				for (int k = 0; k < 8; k++)
+				pw_prefetch_ahead((const char *)at);
+				for (int t = 0; t < ch->n; t++) { /* and along each side read by rows */
+					const PwIns *q = ch->st[t].side >= 0 ? &p->ins[ch->st[t].side] : NULL;
+					if (q && q->kind == PW_LOAD && q->cs == 4 && q->rs)
+						pw_prefetch_ahead(q->p + r * q->rs + c * 4);
+				}
+				PW_UNROLL for (int k = 0; k < 8; k++)
 					val[k] = _mm256_loadu_ps(at + 8 * k);
 			} else {
 				__m256 e = _mm256_set1_ps(m->kind == PW_CONST ? m->c : pw_load1(m, r, 0));
@@ -1035,7 +1044,7 @@ PW_FN static void pw_chain_rows(const PwProg *p, const PwChain *ch, char *d, int
 					val[k] = e;
 			}
 			pw_chain_row(p, ch, val, r, c);
-			for (int k = 0; k < 8; k++)
+			PW_UNROLL for (int k = 0; k < 8; k++)
 				store_4(dr + 4 * (c + 8 * k), val[k], stream);
 		}
 		pw_scalar(p, d, dp, r, r + 1, c, cols);
