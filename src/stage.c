@@ -756,8 +756,7 @@ AVX2_FN static inline __m256 sop8(int op, __m256 a, __m256 b)
 	case SOP_MIN:
 		return _mm256_blendv_ps(_mm256_min_ps(a, b), _mm256_set1_ps(NAN), _mm256_cmp_ps(a, b, _CMP_UNORD_Q));
 	default: { /* relu: a where a > 0 or a is NaN, else +0 */
-		__m256 keep = _mm256_or_ps(_mm256_cmp_ps(a, _mm256_setzero_ps(), _CMP_GT_OQ), _mm256_cmp_ps(a, a, _CMP_UNORD_Q));
-		return _mm256_and_ps(a, keep);
+		return _mm256_and_ps(a, _mm256_cmp_ps(a, _mm256_setzero_ps(), _CMP_NLE_UQ)); /* not a <= 0 */
 	}
 	}
 }
