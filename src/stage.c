@@ -894,14 +894,16 @@ static void pw_scalar(const PwProg *p, char *d, int64_t dp, int64_t r0, int64_t 
 #define PW_FN AVX2_FN
 #endif
 
-/* Tiles stream only where every row's stores can be aligned: the leading
- * columns up to the first 32-byte boundary go element by element; returns
- * how many (*stream cleared when rows cannot all be aligned). */
+/* Tiles stream only where every row's stores can be line-aligned (a tile
+ * row is one whole line, 16 floats; a streamed half line costs a read of
+ * the line in memory): the leading columns up to the first 64-byte boundary
+ * go element by element; returns how many (*stream cleared when rows cannot
+ * all be aligned). */
 static int64_t pw_head(const PwProg *p, char *d, int64_t dp, int64_t rows, int64_t cols, bool *stream)
 {
-	if (*stream && ((uintptr_t)d % 4 || dp % 32))
+	if (*stream && ((uintptr_t)d % 4 || dp % 64))
 		*stream = false;
-	int64_t h = *stream ? (int64_t)((32 - (uintptr_t)d % 32) % 32 / 4) : 0;
+	int64_t h = *stream ? (int64_t)((64 - (uintptr_t)d % 64) % 64 / 4) : 0;
 	h = h < cols ? h : cols;
 	pw_scalar(p, d, dp, 0, rows, 0, h);
 	return h;

@@ -438,7 +438,9 @@ static void pw_case(long id)
 	}
 	pw_ran += chain && any_trans;
 	pw_ran_rows += !any_trans;
-	int64_t dp = cols + rnd(3) * 5, skew = rnd(2); /* elements */
+	/* elements; line-aligned rows half the time, so streamed tiles have
+	 * heads of every width to go element by element */
+	int64_t dp = rnd(2) ? (cols + 15) / 16 * 16 : cols + rnd(3) * 5, skew = rnd(2) ? rnd(16) : 0;
 	size_t dn = (size_t)(rows * dp + skew + 8);
 	float *d = alloc64(dn * sizeof(float)), *want = alloc64(dn * sizeof(float)), *noise = alloc64(dn * sizeof(float));
 	fill((char *)noise, dn * sizeof(float));
