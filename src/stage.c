@@ -60,6 +60,7 @@ enum { SIMD_NONE, SIMD_SSE2, SIMD_AVX2 };
 #define TASK_BYTES (256 << 10)
 #define PREFETCH 128      /* bytes ahead along a source row of a transpose */
 #define RUN_PREFETCH 256  /* the same for rows of short runs */
+#define GATHER_AHEAD 2048 /* bytes ahead along the source of a stride-2 or -4 gather */
 
 /* A hint only: prefetches never fault, so base + off may lie past the box
  * (computed as an integer, since such a pointer is no valid C pointer). */
@@ -689,6 +690,8 @@ AVX2_FN static void gather_k4(char *d, const char *s, int64_t n, int k, bool str
 	i = i > 0 ? i : 0;
 	row_gather(d, s, step, i, 4);
 	for (; stream && i + 16 + 1 <= n; i += 16) {
+		for (int q = 0; q < k; q++) /* the k lines of a step, GATHER_AHEAD on */
+			prefetch(s + step * i, GATHER_AHEAD + 64 * q);
 		__m256 lo = k == 2 ? even_4(s + step * i) : every4_4(s + step * i);
 		__m256 hi = k == 2 ? even_4(s + step * (i + 8)) : every4_4(s + step * (i + 8));
 		_mm256_stream_ps((float *)(d + 4 * i), lo);
