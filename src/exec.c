@@ -785,7 +785,7 @@ done:
 	free(vb);
 }
 
-#define ROWS_PER_TASK 512
+#define ROWS_PER_TASK 2048
 #define ROW_BATCH 32 /* rows whose lines are fetched together */
 
 /* Rows of a gather: for each point of the row variables (the others at 0),
@@ -814,11 +814,6 @@ static bool direct_index(const X *x, const Ins *ld, const XOp **o, int64_t *mod)
 
 #define ROW_AHEAD 8 /* rows prefetched ahead in the one-variable loop */
 
-/* The common row gather, rows [from, to): one row variable, the index
- * straight from its tensor, each row contiguous on both sides (len bytes).
- * Per row: the index, its check, one copy (streamed for a big output), and
- * the row ROW_AHEAD rows on prefetched. A bad index goes through the point
- * evaluator, which reports it as the interpreter would. */
 /* Element i of an index tensor: i64 and i32 read in place, the rest
  * through the dtype's loader. */
 static inline int64_t index_at(const XOp *io, int64_t i)
@@ -848,6 +843,38 @@ static inline void copy_row(char *d, const char *s, size_t len, bool stream)
 		memcpy(d, s, len);
 }
 
+/* Where fast_rows reads: row r's index at io's ibase + r·istep, and index
+ * row idx (lo <= idx <= hi, after the wrap by mod) at table element
+ * sbase + r·sstep + idx·istride. */
+typedef struct {
+	const XOp *io;
+	const char *table;
+	int64_t mod, lo, hi, sbase, sstep, istride, ibase, istep, es;
+} RowSrc;
+
+/* Row q's source lines into L1, when its index is in range; rows of more
+ * than one line as non-temporal (read once: 4-12 % faster on 512-byte rows,
+ * paired, than into every level). */
+static inline void prefetch_row(const RowSrc *g, int64_t q, size_t len)
+{
+	int64_t j = index_at(g->io, g->ibase + q * g->istep);
+	j += g->mod && j < 0 ? g->mod : 0;
+	if (j < g->lo || j > g->hi)
+		return;
+	const char *p = g->table + (g->sbase + q * g->sstep + j * g->istride) * g->es;
+	if (len > 64)
+		for (size_t l = 0; l < len; l += 64)
+			__builtin_prefetch(p + l, 0, 0);
+	else
+		__builtin_prefetch(p);
+}
+
+/* The common row gather, rows [from, to): one row variable, the index
+ * straight from its tensor, each row contiguous on both sides (len bytes).
+ * Per row: the index, its check, one copy (streamed for a big output), and
+ * the row ROW_AHEAD rows on prefetched (the first ROW_AHEAD before the
+ * loop). A bad index goes through the point evaluator, which reports it as
+ * the interpreter would. */
 static void fast_rows(const X *x, Point *pt, const XOp *io, int64_t mod, int64_t from, int64_t to, size_t len)
 {
 	const Ins *ld = &x->p->ins[x->p->result];
@@ -865,18 +892,14 @@ static void fast_rows(const X *x, Point *pt, const XOp *io, int64_t mod, int64_t
 	int64_t dstep = dst->stride[kr], sstep = src->stride[kr], istride = a->step * a->stride;
 	int64_t sbase = src->start + (a->start - a->step * lo) * a->stride, ibase = io->start, istep = io->stride[kr];
 	char *out = dst->base + dst->start * es;
+	RowSrc g = {io, src->base, mod, lo, hi, sbase, sstep, istride, ibase, istep, es};
+	for (int64_t q = from; q < from + ROW_AHEAD && q < to; q++) /* the rows the loop's prefetches do not reach */
+		prefetch_row(&g, q, len);
 	for (int64_t r = from; r < to; r++) {
 		if ((r & 63) == 0 && r * pstride > atomic_load(&x->err->first))
 			break;
-		if (r + ROW_AHEAD < to) {
-			int64_t q = r + ROW_AHEAD, j = index_at(io, ibase + q * istep);
-			j += mod && j < 0 ? mod : 0;
-			if (j >= lo && j <= hi) {
-				const char *p = src->base + (sbase + q * sstep + j * istride) * es;
-				for (size_t l = 0; l < len; l += 64)
-					__builtin_prefetch(p + l);
-			}
-		}
+		if (r + ROW_AHEAD < to)
+			prefetch_row(&g, r + ROW_AHEAD, len);
 		int64_t idx = index_at(io, ibase + r * istep);
 		idx += mod && idx < 0 ? mod : 0;
 		if (idx < lo || idx > hi) { /* the general form, and the interpreter's error */

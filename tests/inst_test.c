@@ -44,6 +44,9 @@ static const char *src =
 	"kernel rows_of(t: f32[1000, 16], idx: i64[10]) -> (y: f32[10, 16]) {\n"
 	"    y[s, c] = t[wrap(idx[s], 1000), c] * 2.0\n"
 	"}\n"
+	"kernel big_gather(t: f32[V, 16], idx: i64[S]) -> (y: f32[S, 16]) {\n"
+	"    y[s, c] = t[idx[s], c]\n"
+	"}\n"
 	"kernel empty_inner(x: f32[R, C]) -> (y: f32[R, C], z: f32[]) {\n"
 	"    y[i, j] = x[i, j] + 1.0\n"
 	"    z[] = sum(i, j: x[i, j]) + 2.0\n"
@@ -248,6 +251,49 @@ static void empty_inner(athene_kernel *k)
 	athene_instance_free(in);
 }
 
+/* A row gather of 20000 rows whose bad indices lie in several of the
+ * executor's tasks (thousands of rows each), the last ones checked first
+ * by another thread: every thread count reports the first bad row, with
+ * the interpreter's message, and the rows before it are written. */
+static void first_bad_row(athene_kernel *k)
+{
+	enum { V = 50, S = 20000 };
+	athene_inst *in = athene_instance(k);
+	if (!in || athene_bind_size(in, "V", V) || athene_bind_size(in, "S", S) || athene_compile(in)) {
+		expect(0, "a gather of 20000 rows compiles");
+		athene_instance_free(in);
+		return;
+	}
+	float *t = malloc(sizeof(float) * V * 16), *y = malloc(sizeof(float) * S * 16);
+	int64_t *idx = malloc(sizeof(int64_t) * S);
+	for (int i = 0; i < V * 16; i++)
+		t[i] = (float)i;
+	for (int i = 0; i < S; i++)
+		idx[i] = (i * 7) % V;
+	idx[19000] = -3, idx[12000] = V, idx[4100] = V + 9;
+	void *st[3] = {t, idx, y};
+	athene_status ref;
+	expect(athene_run(in, st, ATHENE_REFERENCE, &ref) != 0 && strstr(ref.message, "59"),
+	       "the interpreter reports the first bad index, 59 at row 4100");
+	int before = athene_threads();
+	for (int th = 1; th <= 4; th++) {
+		athene_set_threads(th);
+		memset(y, 0, sizeof(float) * S * 16);
+		athene_status s;
+		char what[128];
+		snprintf(what, sizeof what, "%d thread(s): the interpreter's message for row 4100, rows before it written", th);
+		int ok = athene_run(in, st, 0, &s) != 0 && s.failed && !strcmp(s.message, ref.message);
+		for (int r = 0; r < 4100 && ok; r++)
+			ok = y[r * 16 + 5] == (float)(idx[r] * 16 + 5);
+		expect(ok, what);
+	}
+	athene_set_threads(before);
+	free(t);
+	free(y);
+	free(idx);
+	athene_instance_free(in);
+}
+
 /* Bytes: each output element once and each input element read once; a
  * read of every other float touches whole lines, twice what it uses; a
  * gather reads only its rows. */
@@ -275,6 +321,7 @@ int main(void)
 	own_status(athene_find_kernel(c, "gather"));
 	passes(athene_find_kernel(c, "sum_rows"));
 	empty_inner(athene_find_kernel(c, "empty_inner"));
+	first_bad_row(athene_find_kernel(c, "big_gather"));
 	bytes_moved(c);
 	memory_flat(athene_find_kernel(c, "sum_rows"));
 	athene_instance(athene_find_kernel(c, "affine")); /* left alive: athene_destroy frees it */
