@@ -852,9 +852,11 @@ typedef struct {
 	int64_t mod, lo, hi, sbase, sstep, istride, ibase, istep, es;
 } RowSrc;
 
-/* Row q's source lines into L1, when its index is in range; rows of more
- * than one line as non-temporal (read once: 4-12 % faster on 512-byte rows,
- * paired, than into every level). */
+/* Row q's source lines into every cache level, when its index is in
+ * range. (Non-temporal prefetches looked faster in runs alternating with
+ * these, whose lines they found in L3; alone, they left a table's rows out
+ * of L3 and read every row from memory again: 512-byte rows at half the
+ * speed.) */
 static inline void prefetch_row(const RowSrc *g, int64_t q, size_t len)
 {
 	int64_t j = index_at(g->io, g->ibase + q * g->istep);
@@ -862,11 +864,8 @@ static inline void prefetch_row(const RowSrc *g, int64_t q, size_t len)
 	if (j < g->lo || j > g->hi)
 		return;
 	const char *p = g->table + (g->sbase + q * g->sstep + j * g->istride) * g->es;
-	if (len > 64)
-		for (size_t l = 0; l < len; l += 64)
-			__builtin_prefetch(p + l, 0, 0);
-	else
-		__builtin_prefetch(p);
+	for (size_t l = 0; l < len; l += 64)
+		__builtin_prefetch(p + l);
 }
 
 /* The common row gather, rows [from, to): one row variable, the index
