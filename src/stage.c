@@ -916,6 +916,7 @@ static int64_t pw_head(const PwProg *p, char *d, int64_t dp, int64_t rows, int64
 
 #ifdef X86
 #define PW_UNROLL _Pragma("GCC unroll 8")
+#define PW_INLINE AVX2_FN static inline __attribute__((always_inline))
 /* One step over N vectors val[k], side(k) the side operand's vector k;
  * the op, its order and the side's kind are chosen outside the loops. */
 #define PW_BIN(OPV)                                                             \
@@ -947,7 +948,7 @@ static int64_t pw_head(const PwProg *p, char *d, int64_t dp, int64_t rows, int64
 
 /* The chain over 8 vectors of a tile's half at row r, column c: val[q]
  * is row q's 8 columns from c. */
-AVX2_FN static inline __attribute__((always_inline)) void pw_chain_half(const PwProg *p, const PwChain *ch, __m256 *val, int64_t r, int64_t c)
+PW_INLINE void pw_chain_half(const PwProg *p, const PwChain *ch, __m256 *val, int64_t r, int64_t c)
 {
 	enum { N = 8 };
 	for (int t = 0; t < ch->n; t++) {
@@ -975,7 +976,7 @@ AVX2_FN static inline __attribute__((always_inline)) void pw_chain_half(const Pw
 }
 
 /* The chain over 8 vectors of row r from column c. */
-AVX2_FN static inline __attribute__((always_inline)) void pw_chain_row(const PwProg *p, const PwChain *ch, __m256 *val, int64_t r, int64_t c)
+PW_INLINE void pw_chain_row(const PwProg *p, const PwChain *ch, __m256 *val, int64_t r, int64_t c)
 {
 	enum { N = 8 };
 	for (int t = 0; t < ch->n; t++) {
@@ -996,7 +997,7 @@ AVX2_FN static inline __attribute__((always_inline)) void pw_chain_row(const PwP
 }
 /* The chain over 8 vectors with each step's side vector e[t] (loaded once
  * per strip: pw_uniform). */
-AVX2_FN static inline __attribute__((always_inline)) void pw_uniform_half(const PwChain *ch, const __m256 *e, __m256 *val)
+PW_INLINE void pw_uniform_half(const PwChain *ch, const __m256 *e, __m256 *val)
 {
 	enum { N = 8 };
 	for (int t = 0; t < ch->n; t++) {
@@ -1011,6 +1012,7 @@ AVX2_FN static inline __attribute__((always_inline)) void pw_uniform_half(const 
 #undef PW_BIN
 #undef PW_MAXV
 #undef PW_MINV
+#undef PW_INLINE
 
 /* The 4 lines PW_AHEAD bytes past the 64 lanes at at. */
 static inline void pw_prefetch_ahead(const char *at)

@@ -251,10 +251,11 @@ static void empty_inner(athene_kernel *k)
 	athene_instance_free(in);
 }
 
-/* A row gather of 20000 rows whose bad indices lie in several of the
- * executor's tasks (thousands of rows each), the last ones checked first
- * by another thread: every thread count reports the first bad row, with
- * the interpreter's message, and the rows before it are written. */
+/* A row gather of 20000 rows whose bad indices lie in three of the
+ * executor's tasks (thousands of rows each), which other threads may meet
+ * first: every thread count reports the first bad row, with the
+ * interpreter's message, and the rows before it are written (no block
+ * that starts before the first error is skipped). */
 static void first_bad_row(athene_kernel *k)
 {
 	enum { V = 50, S = 20000 };
