@@ -785,7 +785,7 @@ done:
 	free(vb);
 }
 
-#define ROWS_PER_TASK 2048
+#define ROWS_PER_TASK 2048 /* at most; fewer when the threads would not all get 4 tasks */
 #define ROW_BATCH 32 /* rows whose lines are fetched together */
 
 /* Rows of a gather: for each point of the row variables (the others at 0),
@@ -954,12 +954,12 @@ static void rows_task(void *arg, int64_t t, int worker)
 	const XOp *io = NULL;
 	int64_t mod = 0;
 	bool direct = direct_index(x, ld, &io, &mod) && v->ngat == 1;
-	int64_t end = (t + 1) * ROWS_PER_TASK < x->rows ? (t + 1) * ROWS_PER_TASK : x->rows;
+	int64_t rt = x->row_task, end = (t + 1) * rt < x->rows ? (t + 1) * rt : x->rows;
 	if (direct && flat && x->nrow == 1) {
-		fast_rows(x, &pt, io, mod, t * ROWS_PER_TASK, end, (size_t)dense);
+		fast_rows(x, &pt, io, mod, t * rt, end, (size_t)dense);
 		goto done;
 	}
-	for (int64_t row0 = t * ROWS_PER_TASK; row0 < end && !pt.bad; row0 += ROW_BATCH) {
+	for (int64_t row0 = t * rt; row0 < end && !pt.bad; row0 += ROW_BATCH) {
 		/* a batch: every row's index first, its lines prefetched, then the copies */
 		char *dp[ROW_BATCH];
 		const char *spp[ROW_BATCH];
@@ -1033,8 +1033,13 @@ static bool exec_stmt(const Inst *in, int si, void *const *storage, void **lets,
 		ok = false;
 	if (ok && x->copy)
 		copy_stmt(x);
-	else if (ok && x->rows)
-		pool_run(i64_ceil_div(x->rows, ROWS_PER_TASK), rows_task, x, nw);
+	else if (ok && x->rows) {
+		/* long tasks, so each task's first rows (which its loop's prefetches
+		 * do not reach) are few, but at least 4 per thread */
+		int64_t per = i64_ceil_div(x->rows, 4 * (int64_t)nw);
+		x->row_task = per < ROW_BATCH ? ROW_BATCH : per < ROWS_PER_TASK ? per : ROWS_PER_TASK;
+		pool_run(i64_ceil_div(x->rows, x->row_task), rows_task, x, nw);
+	}
 	else if (ok)
 		pool_run(i64_ceil_div(x->ntasks, x->chunk), vm_block_task, x, nw);
 	if (x && x->w)

@@ -65,6 +65,7 @@ typedef struct {
 	                   * its index read at rows points of the output variables
 	                   * the gather's index depends on (row_var[0..nrow)) */
 	int nrow, row_var[MAXSCOPE];
+	int64_t row_task; /* rows per pool task of a row gather (set by exec_stmt) */
 	void *const *storage;
 	void **lets;
 	int64_t ntasks;   /* grid blocks */
