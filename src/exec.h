@@ -133,6 +133,9 @@ typedef struct {
 } PwProg;
 /* Is every load of p one of the three kinds, and p such a chain? */
 bool pw_fits(const PwProg *p);
+/* Does a load of p read through a transpose (neither along rows nor one
+ * value per row)? */
+bool pw_transposes(const PwProg *p);
 /* Runs p (pw_fits) into d, row pitch dp bytes, columns contiguous;
  * streaming stores (unfenced, see copy_stream_nofence) if stream. */
 void pw_run(const PwProg *p, char *d, int64_t dp, int64_t rows, int64_t cols, bool stream);

@@ -841,22 +841,27 @@ static bool pw_chain(const PwProg *p, PwChain *ch)
 	return true;
 }
 
+bool pw_transposes(const PwProg *p)
+{
+	for (int i = 0; i < p->n; i++)
+		if (pw_trans(&p->ins[i]))
+			return true;
+	return false;
+}
+
 bool pw_fits(const PwProg *p)
 {
 	PwChain ch;
-	bool trans = false;
 	if (p->n <= 0 || p->n > PW_MAX || p->result < 0 || p->result >= p->n)
 		return false;
 	for (int i = 0; i < p->n; i++) {
 		const PwIns *q = &p->ins[i];
-		if (q->kind == PW_LOAD && q->cs != 4 && q->cs != 0 && q->rs != 4)
+		if (pw_trans(q) && q->rs != 4)
 			return false;
 		if (q->kind == PW_OP && (q->a >= i || q->b >= i || q->a < 0 || q->b < 0))
 			return false;
-		trans |= pw_trans(q);
 	}
-	/* a transposed load is the chain's value: the tiles transpose it */
-	return pw_chain(p, &ch) && (!trans || pw_trans(&p->ins[ch.main]));
+	return pw_chain(p, &ch); /* which refuses transposed sides: the tiles transpose the value */
 }
 
 static inline float pw_load1(const PwIns *q, int64_t r, int64_t c)
@@ -912,9 +917,6 @@ static int64_t pw_head(const PwProg *p, char *d, int64_t dp, int64_t rows, int64
 	return h;
 }
 
-#endif
-
-#ifdef X86
 #define PW_UNROLL _Pragma("GCC unroll 8")
 #define PW_INLINE AVX2_FN static inline __attribute__((always_inline))
 /* One step over N vectors val[k], side(k) the side operand's vector k;
@@ -1025,7 +1027,13 @@ static inline void pw_prefetch_ahead(const char *at)
 PW_FN static void pw_chain_rows(const PwProg *p, const PwChain *ch, char *d, int64_t dp, int64_t rows, int64_t cols,
 				bool stream)
 {
-	const PwIns *m = &p->ins[ch->main];
+	const PwIns *m = &p->ins[ch->main], *ahead[PW_MAX]; /* the sides read along rows */
+	int nahead = 0;
+	for (int t = 0; t < ch->n; t++) {
+		const PwIns *q = ch->st[t].side >= 0 ? &p->ins[ch->st[t].side] : NULL;
+		if (q && q->kind == PW_LOAD && q->cs == 4 && q->rs)
+			ahead[nahead++] = q;
+	}
 	for (int64_t r = 0; r < rows; r++) {
 		char *dr = d + r * dp;
 		int64_t c = 0;
@@ -1037,11 +1045,8 @@ PW_FN static void pw_chain_rows(const PwProg *p, const PwChain *ch, char *d, int
 			if (m->kind == PW_LOAD && m->cs) {
 				const float *at = (const float *)(m->p + r * m->rs + c * 4);
 				pw_prefetch_ahead((const char *)at);
-				for (int t = 0; t < ch->n; t++) { /* and along each side read by rows */
-					const PwIns *q = ch->st[t].side >= 0 ? &p->ins[ch->st[t].side] : NULL;
-					if (q && q->kind == PW_LOAD && q->cs == 4 && q->rs)
-						pw_prefetch_ahead(q->p + r * q->rs + c * 4);
-				}
+				for (int k = 0; k < nahead; k++)
+					pw_prefetch_ahead(ahead[k]->p + r * ahead[k]->rs + c * 4);
 				PW_UNROLL for (int k = 0; k < 8; k++)
 					val[k] = _mm256_loadu_ps(at + 8 * k);
 			} else {
@@ -1118,7 +1123,7 @@ PW_FN static void pw_chain_tiles(const PwProg *p, const PwChain *ch, char *d, in
 				pw_chain_half(p, ch, lo, r, c);
 				pw_chain_half(p, ch, val, r, c + 8);
 			}
-			for (int k = 0; k < 8; k++) { /* whole lines, back to back */
+			PW_UNROLL for (int k = 0; k < 8; k++) { /* whole lines, back to back */
 				char *dr = d + (r + k) * dp + c * 4;
 				store_4(dr, lo[k], stream);
 				store_4(dr + 32, val[k], stream);

@@ -1397,10 +1397,7 @@ static bool pw_box(W *w, const XBox *b)
 	int64_t rows = drow >= 0 ? b->hi[drow] - b->lo[drow] : 1, cols = b->hi[din] - b->lo[din];
 	if (!pw_strides(x, &w->pw, w->pw_acc, drow, din, rows, cols))
 		return false;
-	bool trans = false;
-	for (int r = 0; r < w->pw.n; r++)
-		trans |= w->pw.ins[r].kind == PW_LOAD && w->pw.ins[r].cs != 4 && w->pw.ins[r].cs != 0;
-	if (cols < 16 || (trans && rows < 8))
+	if (cols < 16 || (pw_transposes(&w->pw) && rows < 8))
 		return false; /* it would be all edges, element by element: the register machine's */
 	for (int k = 0; k < nsd; k++) {
 		if (b->hi[x->sd[0][k]] <= b->lo[x->sd[0][k]])

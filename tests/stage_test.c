@@ -355,6 +355,8 @@ static void alloc_checks(void)
 
 /* ---- fused pointwise programs ---- */
 
+/* The ops' semantics written here on their own, not taken from stage.c's
+ * scalar path: that path is one of those this test checks. */
 static float ref_op(int op, float a, float b)
 {
 	switch (op) {
