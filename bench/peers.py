@@ -2,35 +2,42 @@
 """The performance set (the shared CASES.md, section D) run by athene's peers.
 
 Runs each case with NumPy, PyTorch eager, torch.compile and jax.jit (those
-that are installed: bench/requirements-peers.txt), side by side in one
-process and one run, after a copy baseline measured in the same run:
-np.copyto, and the same copy split over threads; "copy" is the faster of
-the two. For every case and peer it prints GB/s, counting the bytes
-logically read and written (each input element the case reads once, each
-output element once), and the fraction of copy. Given athene's results
-(--athene FILE: the lines `athene run bench/perf.ath --bench` prints,
-`NAME: ... time_s=<seconds> gbps=<GB/s>`), it prints athene's GB/s and
-fraction of copy beside them, athene's ratio to each peer, and the median
-and minimum of those over the 57 permutations. Strided reads also print
-their physical limit: logical bytes over the bytes of the cache lines they
-touch (0.67 of copy for x[:, ::2], 0.40 for x[:, 1::4] in f32). Case names are the kernel
-names of bench/perf.ath.
+that are installed: bench/requirements-peers.txt) and with athene itself,
+side by side in one process and one run, after a copy baseline measured in
+the same run: np.copyto, and the same copy split over threads; "copy" is
+the faster of the two. The peers of a case take turns: each timed round
+calls every peer once, so a busy moment of the machine falls on all of them
+alike, and each keeps its best round. For every case and peer it prints
+GB/s, counting the bytes logically read and written (each input element the
+case reads once, each output element once), the fraction of copy, athene's
+ratio to each peer, and the median and minimum of those over the 57
+permutations. Strided reads also print their physical limit: logical bytes
+over the bytes of the cache lines they touch (0.67 of copy for x[:, ::2],
+0.40 for x[:, 1::4] in f32). Case names are the kernel names of
+bench/perf.ath.
 
     python3 bench/peers.py [--quick] [--only NAME[,NAME...]] [--athene FILE]
-                           [--peers numpy,torch,compile,jax] [--repeat N]
+                           [--peers numpy,torch,compile,jax,athene] [--repeat N]
 
 For example, with the peers in .venv-peers (see bench/requirements-peers.txt):
 
-    build/athene run bench/perf.ath --bench > athene.txt
-    .venv-peers/bin/python bench/peers.py --athene athene.txt
+    make build/libathene.so
+    .venv-peers/bin/python bench/peers.py
 
---quick runs a subset at smaller shapes (a smoke test of the script; its
-numbers are not comparable with athene's full-size ones, so --athene is
-ignored there). --only takes names or shell patterns ('perm_*'). Each
-timing is the best of --repeat calls after a warm-up call (which also
-compiles, for torch.compile and jax.jit). NumPy and PyTorch eager write into
-preallocated outputs (out=, copy_); torch.compile and jax.jit return new
-arrays, as they are used. Nothing here is part of make test.
+athene runs in this process through its Python package (python/, the
+installed package if there is one, else the checkout's with
+build/libathene.so), on the kernels of bench/perf.ath, writing into a
+preallocated output like NumPy and torch eager; its first result of each
+case is checked against NumPy's. --athene FILE takes athene's times from
+`athene run bench/perf.ath --bench` lines instead (`NAME: ...
+time_s=<seconds> gbps=<GB/s>`, measured in another run).
+
+--quick runs a subset at smaller shapes (a smoke test of the script; the
+kernels of bench/perf.ath have the full shapes, so athene is not run there).
+--only takes names or shell patterns ('perm_*'). Each timing is the best of
+--repeat rounds after a warm-up call (which also compiles, for
+torch.compile and jax.jit). torch.compile and jax.jit return new arrays, as
+they are used. Nothing here is part of make test.
 """
 import argparse
 import concurrent.futures
@@ -44,6 +51,8 @@ import sys
 import time
 
 import numpy as np
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # ---- the cases ----
 
@@ -207,6 +216,25 @@ def numpy_fn(case, x):
         return lambda: np.copyto(out, x[0])
 
 
+def reference(case, x):
+    """The case's result, by NumPy (a view where that is one)."""
+    p = case.p
+    if case.kind == "perm":
+        return x[0].transpose(p["axes"])
+    if case.kind == "slice":
+        return x[0][p["index"]]
+    if case.kind == "gather":
+        return x[0][x[1]]
+    if case.kind == "relu":
+        a, s, b = x
+        return np.maximum(a.T * s + b, 0)
+    if case.kind == "add":
+        return x[0] + x[1]
+    if case.kind == "copy":
+        return x[0]
+    raise ValueError(case.kind)
+
+
 def torch_tensors(x):
     import torch
 
@@ -295,8 +323,35 @@ def jax_fn(case, x):
     return lambda: f(*j).block_until_ready()
 
 
-PEERS = {"numpy": numpy_fn, "torch": torch_fn, "compile": compile_fn, "jax": jax_fn}
-TITLES = {"numpy": "NumPy", "torch": "torch eager", "compile": "torch.compile", "jax": "jax.jit"}
+def athene_module():
+    """bench/perf.ath compiled by the athene package: the installed one, or
+    the checkout's (python/) with build/libathene.so."""
+    try:
+        import athene
+    except ImportError:
+        os.environ.setdefault("ATHENE_LIBRARY", os.path.join(REPO, "build", "libathene.so"))
+        sys.path.insert(0, os.path.join(REPO, "python"))
+        import athene
+    return athene, athene.load(os.path.join(REPO, "bench", "perf.ath"))
+
+
+_ATHENE = []
+
+
+def athene_fn(case, x):
+    if not _ATHENE:
+        _ATHENE.extend(athene_module())
+    kernel = _ATHENE[1][case.name]
+    out = kernel(*x)  # athene's own output: aligned, on huge pages (as np.empty's is for NumPy)
+    ref = reference(case, x)
+    if ref.shape != out.shape or not np.allclose(out, ref, rtol=1e-6, atol=1e-6):
+        raise AssertionError("athene's result differs from NumPy's")
+    ref = None
+    return lambda: kernel(*x, out=out)
+
+
+PEERS = {"numpy": numpy_fn, "torch": torch_fn, "compile": compile_fn, "jax": jax_fn, "athene": athene_fn}
+TITLES = {"numpy": "NumPy", "torch": "torch eager", "compile": "torch.compile", "jax": "jax.jit", "athene": "athene"}
 
 
 def available(name):
@@ -305,6 +360,9 @@ def available(name):
             import torch  # noqa: F401
         elif name == "jax":
             import jax  # noqa: F401
+        elif name == "athene":
+            if not _ATHENE:
+                _ATHENE.extend(athene_module())
         return None
     except Exception as e:  # not installed, or broken
         return "%s: %s" % (type(e).__name__, e)
@@ -314,12 +372,21 @@ def available(name):
 
 
 def best_of(fn, repeat):
-    fn()  # warm-up: first touch of the outputs, compilation
-    best = math.inf
-    for _ in range(repeat):
-        t = time.perf_counter()
+    return best_of_turns({None: fn}, repeat)[None]
+
+
+def best_of_turns(fns, repeat):
+    """{name: best time} of the functions in fns, after a warm-up call of each
+    (first touch of the outputs, compilation), over repeat rounds in which
+    each is called once, in turn."""
+    for fn in fns.values():
         fn()
-        best = min(best, time.perf_counter() - t)
+    best = dict.fromkeys(fns, math.inf)
+    for _ in range(repeat):
+        for name, fn in fns.items():
+            t = time.perf_counter()
+            fn()
+            best[name] = min(best[name], time.perf_counter() - t)
     return best
 
 
@@ -366,8 +433,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="a subset at smaller shapes")
     ap.add_argument("--only", help="case names or shell patterns, comma-separated")
-    ap.add_argument("--athene", metavar="FILE", help="athene run --bench output ('-' for stdin)")
-    ap.add_argument("--peers", default="numpy,torch,compile,jax", help="which peers, comma-separated")
+    ap.add_argument("--athene", metavar="FILE", help="athene's times from this `athene run --bench` output "
+                    "('-' for stdin) instead of running it here")
+    ap.add_argument("--peers", default="numpy,torch,compile,jax,athene", help="which peers, comma-separated")
     ap.add_argument("--repeat", type=int, default=0, help="timed calls per case (default 5, 3 with --quick)")
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1, help="threads of torch and the threaded copy")
     args = ap.parse_args()
@@ -376,13 +444,18 @@ def main():
     for p in peers:
         if p not in PEERS:
             ap.error("unknown peer %r (known: %s)" % (p, ", ".join(PEERS)))
-    missing = {p: available(p) for p in peers}
-    peers = [p for p in peers if missing[p] is None]
-    athene = {}
+    athene = {}  # athene's times from --athene FILE
+    if args.athene or args.quick:
+        peers = [p for p in peers if p != "athene"]
     if args.athene and args.quick:
         print("peers.py: --athene ignored with --quick (the shapes differ)")
     elif args.athene:
         athene = read_athene(args.athene)
+    elif args.quick:
+        print("peers.py: athene not run with --quick (bench/perf.ath has the full shapes)")
+    missing = {p: available(p) for p in peers}
+    peers = [p for p in peers if missing[p] is None]
+    others = [p for p in peers if p != "athene"]
     versions = ["numpy %s" % np.__version__]
     if "torch" in peers or "compile" in peers:
         import logging
@@ -397,6 +470,11 @@ def main():
         import jax
 
         versions.append("jax %s" % jax.__version__)
+    if "athene" in peers:
+        _ATHENE[0].set_threads(args.threads)
+        versions.append("athene %s in process (%d threads)" % (_ATHENE[0].__version__, _ATHENE[0].threads()))
+    elif athene:
+        versions.append("athene from %s" % args.athene)
     print("peers.py: %s, %d CPUs, %s, %s" % (cpu_model(), os.cpu_count() or 0, ", ".join(versions),
                                              time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())))
     for p, why in missing.items():
@@ -429,9 +507,10 @@ def main():
     print(line)
 
     cols = peers + (["athene"] if athene else [])
+    ratios = "athene" in cols and others
     head = "%-32s %8s" % ("case", "MB") + "".join(" %18s" % (TITLES.get(c, c)) for c in cols)
-    if athene:
-        head += "   athene / " + " ".join("%-8s" % c for c in peers)
+    if ratios:
+        head += "   athene / " + " ".join("%-8s" % c for c in others)
     print(head)
     print("%-32s %8s" % ("", "") + "".join(" %18s" % "GB/s (of copy)" for _ in cols))
     rng = np.random.default_rng(2026)
@@ -439,15 +518,22 @@ def main():
     for case in all_cases:
         nb = case.nbytes()
         x = inputs(case, rng)
-        row = {}
+        row, fns = dict.fromkeys(peers), {}
         for p in peers:
             try:
-                fn = PEERS[p](case, x)
-                row[p] = nb / best_of(fn, repeat) / 1e9
+                fns[p] = PEERS[p](case, x)
             except Exception as e:  # a peer that cannot run a case says why
-                row[p] = None
                 print("  %s on %s failed: %s: %s" % (TITLES[p], case.name, type(e).__name__, str(e)[:200]))
-            fn = None
+        try:
+            row.update((p, nb / t / 1e9) for p, t in best_of_turns(fns, repeat).items())
+        except Exception as e:  # one peer failing on a call: time the others alone
+            print("  %s: %s: %s" % (case.name, type(e).__name__, str(e)[:200]))
+            for p, fn in fns.items():
+                try:
+                    row[p] = nb / best_of(fn, repeat) / 1e9
+                except Exception as e:
+                    print("  %s on %s failed: %s: %s" % (TITLES[p], case.name, type(e).__name__, str(e)[:200]))
+        fns = None
         if athene:
             # athene's time over this case's own bytes: the CLI counts every input
             # element, which overstates strided reads and gathers
@@ -457,10 +543,10 @@ def main():
         for c in cols:
             g = row.get(c)
             text += " %18s" % ("-" if g is None else "%7.2f (%5.3f)" % (g, g / copy))
-        if athene:
+        if ratios:
             a = row.get("athene")
             text += "   " + " ".join("%-8s" % ("-" if a is None or not row.get(p) else "%.2fx" % (a / row[p]))
-                                     for p in peers)
+                                     for p in others)
         if case.kind == "slice":
             text += "   (physical limit %.2f of copy)" % physical_limit(case)
         print(text, flush=True)
@@ -473,7 +559,7 @@ def main():
             fr = [results[n][c] / copy for n in perms if results[n].get(c)]
             if fr:
                 print("  %-14s fraction of copy: median %.3f, min %.3f" % (TITLES.get(c, c), statistics.median(fr), min(fr)))
-        for p in peers if athene else []:
+        for p in others if ratios else []:
             r = [results[n]["athene"] / results[n][p] for n in perms if results[n].get("athene") and results[n].get(p)]
             if r:
                 print("  athene / %-14s median %.2fx, min %.2fx" % (TITLES[p], statistics.median(r), min(r)))

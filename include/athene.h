@@ -164,6 +164,14 @@ typedef struct {
 enum { ATHENE_REFERENCE = 1 };
 ATHENE_API int athene_run(athene_inst *in, void *const *storage, int flags, athene_status *st);
 
+/* 1 when a native run (flags 0) of a compiled instance that stops on a
+ * run-time error leaves every output as it was: no statement can fail, or
+ * the one that can is a row gather (it reads all its indices before it
+ * moves a row) and no output is written before it. 0 when a failing run
+ * may have written part of an output, or the passes a run needs (run here
+ * as athene_run would) fail. */
+ATHENE_API int athene_inst_clean_errors(athene_inst *in);
+
 /* The thread count the cpu target plans and runs for: 0 (the default) is
  * the machine's online CPUs. Process-wide. */
 ATHENE_API void athene_set_threads(int n);

@@ -648,6 +648,11 @@ int athene_run(athene_inst *in, void *const *storage, int flags, athene_status *
 	return rc;
 }
 
+int athene_inst_clean_errors(athene_inst *in)
+{
+	return !passes(in, P_BODY, 0) && exec_clean_errors(in);
+}
+
 void *athene_alloc(size_t bytes)
 {
 	return big_alloc(bytes ? bytes : 1);

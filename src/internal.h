@@ -710,6 +710,9 @@ bool red_result(const Red *r, DType dt, Val *out);
  * thread pool. Unwinds to d, from the calling thread only, on run-time
  * errors: the interpreter's message for the first failing element. */
 void exec_run(const Inst *in, void *const *storage, Diag *d);
+/* Does a native run that stops on a run-time error leave every output as
+ * it was? See athene_inst_clean_errors. */
+bool exec_clean_errors(const Inst *in);
 
 /* ---------------------------------------------------------------- npy.c */
 

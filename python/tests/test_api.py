@@ -216,6 +216,27 @@ def test_run_error_leaves_out_untouched():
     np.testing.assert_array_equal(ok, table[[0, 1, 0]])
 
 
+def test_run_error_leaves_out_untouched_both_ways():
+    # embed reads all its indices before it writes a row (out= written in place); a gather
+    # scaled by 2 runs element by element, so out= goes through a temporary
+    scaled = athene.compile("""
+kernel scaled(table: f32[V, D], idx: i64[S]) -> (out: f32[S, D]) {
+    out[s, d] = table[idx[s], d] * 2.0
+}
+""").scaled
+    table = randn(50, 16)
+    for k, want in ((mod.embed, table), (scaled, table * 2)):
+        for bad in (4100, 0, 19999):
+            idx = np.arange(20000) % 50
+            idx[bad] = 50
+            out = np.full((20000, 16), 7, np.float32)
+            with pytest.raises(athene.RunError, match="index 50 out of range"):
+                k(table, idx, out=out)
+            np.testing.assert_array_equal(out, 7)
+        idx[19999] = 3
+        np.testing.assert_array_equal(k(table, idx, out=out), want[idx])
+
+
 def test_run_error_names_this_file_with_its_lines():
     with pytest.raises(athene.RunError) as e:
         mod.embed(randn(5, 3), np.array([9]))
