@@ -160,16 +160,20 @@ typedef struct {
 /* Runs a compiled instance. storage[i] points at element 0 of parameter i's
  * storage (storage_elems elements of its dtype, laid out as bound). Inputs
  * are only read. On a run-time error (a data-dependent index out of range)
- * returns -1 and st (if not NULL) says which. */
-enum { ATHENE_REFERENCE = 1 };
+ * returns -1 and st (if not NULL) says which; outputs may be partly
+ * written. Flags: ATHENE_REFERENCE runs the interpreter; ATHENE_UNTOUCHED
+ * makes a native row gather read all its indices before it moves a row
+ * (one more read of the index tensor), so that a failing run leaves every
+ * output as it was wherever athene_inst_clean_errors says so. */
+enum { ATHENE_REFERENCE = 1, ATHENE_UNTOUCHED = 2 };
 ATHENE_API int athene_run(athene_inst *in, void *const *storage, int flags, athene_status *st);
 
-/* 1 when a native run (flags 0) of a compiled instance that stops on a
- * run-time error leaves every output as it was: no statement can fail, or
- * the one that can is a row gather (it reads all its indices before it
- * moves a row) and no output is written before it. 0 when a failing run
- * may have written part of an output, or the passes a run needs (run here
- * as athene_run would) fail. */
+/* 1 when a native run with ATHENE_UNTOUCHED of a compiled instance that
+ * stops on a run-time error leaves every output as it was: no statement
+ * can fail, or the one that can is a row gather (which then reads all its
+ * indices before it moves a row) and no output is written before it. 0
+ * when a failing run may have written part of an output, or the passes a
+ * run needs (run here as athene_run would) fail. */
 ATHENE_API int athene_inst_clean_errors(athene_inst *in);
 
 /* The thread count the cpu target plans and runs for: 0 (the default) is

@@ -610,6 +610,7 @@ typedef struct {
 	Inst *in;
 	void *const *storage;
 	Diag *d;
+	int flags;
 	Arena scratch;
 } RunCall;
 
@@ -622,7 +623,7 @@ static void do_run(void *arg)
 static void do_exec(void *arg)
 {
 	RunCall *r = arg;
-	exec_run(r->in, r->storage, r->d);
+	exec_run(r->in, r->storage, r->d, r->flags & ATHENE_UNTOUCHED);
 }
 
 int athene_run(athene_inst *in, void *const *storage, int flags, athene_status *st)
@@ -637,7 +638,7 @@ int athene_run(athene_inst *in, void *const *storage, int flags, athene_status *
 		return -1;
 	}
 	Diag d = {.src = in->k->src};
-	RunCall r = {in, storage, &d, {0}};
+	RunCall r = {in, storage, &d, flags, {0}};
 	int rc = protect(&d, flags & ATHENE_REFERENCE ? do_run : do_exec, &r);
 	arena_free(&r.scratch);
 	if (rc && st) {

@@ -977,23 +977,65 @@ static bool row_fails(const X *x, int64_t r)
 	return !pt.val || !pt.reg || pt.bad;
 }
 
-/* Every index of a fast_rows gather, read before any row moves: false
- * when one is bad (the error in x->err), so that a bad index stops the run
- * with the output untouched. About 1/8 of the bytes of 64-byte rows. */
-static bool rows_ok(const X *x, const XOp *io, int64_t mod)
+/* Where a fast_rows gather reads its indices, for the checks below. */
+typedef struct {
+	const X *x;
+	const XOp *io;
+	int64_t mod, lo, hi, ibase, istep;
+	atomic_bool odd; /* some index out of [lo, hi] */
+} RowCheck;
+
+/* Rows [from, to): is every index within [lo, hi] after the wrap? Without
+ * a branch per row for i64 indices read in order, the common case. */
+static bool indices_in(const RowCheck *c, int64_t from, int64_t to)
+{
+	if (c->io->dt == ATHENE_I64 && c->istep == 1) {
+		const char *p = c->io->base + c->ibase * 8;
+		uint64_t bad = 0;
+		for (int64_t r = from; r < to; r++) {
+			int64_t v;
+			memcpy(&v, p + r * 8, sizeof v);
+			v += v < 0 ? c->mod : 0;
+			bad |= (uint64_t)(v < c->lo) | (uint64_t)(v > c->hi);
+		}
+		return !bad;
+	}
+	for (int64_t r = from; r < to; r++) {
+		int64_t v = index_at(c->io, c->ibase + r * c->istep);
+		v += c->mod && v < 0 ? c->mod : 0;
+		if (v < c->lo || v > c->hi)
+			return false;
+	}
+	return true;
+}
+
+static void check_task(void *arg, int64_t t, int worker)
+{
+	(void)worker;
+	RowCheck *c = arg;
+	int64_t rt = c->x->row_task, to = (t + 1) * rt < c->x->rows ? (t + 1) * rt : c->x->rows;
+	if (!atomic_load(&c->odd) && !indices_in(c, t * rt, to))
+		atomic_store(&c->odd, true);
+}
+
+/* Every index of a fast_rows gather, read (by the pool, in the gather's
+ * tasks) before any row moves: false when one is bad (the error in
+ * x->err), so that a bad index stops the run with the output untouched.
+ * An index out of its atom's range goes to the point evaluator, as in
+ * fast_rows, rows in order, so the error is the first row's. */
+static bool rows_ok(const X *x, const XOp *io, int64_t mod, int nw)
 {
 	const View *v = x->op[x->p->ins[x->p->result].operand].op->view;
-	const Sym *at = v->gat[0].atom;
 	int kr = 0;
 	while (x->d[kr].var != x->row_var[0])
 		kr++;
-	int64_t ibase = io->start, istep = io->stride[kr];
-	for (int64_t r = 0; r < x->rows; r++) {
-		int64_t idx = index_at(io, ibase + r * istep);
-		idx += mod && idx < 0 ? mod : 0;
-		if ((idx < at->lo || idx > at->hi) && row_fails(x, r))
+	RowCheck c = {x, io, mod, v->gat[0].atom->lo, v->gat[0].atom->hi, io->start, io->stride[kr], false};
+	pool_run(i64_ceil_div(x->rows, x->row_task), check_task, &c, nw);
+	if (!atomic_load(&c.odd))
+		return true;
+	for (int64_t r = 0; r < x->rows; r++)
+		if (!indices_in(&c, r, r + 1) && row_fails(x, r))
 			return false;
-	}
 	return true;
 }
 
@@ -1100,7 +1142,7 @@ static void x_free(X *x)
 	free(x);
 }
 
-static bool exec_stmt(const Inst *in, int si, void *const *storage, void **lets, RunErr *err)
+static bool exec_stmt(const Inst *in, int si, void *const *storage, void **lets, RunErr *err, bool untouched)
 {
 	X *x = calloc(1, sizeof *x);
 	bool ok = x && setup(x, in, si, storage, lets, err);
@@ -1115,7 +1157,7 @@ static bool exec_stmt(const Inst *in, int si, void *const *storage, void **lets,
 		int64_t per = i64_ceil_div(x->rows, 4 * (int64_t)nw), mod;
 		const XOp *io;
 		x->row_task = per < ROW_BATCH ? ROW_BATCH : per < ROWS_PER_TASK ? per : ROWS_PER_TASK;
-		if (!fast_form(x, &io, &mod) || rows_ok(x, io, mod))
+		if (!untouched || !fast_form(x, &io, &mod) || rows_ok(x, io, mod, nw))
 			pool_run(i64_ceil_div(x->rows, x->row_task), rows_task, x, nw);
 	}
 	else if (ok)
@@ -1205,6 +1247,7 @@ typedef struct {
 	const Inst *in;
 	void *const *storage;
 	Diag *d;
+	bool untouched; /* row gathers read their indices first */
 	void **lets;
 	RunErr err;
 } Run;
@@ -1218,7 +1261,7 @@ static void run_body(void *arg)
 		const PlanStmt *ps = &in->plan[0]->st[i];
 		if (ps->empty)
 			continue;
-		if (!exec_stmt(in, i, r->storage, r->lets, &r->err))
+		if (!exec_stmt(in, i, r->storage, r->lets, &r->err, r->untouched))
 			run_scalar(in, i, r->storage, r->lets, &r->err);
 		if (atomic_load(&r->err.first) != INT64_MAX) {
 			diag_at(r->d, r->err.sp, "%s", r->err.msg);
@@ -1227,9 +1270,9 @@ static void run_body(void *arg)
 	}
 }
 
-void exec_run(const Inst *in, void *const *storage, Diag *d)
+void exec_run(const Inst *in, void *const *storage, Diag *d, bool untouched)
 {
-	Run r = {in, storage, d, NULL, {.pos = INT64_MAX}};
+	Run r = {in, storage, d, untouched, NULL, {.pos = INT64_MAX}};
 	pthread_mutex_init(&r.err.mu, NULL);
 	atomic_init(&r.err.first, INT64_MAX);
 	int rc = protect(d, run_body, &r);

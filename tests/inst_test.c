@@ -262,8 +262,9 @@ static void empty_inner(athene_kernel *k)
 /* A row gather of 20000 rows whose bad indices lie in three of the
  * executor's tasks (thousands of rows each), which other threads may meet
  * first: every thread count reports the first bad row, with the
- * interpreter's message, and no row of the output is written (the indices
- * are all read before any row moves). */
+ * interpreter's message. The rows before it are written (no block that
+ * starts before the first error is skipped); with ATHENE_UNTOUCHED no row
+ * is (the indices are all read before any row moves). */
 static void first_bad_row(athene_kernel *k)
 {
 	enum { V = 50, S = 20000 };
@@ -287,15 +288,19 @@ static void first_bad_row(athene_kernel *k)
 	int before = athene_threads();
 	for (int th = 1; th <= 4; th++) {
 		athene_set_threads(th);
-		for (int i = 0; i < S * 16; i++)
-			y[i] = -1.0f;
-		athene_status s;
-		char what[128];
-		snprintf(what, sizeof what, "%d thread(s): the interpreter's message for row 4100, no row written", th);
-		int ok = athene_run(in, st, 0, &s) != 0 && s.failed && !strcmp(s.message, ref.message);
-		for (int i = 0; i < S * 16 && ok; i++)
-			ok = y[i] == -1.0f;
-		expect(ok, what);
+		for (int untouched = 0; untouched < 2; untouched++) {
+			for (int i = 0; i < S * 16; i++)
+				y[i] = -1.0f;
+			athene_status s;
+			char what[128];
+			snprintf(what, sizeof what, "%d thread(s)%s: the interpreter's message for row 4100, %s", th,
+			         untouched ? ", ATHENE_UNTOUCHED" : "", untouched ? "no row written" : "rows before it written");
+			int ok = athene_run(in, st, untouched ? ATHENE_UNTOUCHED : 0, &s) != 0 && s.failed &&
+			         !strcmp(s.message, ref.message);
+			for (int i = 0; i < S * 16 && ok; i++)
+				ok = untouched ? y[i] == -1.0f : i >= 4100 * 16 || y[i] == (float)(idx[i / 16] * 16 + i % 16);
+			expect(ok, what);
+		}
 	}
 	idx[19000] = -3 + V, idx[12000] = 0, idx[4100] = 1;
 	expect(athene_run(in, st, 0, NULL) == 0 && y[4100 * 16 + 5] == 16 + 5 && y[19000 * 16] == (float)((V - 3) * 16),
@@ -308,7 +313,7 @@ static void first_bad_row(athene_kernel *k)
 }
 
 /* athene_inst_clean_errors: which kernels leave their outputs as they were
- * when a run stops on a bad index. */
+ * when a run with ATHENE_UNTOUCHED stops on a bad index. */
 static void clean_errors(athene_ctx *c)
 {
 	static const struct {

@@ -11,6 +11,7 @@ import os
 from ctypes import POINTER, c_char, c_char_p, c_int, c_int64, c_longlong, c_size_t, c_void_p
 
 MAX_RANK = 8
+UNTOUCHED = 2  # athene_run's ATHENE_UNTOUCHED
 
 # athene_dtype, in enum order
 DTYPE_NAMES = ("bool", "i8", "i16", "i32", "i64", "u8", "f16", "bf16", "f32", "f64")
