@@ -852,6 +852,14 @@ typedef struct {
 	int64_t mod, lo, hi, sbase, sstep, istride, ibase, istep, es;
 } RowSrc;
 
+/* Every line of [p, p + len) into every cache level: a row that starts
+ * off a line (a NumPy array is 16-byte aligned) ends in one more. */
+static inline void prefetch_lines(const char *p, size_t len)
+{
+	for (uintptr_t a = (uintptr_t)p & ~(uintptr_t)63; len && a < (uintptr_t)p + len; a += 64)
+		__builtin_prefetch((const void *)a);
+}
+
 /* Row q's source lines into every cache level, when its index is in
  * range. (Non-temporal prefetches looked faster in runs alternating with
  * these, whose lines they found in L3; alone, they left a table's rows out
@@ -863,9 +871,7 @@ static inline void prefetch_row(const RowSrc *g, int64_t q, size_t len)
 	j += g->mod && j < 0 ? g->mod : 0;
 	if (j < g->lo || j > g->hi)
 		return;
-	const char *p = g->table + (g->sbase + q * g->sstep + j * g->istride) * g->es;
-	for (size_t l = 0; l < len; l += 64)
-		__builtin_prefetch(p + l);
+	prefetch_lines(g->table + (g->sbase + q * g->sstep + j * g->istride) * g->es, len);
 }
 
 /* The common row gather, rows [from, to): one row variable, the index
@@ -1114,8 +1120,8 @@ static void rows_task(void *arg, int64_t t, int worker)
 			}
 			dp[nb] = dst->base + doff * (int64_t)dst->es;
 			spp[nb] = src->base + soff * (int64_t)src->es;
-			for (int64_t l = 0; flat && l < dense; l += 64)
-				__builtin_prefetch(spp[nb] + l);
+			if (flat)
+				prefetch_lines(spp[nb], (size_t)dense);
 			nb++;
 		}
 		for (int i = 0; i < nb; i++)
