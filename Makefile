@@ -93,10 +93,10 @@ asan:
 	$(MAKE) $(ASAN) examples
 	ASAN_OPTIONS=allocator_may_return_null=1 sh tests/run_diag.sh build-asan/athene
 
-# ThreadSanitizer (clang): the C test that runs threads (the pool), and the
-# differential test with 3 threads.
+# ThreadSanitizer (clang): the C tests that run threads (the pool; inst_test's
+# gathers on 1-4 threads), and the differential test with 3 threads.
 TSAN = B=build-tsan CC=clang CFLAGS="-O1 -g -fsanitize=thread -fno-omit-frame-pointer"
-TTESTS = $(B)/stage_test
+TTESTS = $(B)/stage_test $(B)/inst_test
 
 tsan:
 	$(MAKE) $(TSAN) $(TTESTS:$(B)/%=build-tsan/%) $(DTESTS:$(B)/%=build-tsan/%)

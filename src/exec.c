@@ -1174,14 +1174,17 @@ static bool exec_stmt(const Inst *in, int si, void *const *storage, void **lets,
 	return ok;
 }
 
-/* Can statement si's body stop the run? Where it reads through a
- * data-dependent index, does exact index arithmetic, or takes a max or a
- * min (of an empty range). */
+/* Can a statement's body stop the run? Where it reads through a
+ * data-dependent index, does exact index arithmetic, wraps by a modulus
+ * that is no constant above 0 (checked_op), or takes a max or a min (of an
+ * empty range). */
 static bool may_fail(const Prog *p)
 {
 	for (int i = 0; i < p->n; i++) {
 		const Ins *s = &p->ins[i];
-		if ((s->kind == I_LOAD && (s->natoms || s->nchecks)) || (s->kind == I_OP && s->exact) ||
+		bool wrap = s->kind == I_OP && s->op == OP_WRAP &&
+		            !(p->ins[s->a[1]].kind == I_CONST && p->ins[s->a[1]].c.i >= 1);
+		if ((s->kind == I_LOAD && (s->natoms || s->nchecks)) || (s->kind == I_OP && s->exact) || wrap ||
 		    (s->kind == I_REDUCE && (s->op == R_MAX || s->op == R_MIN || s->op == R_ARGMAX || s->op == R_ARGMIN)))
 			return true;
 	}
