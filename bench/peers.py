@@ -7,7 +7,8 @@ side by side in one process and one run, after a copy baseline measured in
 the same run: np.copyto, and the same copy split over threads; "copy" is
 the faster of the two. The peers of a case take turns: each timed round
 calls every peer once, so a busy moment of the machine falls on all of them
-alike, and each keeps its best round. For every case and peer it prints
+alike (each round starting one peer further along), and each keeps its best
+round. For every case and peer it prints
 GB/s, counting the bytes logically read and written (each input element the
 case reads once, each output element once), the fraction of copy, athene's
 ratio to each peer, and the median and minimum of those over the 57
@@ -378,14 +379,18 @@ def best_of(fn, repeat):
 def best_of_turns(fns, repeat):
     """{name: best time} of the functions in fns, after a warm-up call of each
     (first touch of the outputs, compilation), over repeat rounds in which
-    each is called once, in turn."""
+    each is called once, in turn. Each round starts one further along, so
+    each function follows each other one as often: a call right after
+    jax.jit's or torch's runs while their threads still spin, which on two
+    CPUs made a 0.5 ms gather take twice as long."""
     for fn in fns.values():
         fn()
+    names = list(fns)
     best = dict.fromkeys(fns, math.inf)
-    for _ in range(repeat):
-        for name, fn in fns.items():
+    for r in range(repeat):
+        for name in names[r % len(names):] + names[:r % len(names)]:
             t = time.perf_counter()
-            fn()
+            fns[name]()
             best[name] = min(best[name], time.perf_counter() - t)
     return best
 
