@@ -170,8 +170,9 @@ ATHENE_API int athene_run(athene_inst *in, void *const *storage, int flags, athe
 
 /* 1 when a native run with ATHENE_UNTOUCHED of a compiled instance that
  * stops on a run-time error leaves every output as it was: no statement
- * can fail, or the one that can is a row gather (which then reads all its
- * indices before it moves a row) and no output is written before it. 0
+ * that can fail comes after one that writes an output, and each that can
+ * writes an intermediate (a let) or is a row gather read straight from its
+ * index tensor (which then reads all its indices before it moves a row). 0
  * when a failing run may have written part of an output, or the passes a
  * run needs (run here as athene_run would) fail. */
 ATHENE_API int athene_inst_clean_errors(athene_inst *in);

@@ -1135,8 +1135,6 @@ done:
 	free(pt.reg);
 }
 
-/* Runs planned statement si through its plan; false when it is no box
- * statement (the caller runs it point by point). */
 static void x_free(X *x)
 {
 	for (int j = 0; x && x->op && j < x->pd->acc.n; j++)
@@ -1148,6 +1146,9 @@ static void x_free(X *x)
 	free(x);
 }
 
+/* Runs planned statement si through its plan; false when it is no box
+ * statement (the caller runs it point by point). With untouched, a
+ * fast_rows gather reads all its indices before it moves a row. */
 static bool exec_stmt(const Inst *in, int si, void *const *storage, void **lets, RunErr *err, bool untouched)
 {
 	X *x = calloc(1, sizeof *x);
@@ -1191,6 +1192,10 @@ static bool may_fail(const Prog *p)
 	return false;
 }
 
+/* Statements run in order, so a failing run leaves the outputs as they
+ * were when no statement that can fail comes after one that writes an
+ * output, and each that can fail writes a let or is a fast_rows gather
+ * (which, with untouched, fails before it writes). */
 bool exec_clean_errors(const Inst *in)
 {
 	const Kernel *k = in->k;
@@ -1198,9 +1203,10 @@ bool exec_clean_errors(const Inst *in)
 	bool clean = none != NULL, wrote = false;
 	RunErr err = {.pos = INT64_MAX};
 	for (int i = 0; clean && i < in->nplanned; i++) {
+		bool out = in->planned[i].stmt->t->role == ROLE_OUT;
 		if (in->plan[0]->st[i].empty)
 			continue;
-		if (may_fail(in->prog[i])) {
+		if (may_fail(in->prog[i]) && (wrote || out)) {
 			/* the addresses are never read: setup only lays the operands out */
 			X *x = calloc(1, sizeof *x);
 			const XOp *io;
@@ -1208,7 +1214,7 @@ bool exec_clean_errors(const Inst *in)
 			clean = !wrote && x && setup(x, in, i, none, none + k->params.n, &err) && x->rows && fast_form(x, &io, &mod);
 			x_free(x);
 		}
-		wrote |= in->planned[i].stmt->t->role == ROLE_OUT;
+		wrote |= out;
 	}
 	free(none);
 	return clean;

@@ -1693,7 +1693,7 @@ static int check_coverage(void)
 		"overlapping window", "permutation", "constant subscript", "flat reshuffle", "flat repeat", "flat tile",
 		"flat collapsed permutation", "gather", "gather with wrap", "nested gather", "clamped gather",
 		"gather guarded by where", "row gather through .flat", "gather, index rank 0", "gather, index rank 1",
-		"gather, index rank 2", "gather along axis 0", "gather along axis 1", "gather along axis 2",
+		"gather, index rank 2", "a failed run leaving its outputs as they were", "gather along axis 0", "gather along axis 1", "gather along axis 2",
 		"an index out of range", "every run fails", "reduction with a bound", "reduction with an inferred range",
 		"empty reduction", "let fused", "let materialised", "let holding a sum", "tolerant value",
 		"declared negative stride", "declared zero stride", "declared offset", "run-time negative stride",

@@ -51,6 +51,10 @@ static const char *src =
 	"    z[s] = f32(idx[s])\n"
 	"    y[s, c] = t[idx[s], c]\n"
 	"}\n"
+	"kernel let_first(t: f32[50, 4], idx: i64[10]) -> (y: f32[10, 4]) {\n"
+	"    let u[s, c] = t[idx[s], c] * 2.0\n"
+	"    y[s, c] = u[s, c] + 1.0\n"
+	"}\n"
 	"kernel gather_first(t: f32[50, 4], idx: i64[10]) -> (y: f32[10, 4], z: f32[10]) {\n"
 	"    y[s, c] = t[idx[s], c]\n"
 	"    z[s] = f32(idx[s])\n"
@@ -326,6 +330,7 @@ static void clean_errors(athene_ctx *c)
 		{"rows_of", NULL, 0, 0},     /* a gather times 2: element by element */
 		{"out_first", NULL, 0, 0},   /* an output written before the gather */
 		{"gather_first", NULL, 0, 1},
+		{"let_first", NULL, 0, 1}, /* what can fail writes a let, before any output */
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		athene_inst *in = athene_instance(athene_find_kernel(c, cases[i].kernel));
