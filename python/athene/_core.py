@@ -133,7 +133,8 @@ class _Inst:
         self.spare: Dict[int, np.ndarray] = {}  # per output: the temporary an out= run writes first
 
 
-BIG = 1 << 20  # bytes from which an array athene allocates comes from athene_alloc
+LINE = 1 << 20  # bytes from which an array athene allocates starts on a cache line
+BIG = 32 << 20  # bytes from which it comes from athene_alloc (a temporary it keeps: from LINE on)
 
 
 def _count(shape: Sequence[int]) -> int:
@@ -143,19 +144,27 @@ def _count(shape: Sequence[int]) -> int:
     return n
 
 
-def _zeros(n: int, dt: np.dtype) -> np.ndarray:
-    """n zeroed elements of dt. From BIG bytes on they come from athene_alloc: 2 MiB-aligned and on
-    huge pages, where np.zeros gives 16-byte alignment and 4 KiB pages, and a streaming kernel
-    writing them runs up to twice as fast. Freed when the last array viewing them goes."""
+def _zeros(n: int, dt: np.dtype, big: Optional[int] = None) -> np.ndarray:
+    """n zeroed elements of dt, for an output or a temporary. np.zeros is 16-byte aligned, so from
+    LINE bytes on the array starts on a 64-byte line instead: a kernel streaming whole lines into
+    it does not read half lines back. From big bytes on it comes from athene_alloc, 2 MiB-aligned
+    and on huge pages (no TLB miss per 4 KiB): past glibc's largest heap block (32 MiB) every
+    np.zeros is a fresh mapping anyway, and below it the heap's reused pages are cheaper to
+    get than fresh huge ones, for an output made anew every call. Freed when the last array
+    viewing them goes."""
     nbytes = n * np.dtype(dt).itemsize
-    if nbytes < BIG:
+    if nbytes < LINE:
         return np.zeros(n, dt)
+    if nbytes < (BIG if big is None else big):
+        raw = np.zeros(nbytes + 64, np.uint8)
+        at = -raw.ctypes.data % 64
+        return raw[at:at + nbytes].view(dt)
     p = lib.athene_alloc(nbytes)
     if not p:
         raise MemoryError(f"athene_alloc of {nbytes} bytes failed")
-    raw = (ctypes.c_char * nbytes).from_address(p)
-    weakref.finalize(raw, lib.athene_free, p, nbytes)
-    return np.frombuffer(raw, dt)
+    mem = (ctypes.c_char * nbytes).from_address(p)
+    weakref.finalize(mem, lib.athene_free, p, nbytes)
+    return np.frombuffer(mem, dt)
 
 
 class _Entry:
@@ -619,7 +628,7 @@ class Kernel:
             if self._must_copy(entry, inst, ptrs, i):
                 tmp = inst.spare.get(j)
                 if tmp is None:  # kept with the instance: a fresh one would cost its page faults every call
-                    tmp = inst.spare[j] = _zeros(max(elems, 1), dt)
+                    tmp = inst.spare[j] = _zeros(max(elems, 1), dt, LINE)
                 if copies is None:
                     copies = []
                 copies.append((view, _logical_view(tmp, shape, strides, offset)))

@@ -346,7 +346,8 @@ def test_failing_reduction_leaves_out_untouched():
 
 
 def test_big_outputs_are_aligned_and_freed():
-    # outputs of 1 MiB and more come from athene_alloc (2 MiB-aligned) and go with their last view
+    # outputs of 32 MiB and more come from athene_alloc (2 MiB-aligned) and go with their last
+    # view; from 1 MiB on they start on a 64-byte line
     cp = athene.compile("kernel cp(x: f32[N]) -> (y: f32[N]) {\n    y[i] = x[i] + 1.0\n}\n").cp
     x = np.zeros(16 << 20, np.float32)
 
@@ -364,5 +365,7 @@ def test_big_outputs_are_aligned_and_freed():
     for _ in range(20):  # 1.25 GiB in all, if nothing were freed
         cp(x)[::2].sum()
     assert rss_mib() - before < 256
+    mid = cp(np.zeros(1 << 20, np.float32))
+    assert mid.ctypes.data % 64 == 0 and mid.flags.writeable and mid[5] == 1 and mid.shape == (1 << 20,)
     small = cp(np.zeros(16, np.float32))
     assert small.ctypes.data % 16 == 0 and small[3] == 1
