@@ -565,6 +565,8 @@ static void walk_order(X *x)
 	}
 }
 
+static bool fast_form(const X *x, const XOp **io, int64_t *mod);
+
 static bool setup(X *x, const Inst *in, int si, void *const *storage, void **lets, RunErr *err)
 {
 	x->in = in;
@@ -624,6 +626,7 @@ static bool setup(X *x, const Inst *in, int si, void *const *storage, void **let
 	          !x->op[res->operand].op->view->ngat && (!x->op[res->operand].masked || x->op[res->operand].piece);
 	x->stream = tensor_layout(in, st->t)->storage * (int64_t)x->op[0].es >= (8 << 20);
 	x->rows = gather_rows(x);
+	x->fast = x->rows && fast_form(x, &x->fast_io, &x->fast_mod);
 	x->ntasks = 1;
 	for (int g = 0; g < x->ps->ngrid; g++) {
 		const PlanVar *pv = &x->ps->vars[x->ps->grid_var[g]];
@@ -852,6 +855,35 @@ typedef struct {
 	int64_t mod, lo, hi, sbase, sstep, istride, ibase, istep, es;
 } RowSrc;
 
+/* The dim of x's boxes that the gather's row variable walks. */
+static int row_axis(const X *x)
+{
+	int kr = 0;
+	while (x->d[kr].var != x->row_var[0])
+		kr++;
+	return kr;
+}
+
+/* Where a fast_rows gather (x->fast) reads. */
+static RowSrc row_src(const X *x)
+{
+	const XOp *src = &x->op[x->p->ins[x->p->result].operand], *io = x->fast_io;
+	const View *v = src->op->view;
+	const VAxis *a = &v->ax[v->gat[0].axis];
+	const Sym *at = v->gat[0].atom;
+	int kr = row_axis(x);
+	return (RowSrc){io, src->base, x->fast_mod, at->lo, at->hi,
+	                src->start + (a->start - a->step * at->lo) * a->stride, src->stride[kr], a->step * a->stride,
+	                io->start, io->stride[kr], (int64_t)src->es};
+}
+
+/* Row r's index, after the wrap (in range when lo <= it <= hi). */
+static inline int64_t row_index(const RowSrc *g, int64_t r)
+{
+	int64_t j = index_at(g->io, g->ibase + r * g->istep);
+	return j + (g->mod && j < 0 ? g->mod : 0);
+}
+
 /* Every line of [p, p + len) into every cache level: a row that starts
  * off a line (a NumPy array is 16-byte aligned) ends in one more. */
 static inline void prefetch_lines(const char *p, size_t len)
@@ -867,8 +899,7 @@ static inline void prefetch_lines(const char *p, size_t len)
  * speed.) */
 static inline void prefetch_row(const RowSrc *g, int64_t q, size_t len)
 {
-	int64_t j = index_at(g->io, g->ibase + q * g->istep);
-	j += g->mod && j < 0 ? g->mod : 0;
+	int64_t j = row_index(g, q);
 	if (j < g->lo || j > g->hi)
 		return;
 	prefetch_lines(g->table + (g->sbase + q * g->sstep + j * g->istride) * g->es, len);
@@ -880,24 +911,17 @@ static inline void prefetch_row(const RowSrc *g, int64_t q, size_t len)
  * the row ROW_AHEAD rows on prefetched (the first ROW_AHEAD before the
  * loop). A bad index goes through the point evaluator, which reports it as
  * the interpreter would. */
-static void fast_rows(const X *x, Point *pt, const XOp *io, int64_t mod, int64_t from, int64_t to, size_t len)
+static void fast_rows(const X *x, Point *pt, int64_t from, int64_t to, size_t len)
 {
 	const Ins *ld = &x->p->ins[x->p->result];
-	const XOp *dst = &x->op[0], *src = &x->op[ld->operand];
-	const View *v = src->op->view;
-	const VAxis *a = &v->ax[v->gat[0].axis];
-	const Sym *at = v->gat[0].atom;
-	int rv = x->row_var[0], kr = 0;
-	while (x->d[kr].var != rv)
-		kr++;
+	const XOp *dst = &x->op[0];
+	const RowSrc g = row_src(x);
+	int rv = x->row_var[0];
 	int64_t *var = &pt->val[x->ps->vars[rv].var->id];
-	int64_t es = (int64_t)dst->es, lo = at->lo, hi = at->hi, pstride = x->pstride[rv];
+	int64_t es = g.es, pstride = x->pstride[rv], dstep = dst->stride[row_axis(x)];
 	/* element offsets: row r's output at dbase + r·dstep, index row idx of
 	 * the table at sbase + r·sstep + idx·istride */
-	int64_t dstep = dst->stride[kr], sstep = src->stride[kr], istride = a->step * a->stride;
-	int64_t sbase = src->start + (a->start - a->step * lo) * a->stride, ibase = io->start, istep = io->stride[kr];
 	char *out = dst->base + dst->start * es;
-	RowSrc g = {io, src->base, mod, lo, hi, sbase, sstep, istride, ibase, istep, es};
 	for (int64_t q = from; q < from + ROW_AHEAD && q < to; q++) /* the rows the loop's prefetches do not reach */
 		prefetch_row(&g, q, len);
 	for (int64_t r = from; r < to; r++) {
@@ -905,9 +929,8 @@ static void fast_rows(const X *x, Point *pt, const XOp *io, int64_t mod, int64_t
 			break;
 		if (r + ROW_AHEAD < to)
 			prefetch_row(&g, r + ROW_AHEAD, len);
-		int64_t idx = index_at(io, ibase + r * istep);
-		idx += mod && idx < 0 ? mod : 0;
-		if (idx < lo || idx > hi) { /* the general form, and the interpreter's error */
+		int64_t idx = row_index(&g, r);
+		if (idx < g.lo || idx > g.hi) { /* the general form, and the interpreter's error */
 			*var = r;
 			pt->pos = r * pstride;
 			point_scope(pt, 0);
@@ -915,7 +938,7 @@ static void fast_rows(const X *x, Point *pt, const XOp *io, int64_t mod, int64_t
 				break;
 			idx = pt->reg[ld->atom_reg[0]].i;
 		}
-		copy_row(out + r * dstep * es, src->base + (sbase + r * sstep + idx * istride) * es, len, x->stream);
+		copy_row(out + r * dstep * es, g.table + (g.sbase + r * g.sstep + idx * g.istride) * es, len, x->stream);
 	}
 	if (x->stream)
 		copy_fence();
@@ -983,33 +1006,31 @@ static bool row_fails(const X *x, int64_t r)
 	return !pt.val || !pt.reg || pt.bad;
 }
 
-/* Where a fast_rows gather reads its indices, for the checks below. */
+/* The index pre-read of a fast_rows gather, a task per gather task. */
 typedef struct {
-	const X *x;
-	const XOp *io;
-	int64_t mod, lo, hi, ibase, istep;
+	RowSrc g;
+	int64_t rows, rt;
 	atomic_bool odd; /* some index out of [lo, hi] */
 } RowCheck;
 
 /* Rows [from, to): is every index within [lo, hi] after the wrap? Without
  * a branch per row for i64 indices read in order, the common case. */
-static bool indices_in(const RowCheck *c, int64_t from, int64_t to)
+static bool indices_in(const RowSrc *g, int64_t from, int64_t to)
 {
-	if (c->io->dt == ATHENE_I64 && c->istep == 1) {
-		const char *p = c->io->base + c->ibase * 8;
+	if (g->io->dt == ATHENE_I64 && g->istep == 1) {
+		const char *p = g->io->base + g->ibase * 8;
 		uint64_t bad = 0;
 		for (int64_t r = from; r < to; r++) {
 			int64_t v;
 			memcpy(&v, p + r * 8, sizeof v);
-			v += v < 0 ? c->mod : 0;
-			bad |= (uint64_t)(v < c->lo) | (uint64_t)(v > c->hi);
+			v += v < 0 ? g->mod : 0;
+			bad |= (uint64_t)(v < g->lo) | (uint64_t)(v > g->hi);
 		}
 		return !bad;
 	}
 	for (int64_t r = from; r < to; r++) {
-		int64_t v = index_at(c->io, c->ibase + r * c->istep);
-		v += c->mod && v < 0 ? c->mod : 0;
-		if (v < c->lo || v > c->hi)
+		int64_t v = row_index(g, r);
+		if (v < g->lo || v > g->hi)
 			return false;
 	}
 	return true;
@@ -1019,8 +1040,8 @@ static void check_task(void *arg, int64_t t, int worker)
 {
 	(void)worker;
 	RowCheck *c = arg;
-	int64_t rt = c->x->row_task, to = (t + 1) * rt < c->x->rows ? (t + 1) * rt : c->x->rows;
-	if (!atomic_load(&c->odd) && !indices_in(c, t * rt, to))
+	int64_t to = (t + 1) * c->rt < c->rows ? (t + 1) * c->rt : c->rows;
+	if (!atomic_load(&c->odd) && !indices_in(&c->g, t * c->rt, to))
 		atomic_store(&c->odd, true);
 }
 
@@ -1029,18 +1050,14 @@ static void check_task(void *arg, int64_t t, int worker)
  * x->err), so that a bad index stops the run with the output untouched.
  * An index out of its atom's range goes to the point evaluator, as in
  * fast_rows, rows in order, so the error is the first row's. */
-static bool rows_ok(const X *x, const XOp *io, int64_t mod, int nw)
+static bool rows_ok(const X *x, int nw)
 {
-	const View *v = x->op[x->p->ins[x->p->result].operand].op->view;
-	int kr = 0;
-	while (x->d[kr].var != x->row_var[0])
-		kr++;
-	RowCheck c = {x, io, mod, v->gat[0].atom->lo, v->gat[0].atom->hi, io->start, io->stride[kr], false};
+	RowCheck c = {row_src(x), x->rows, x->row_task, false};
 	pool_run(i64_ceil_div(x->rows, x->row_task), check_task, &c, nw);
 	if (!atomic_load(&c.odd))
 		return true;
 	for (int64_t r = 0; r < x->rows; r++)
-		if (!indices_in(&c, r, r + 1) && row_fails(x, r))
+		if (!indices_in(&c.g, r, r + 1) && row_fails(x, r))
 			return false;
 	return true;
 }
@@ -1068,8 +1085,8 @@ static void rows_task(void *arg, int64_t t, int worker)
 	int64_t mod = 0;
 	bool direct = direct_index(x, ld, &io, &mod) && v->ngat == 1;
 	int64_t rt = x->row_task, from = t * rt, end = from + rt < x->rows ? from + rt : x->rows;
-	if (direct && flat && x->nrow == 1) {
-		fast_rows(x, &pt, io, mod, from, end, (size_t)dense);
+	if (x->fast) {
+		fast_rows(x, &pt, from, end, (size_t)dense);
 		goto done;
 	}
 	for (int64_t row0 = from; row0 < end && !pt.bad; row0 += ROW_BATCH) {
@@ -1161,10 +1178,9 @@ static bool exec_stmt(const Inst *in, int si, void *const *storage, void **lets,
 	else if (ok && x->rows) {
 		/* long tasks, so each task's first rows (which its loop's prefetches
 		 * do not reach) are few, but at least 4 per thread */
-		int64_t per = i64_ceil_div(x->rows, 4 * (int64_t)nw), mod;
-		const XOp *io;
+		int64_t per = i64_ceil_div(x->rows, 4 * (int64_t)nw);
 		x->row_task = per < ROW_BATCH ? ROW_BATCH : per < ROWS_PER_TASK ? per : ROWS_PER_TASK;
-		if (!untouched || !fast_form(x, &io, &mod) || rows_ok(x, io, mod, nw))
+		if (!untouched || !x->fast || rows_ok(x, nw))
 			pool_run(i64_ceil_div(x->rows, x->row_task), rows_task, x, nw);
 	}
 	else if (ok)
@@ -1175,20 +1191,21 @@ static bool exec_stmt(const Inst *in, int si, void *const *storage, void **lets,
 	return ok;
 }
 
-/* Can a statement's body stop the run? Where it reads through a
- * data-dependent index, does exact index arithmetic, wraps by a modulus
- * that is no constant above 0 (checked_op), or takes a max or a min (of an
- * empty range). */
+bool ins_can_fail(const Prog *p, const Ins *s)
+{
+	if (s->kind == I_LOAD)
+		return s->natoms || s->nchecks;
+	if (s->kind == I_REDUCE)
+		return s->op == R_MAX || s->op == R_MIN || s->op == R_ARGMAX || s->op == R_ARGMIN;
+	return s->kind == I_OP && (s->exact || (s->op == OP_WRAP && !(p->ins[s->a[1]].kind == I_CONST &&
+	                                                                 p->ins[s->a[1]].c.i >= 1)));
+}
+
 static bool may_fail(const Prog *p)
 {
-	for (int i = 0; i < p->n; i++) {
-		const Ins *s = &p->ins[i];
-		bool wrap = s->kind == I_OP && s->op == OP_WRAP &&
-		            !(p->ins[s->a[1]].kind == I_CONST && p->ins[s->a[1]].c.i >= 1);
-		if ((s->kind == I_LOAD && (s->natoms || s->nchecks)) || (s->kind == I_OP && s->exact) || wrap ||
-		    (s->kind == I_REDUCE && (s->op == R_MAX || s->op == R_MIN || s->op == R_ARGMAX || s->op == R_ARGMIN)))
+	for (int i = 0; i < p->n; i++)
+		if (ins_can_fail(p, &p->ins[i]))
 			return true;
-	}
 	return false;
 }
 
@@ -1209,9 +1226,7 @@ bool exec_clean_errors(const Inst *in)
 		if (may_fail(in->prog[i]) && (wrote || out)) {
 			/* the addresses are never read: setup only lays the operands out */
 			X *x = calloc(1, sizeof *x);
-			const XOp *io;
-			int64_t mod;
-			clean = !wrote && x && setup(x, in, i, none, none + k->params.n, &err) && x->rows && fast_form(x, &io, &mod);
+			clean = !wrote && x && setup(x, in, i, none, none + k->params.n, &err) && x->fast;
 			x_free(x);
 		}
 		wrote |= out;

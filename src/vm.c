@@ -958,9 +958,7 @@ static void decide(W *w, int s)
  * reports): then it is evaluated wherever its guard may hold. */
 static bool can_fail(const X *x, const Ins *in)
 {
-	if (in->kind == I_LOAD)
-		return in->natoms || in->nchecks || x->op[in->operand].point;
-	return in->kind == I_REDUCE || (in->kind == I_OP && (in->exact || in->op == OP_WRAP));
+	return ins_can_fail(x->p, in) || (in->kind == I_LOAD && x->op[in->operand].point);
 }
 
 static void need(W *w, int s, int r)

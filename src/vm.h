@@ -66,6 +66,9 @@ typedef struct {
 	                   * the gather's index depends on (row_var[0..nrow)) */
 	int nrow, row_var[MAXSCOPE];
 	int64_t row_task; /* rows per pool task of a row gather (set by exec_stmt) */
+	bool fast;        /* the gather is fast_rows' form: its index from fast_io, wrapped by fast_mod */
+	const XOp *fast_io;
+	int64_t fast_mod;
 	void *const *storage;
 	void **lets;
 	int64_t ntasks;   /* grid blocks */
@@ -89,6 +92,11 @@ void where_str(char *s, size_t n, const Stmt *st, const int64_t *val);
 void exec_index_error(RunErr *e, const Inst *in, const Stmt *st, const int64_t *val, int64_t pos,
                       const Node *ld, const Node *sub, int64_t value, int64_t raw, int64_t m);
 bool checked_op(const Ins *x, const Val *v, Val *out, const char **msg, Span *sp);
+/* Can evaluating instruction s of p fail, a run-time error the interpreter
+ * reports? A load through a data-dependent index, exact index arithmetic, a
+ * wrap() whose modulus is no constant above 0 (checked_op), a max, min,
+ * argmax or argmin (of an empty range: red_result). */
+bool ins_can_fail(const Prog *p, const Ins *s);
 void op_failed(RunErr *e, const Inst *in, const Stmt *st, const int64_t *val, int64_t pos, const char *what,
                Span sp);
 int wrap_of_reg(const Prog *p, int r);

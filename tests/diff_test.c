@@ -1693,7 +1693,8 @@ static int check_coverage(void)
 		"overlapping window", "permutation", "constant subscript", "flat reshuffle", "flat repeat", "flat tile",
 		"flat collapsed permutation", "gather", "gather with wrap", "nested gather", "clamped gather",
 		"gather guarded by where", "row gather through .flat", "gather, index rank 0", "gather, index rank 1",
-		"gather, index rank 2", "a failed run leaving its outputs as they were", "gather along axis 0", "gather along axis 1", "gather along axis 2",
+		"gather, index rank 2", "a failed run leaving its outputs as they were", "gather along axis 0",
+		"gather along axis 1", "gather along axis 2",
 		"an index out of range", "every run fails", "reduction with a bound", "reduction with an inferred range",
 		"empty reduction", "let fused", "let materialised", "let holding a sum", "tolerant value",
 		"declared negative stride", "declared zero stride", "declared offset", "run-time negative stride",
@@ -1822,7 +1823,8 @@ int main(int argc, char **argv)
 	}
 	printf("diff_test: %ld cases,", last - first);
 	for (int i = 0; i < ncov; i++)
-		if (strstr(cov_name[i], "every run") || strstr(cov_name[i], "out of range") || strstr(cov_name[i], "as they were") || strstr(cov_name[i], "let ") ||
+		if (strstr(cov_name[i], "every run") || strstr(cov_name[i], "out of range") ||
+		    strstr(cov_name[i], "as they were") || strstr(cov_name[i], "let ") ||
 		    strstr(cov_name[i], "several blocks") || strstr(cov_name[i], "large ") || strstr(cov_name[i], "plan: masked") ||
 		    strstr(cov_name[i], "plan: rolled"))
 			printf(" %s: %ld,", cov_name[i], cov_n[i]);

@@ -18,6 +18,7 @@ from __future__ import annotations
 import builtins
 import ctypes
 import json
+import math
 import sys
 import threading
 import weakref
@@ -135,13 +136,6 @@ class _Inst:
 
 LINE = 1 << 20  # bytes from which an array athene allocates starts on a cache line
 BIG = 32 << 20  # bytes from which it comes from athene_alloc (a temporary it keeps: from LINE on)
-
-
-def _count(shape: Sequence[int]) -> int:
-    n = 1
-    for d in shape:
-        n *= d
-    return n
 
 
 def _zeros(n: int, dt: np.dtype, big: Optional[int] = None) -> np.ndarray:
@@ -613,7 +607,7 @@ class Kernel:
                     buf = _zeros(max(elems, 1), dt)
                     results.append(_logical_view(buf, shape, strides, offset))
                 else:
-                    buf = _zeros(_count(shape), dt).reshape(shape)
+                    buf = _zeros(math.prod(shape), dt).reshape(shape)
                     results.append(buf)
                 storage[i] = _addr(buf)
                 continue
