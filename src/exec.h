@@ -136,6 +136,8 @@ bool pw_fits(const PwProg *p);
 /* Does a load of p read through a transpose (neither along rows nor one
  * value per row)? */
 bool pw_transposes(const PwProg *p);
+/* Does p run over tiles in their fixed form, clamp(v * a + b)? (tests) */
+bool pw_form_fits(const PwProg *p);
 /* Runs p (pw_fits) into d, row pitch dp bytes, columns contiguous;
  * streaming stores (unfenced, see copy_stream_nofence) if stream. */
 void pw_run(const PwProg *p, char *d, int64_t dp, int64_t rows, int64_t cols, bool stream);

@@ -3,7 +3,8 @@
  * inside its array) must pass on both, and every tpu plan must obey the
  * block rule: the last two block dims divisible by (8·packing, 128) or equal
  * to the array's dims, a squeezed dim counting as 1. The checkers are also
- * shown to fail on plans broken on purpose.
+ * shown to fail on plans broken on purpose, and the cpu blocks of
+ * statements that transpose are checked against a table.
  *   plan_test [SYM=INT]... FILE...   (unbound size symbols default to 64) */
 #include <stdlib.h>
 #include <string.h>
@@ -108,9 +109,60 @@ static void test_kernel(athene_inst *in)
 	buf_free(&err);
 }
 
+/* The cpu planner's rule for statements that transpose their last two
+ * axes (plan.c, transpose_blocks): the blocks each kernel gets, as
+ * "var block ..." in the store's order. */
+static void transpose_rule(void)
+{
+	static const struct {
+		const char *src, *want;
+	} cases[] = {
+		/* too big to be whole: 32 output columns (128 bytes), 1024 source columns (4 KiB) */
+		{"kernel k(x: f32[8192, 8192], s: f32[8192], b: f32[8192]) -> (y: f32[8192, 8192]) {\n"
+		 "    y[i, j] = relu(x[j, i] * s[j] + b[j])\n}\n",
+		 "i 1024 j 32"},
+		/* a second operand along the run: the run halved to fit */
+		{"kernel k(x: f32[4096, 4096], z: f32[4096, 4096]) -> (y: f32[4096, 4096]) {\n"
+		 "    y[i, j] = x[j, i] + z[i, j]\n}\n",
+		 "i 512 j 32"},
+		/* other widths: the same bytes (u8: 128 x 4096 bytes would take 1 MiB, so the run is halved) */
+		{"kernel k(x: f64[4096, 4096]) -> (y: f64[4096, 4096]) {\n    y[i, j] = x[j, i] * 2.0\n}\n", "i 512 j 16"},
+		{"kernel k(x: u8[4096, 4096]) -> (y: u8[4096, 4096]) {\n    y[i, j] = x[j, i]\n}\n", "i 1024 j 128"},
+		/* whole when it fits the budget (then halved for the two threads) */
+		{"kernel k(x: f32[64, 256]) -> (y: f32[256, 64]) {\n    y[i, j] = x[j, i]\n}\n", "i 128 j 64"},
+		/* not the last two axes, or no transpose: the rule does not apply */
+		{"kernel k(x: f32[64, 256, 4096]) -> (y: f32[4096, 256, 64]) {\n    y[a, b, c] = x[c, b, a] * 2.0\n}\n",
+		 "a 512 b 1 c 64"},
+		{"kernel k(x: f32[8192, 8192]) -> (y: f32[8192, 8192]) {\n    y[i, j] = x[i, j] + 1.0\n}\n",
+		 "i 4 j 8192"},
+	};
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		athene_ctx *ctx = athene_create();
+		athene_inst *in = NULL;
+		if (!athene_load(ctx, "rule.ath", cases[c].src))
+			in = kf_instance(athene_kernel_at(ctx, 0));
+		Buf got = {0};
+		if (in) {
+			Target tb;
+			Plan *p = plan_inst(in, target_get("cpu", 2, &tb));
+			const PlanStmt *ps = &p->st[0];
+			for (int i = 0; i < ps->nlhs; i++)
+				buf_printf(&got, "%s%s %lld", i ? " " : "", ps->vars[i].var->name, (long long)ps->vars[i].block);
+		}
+		char what[64];
+		snprintf(what, sizeof what, "transpose rule, case %zu", c);
+		expect(in && !strcmp(buf_str(&got), cases[c].want), what, cases[c].want, in ? buf_str(&got) : "no instance");
+		buf_free(&got);
+		if (in)
+			athene_instance_free(in);
+		athene_destroy(ctx);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	int nk = 0;
+	transpose_rule();
 	for (int a = 1; a < argc; a++) {
 		if (kf_size_arg(argv[a]))
 			continue;

@@ -378,6 +378,41 @@ static float some_float(void)
 }
 
 static long pw_ran, pw_ran_rows; /* programs run with a transposed load, and without */
+static long pw_ran_form;         /* those that ran in the tiles' fixed form */
+
+/* A chain over a transposed load (%0) in the order of the tiles' fixed
+ * form: neg, mul, add or sub, relu or max or min, each there or not, with
+ * sides on either hand, each a constant or one row for every row (%1, %2);
+ * now and then a step out of that order, which the form must refuse. */
+static void form_chain(PwProg *p, const float *src, int64_t pitch)
+{
+	int n = 0;
+	p->ins[n++] = (PwIns){.kind = PW_LOAD, .p = (const char *)(src + rnd(16)), .rs = 4, .cs = pitch * 4};
+	for (int k = 0; k < 2; k++)
+		p->ins[n++] = (PwIns){.kind = PW_LOAD, .p = (const char *)(src + rnd(16)), .rs = 0, .cs = 4};
+	p->ins[n++] = (PwIns){.kind = PW_CONST, .c = some_float()};
+	int last = 0;
+	static const int order[] = {SOP_NEG, SOP_MUL, -1, -2};
+	for (int k = 0; k < 4; k++) {
+		int op = order[k];
+		if (rnd(3) == 0)
+			continue;
+		if (op == -1)
+			op = rnd(2) ? SOP_ADD : SOP_SUB;
+		if (op == -2)
+			op = (int[]){SOP_RELU, SOP_MAX, SOP_MIN}[rnd(3)];
+		if (rnd(8) == 0)
+			op = (int)rnd(8); /* out of order: the general tiles */
+		int side = 1 + (int)rnd(3);
+		bool rev = op != SOP_NEG && op != SOP_RELU && rnd(2);
+		p->ins[n] = (PwIns){.kind = PW_OP, .op = op, .a = rev ? side : last, .b = rev ? last : side};
+		if (op == SOP_NEG || op == SOP_RELU)
+			p->ins[n].b = last;
+		last = n++;
+	}
+	p->n = n;
+	p->result = last;
+}
 
 /* The same bits, or both NaN: which NaN an op of two NaNs returns is the
  * compiler's choice of operand order (as in the differential tests). */
@@ -400,30 +435,41 @@ static void pw_case(long id)
 	PwProg p = {0};
 	int nloads = 1 + (int)rnd(3), n = 0;
 	bool chain = rnd(2);
-	for (int i = 0; i < nloads; i++) {
-		PwIns *q = &p.ins[n++];
-		int kind = rnd(4); /* along rows, one row for all, one per row, transposed */
-		q->kind = PW_LOAD;
-		q->p = (const char *)(src + rnd(16));
-		q->rs = kind == 0 ? pitch * 4 : kind == 1 ? 0 : 4;
-		q->cs = kind == 0 || kind == 1 ? 4 : kind == 2 ? 0 : pitch * 4;
-		if (kind == 2 && rnd(2))
-			q->rs = pitch * 4; /* one per row, rows a pitch apart */
-	}
-	if (rnd(2))
-		p.ins[n++] = (PwIns){.kind = PW_CONST, .c = some_float()};
-	int nops = (int)rnd(6), last = (int)rnd((unsigned)n), leaves = n;
-	for (int k = 0; k < nops; k++) { /* a chain's side: a load or the constant */
-		int op = (int)rnd(8), a = chain ? last : (int)rnd((unsigned)n), b = (int)rnd(chain ? (unsigned)leaves : (unsigned)n);
-		if (chain && rnd(2) && op != SOP_NEG && op != SOP_RELU) { /* the value on either side */
-			b = a;
-			a = (int)rnd((unsigned)nloads);
+	int nops = 0, last = 0;
+	if (rnd(3) == 0) { /* the shape of the tiles' fixed form, or near it */
+		form_chain(&p, src, pitch);
+		chain = true;
+		nloads = 3;
+		n = p.n;
+		last = p.result;
+		nops = n - 4;
+	} else {
+		for (int i = 0; i < nloads; i++) {
+			PwIns *q = &p.ins[n++];
+			int kind = rnd(4); /* along rows, one row for all, one per row, transposed */
+			q->kind = PW_LOAD;
+			q->p = (const char *)(src + rnd(16));
+			q->rs = kind == 0 ? pitch * 4 : kind == 1 ? 0 : 4;
+			q->cs = kind == 0 || kind == 1 ? 4 : kind == 2 ? 0 : pitch * 4;
+			if (kind == 2 && rnd(2))
+				q->rs = pitch * 4; /* one per row, rows a pitch apart */
 		}
-		p.ins[n] = (PwIns){.kind = PW_OP, .op = op, .a = a, .b = b};
-		last = n++;
+		if (rnd(2))
+			p.ins[n++] = (PwIns){.kind = PW_CONST, .c = some_float()};
+		nops = (int)rnd(6), last = (int)rnd((unsigned)n);
+		int leaves = n;
+		for (int k = 0; k < nops; k++) { /* a chain's side: a load or the constant */
+			int op = (int)rnd(8), a = chain ? last : (int)rnd((unsigned)n), b = (int)rnd(chain ? (unsigned)leaves : (unsigned)n);
+			if (chain && rnd(2) && op != SOP_NEG && op != SOP_RELU) { /* the value on either side */
+				b = a;
+				a = (int)rnd((unsigned)nloads);
+			}
+			p.ins[n] = (PwIns){.kind = PW_OP, .op = op, .a = a, .b = b};
+			last = n++;
+		}
+		p.n = n;
+		p.result = chain || rnd(2) ? last : (int)rnd((unsigned)n);
 	}
-	p.n = n;
-	p.result = chain || rnd(2) ? last : (int)rnd((unsigned)n);
 	/* pw_run takes chains whose transposed load, if any, is the value:
 	 * every chain without one fits; the others run when they fit */
 	bool any_trans = false;
@@ -439,6 +485,7 @@ static void pw_case(long id)
 		return;
 	}
 	pw_ran += chain && any_trans;
+	pw_ran_form += pw_form_fits(&p);
 	pw_ran_rows += !any_trans;
 	/* elements; line-aligned rows half the time, so streamed tiles have
 	 * heads of every width to go element by element */
@@ -505,7 +552,10 @@ int main(int argc, char **argv)
 	for (long i = 0; i < count / 2; i++)
 		pw_case(i);
 	check(pw_ran > count / 80 && pw_ran_rows > count / 20, "enough chains ran, transposed and not", 0);
-	printf("stage_test: %ld fused programs over tiles with a transposed load, %ld along rows\n", pw_ran, pw_ran_rows);
+	check(pw_ran_form > count / 40, "enough chains ran in the tiles' fixed form", 0);
+	printf("stage_test: %ld fused programs over tiles with a transposed load (%ld in the fixed form), %ld along "
+	       "rows\n",
+	       pw_ran, pw_ran_form, pw_ran_rows);
 	copy_set_portable(false);
 	pool_checks();
 	alloc_checks();
