@@ -40,6 +40,8 @@ typedef struct W {
 	XBox *vb;              /* per output variable: its boxes in a block */
 	struct RInfo *ri;      /* per register: what is known of it over the unit */
 	bool *outer;           /* per register: read by an instruction of another scope */
+	bool *fallible;        /* per register: evaluating it can fail, or what it reads
+	                        * (a reduction: its scope) */
 	signed char pw_ok;     /* the statement is one fused pointwise program
 	                        * (pw_build; -1: not yet asked) */
 	PwProg pw;             /* its loads' addresses set per box */
@@ -518,6 +520,18 @@ HOT static void round_lanes(Val *r, DType t, int n)
 			r[i].f = dt_round_float(t, r[i].f);
 }
 
+/* Integer lanes wrapped to dtype t (dt_wrap_int), one loop per dtype. */
+HOT static void wrap_lanes(Val *r, DType t, int n)
+{
+	switch (t) {
+	case ATHENE_I8: for (int i = 0; i < n; i++) r[i].i = (int8_t)(uint8_t)(uint64_t)r[i].i; break;
+	case ATHENE_I16: for (int i = 0; i < n; i++) r[i].i = (int16_t)(uint16_t)(uint64_t)r[i].i; break;
+	case ATHENE_I32: for (int i = 0; i < n; i++) r[i].i = (int32_t)(uint32_t)(uint64_t)r[i].i; break;
+	case ATHENE_U8: for (int i = 0; i < n; i++) r[i].i = (uint8_t)(uint64_t)r[i].i; break;
+	default: break;
+	}
+}
+
 /* The common float and integer ops as plain loops; the rest through the
  * interpreter's scalar semantics (val_op), which they must equal. */
 HOT static bool fast_op(const Ins *x, Val *r, const Val *a, const Val *b, int n)
@@ -572,13 +586,17 @@ HOT static bool fast_op(const Ins *x, Val *r, const Val *a, const Val *b, int n)
 		default: for (int i = 0; i < n; i++) r[i].i = !a[i].i; return true;
 		}
 	}
-	if (t == ATHENE_I64) {
+	if (dt_is_int(t) && t != ATHENE_BOOL) { /* in 64 bits, then wrapped to the dtype (val_op) */
 		switch (x->op) {
-		case OP_ADD: for (int i = 0; i < n; i++) r[i].i = (int64_t)((uint64_t)a[i].i + (uint64_t)b[i].i); return true;
-		case OP_SUB: for (int i = 0; i < n; i++) r[i].i = (int64_t)((uint64_t)a[i].i - (uint64_t)b[i].i); return true;
-		case OP_MUL: for (int i = 0; i < n; i++) r[i].i = (int64_t)((uint64_t)a[i].i * (uint64_t)b[i].i); return true;
+		case OP_ADD: for (int i = 0; i < n; i++) r[i].i = (int64_t)((uint64_t)a[i].i + (uint64_t)b[i].i); break;
+		case OP_SUB: for (int i = 0; i < n; i++) r[i].i = (int64_t)((uint64_t)a[i].i - (uint64_t)b[i].i); break;
+		case OP_MUL: for (int i = 0; i < n; i++) r[i].i = (int64_t)((uint64_t)a[i].i * (uint64_t)b[i].i); break;
+		case OP_MIN: for (int i = 0; i < n; i++) r[i].i = a[i].i < b[i].i ? a[i].i : b[i].i; return true;
+		case OP_MAX: for (int i = 0; i < n; i++) r[i].i = a[i].i > b[i].i ? a[i].i : b[i].i; return true;
 		default: return false;
 		}
+		wrap_lanes(r, t, n);
+		return true;
 	}
 	return false;
 }
@@ -980,13 +998,21 @@ static void needs(W *w, int s)
 		if (in->scope != s)
 			continue;
 		f->need = !f->skip && (f->need || w->outer[i] || i == x->p->result || can_fail(x, in));
-		if (!f->need || (in->kind == I_OP && f->dec >= 0))
+		if (!f->need)
 			continue;
+		if (in->kind == I_OP && f->dec >= 0) { /* it reads none, but what can fail still runs */
+			for (int k = 0; k < in->nargs; k++)
+				if (w->fallible[in->a[k]])
+					need(w, s, in->a[k]);
+			continue;
+		}
 		if (in->guard >= 0 && can_fail(x, in))
 			need(w, s, in->guard); /* it checks only where its guard holds: it reads its lanes */
 		int c = in->kind == I_OP && in->op == OP_WHERE ? bool_of(w, s, in->a[0]) : -1;
 		if (c >= 0) {
 			need(w, s, in->a[c ? 1 : 2]);
+			if (w->fallible[in->a[0]])
+				need(w, s, in->a[0]);
 			continue;
 		}
 		for (int k = 0; k < in->nargs; k++)
@@ -1498,6 +1524,34 @@ static void mark_outer(const Prog *p, const Ins *in, bool *outer)
 	}
 }
 
+/* Marks the registers whose evaluation can fail (can_fail), or reads one
+ * that can (an argument, an atom, a check, a guard; a reduction: any
+ * instruction of its scope, nested ones included). Until nothing changes:
+ * a reduction's scope need not come before it. */
+static void mark_fallible(const X *x, bool *fallible)
+{
+	const Prog *p = x->p;
+	bool scope_fails[64] = {false}, changed = true;
+	while (changed) {
+		changed = false;
+		for (int i = 0; i < p->n; i++) {
+			const Ins *in = &p->ins[i];
+			bool f = can_fail(x, in) || (in->guard >= 0 && fallible[in->guard]) ||
+			         (in->kind == I_REDUCE && in->inner < 64 && scope_fails[in->inner]);
+			for (int k = 0; k < in->nargs; k++)
+				f |= fallible[in->a[k]];
+			for (int k = 0; in->kind == I_LOAD && k < in->natoms; k++)
+				f |= fallible[in->atom_reg[k]];
+			for (int k = 0; in->kind == I_LOAD && k < in->nchecks; k++)
+				f |= fallible[in->check_reg[k]];
+			if (f && !fallible[i])
+				fallible[i] = changed = true;
+			for (int sc = in->scope; f && sc > 0 && sc < 64 && !scope_fails[sc]; sc = p->scopes[sc].parent)
+				scope_fails[sc] = changed = true;
+		}
+	}
+}
+
 static void run_block(const X *x, int64_t t, int worker)
 {
 	const PlanStmt *ps = x->ps;
@@ -1544,6 +1598,9 @@ static void run_block(const X *x, int64_t t, int worker)
 		w->outer = calloc(nreg, sizeof *w->outer);
 		for (int i = 0; w->outer && i < x->p->n; i++)
 			mark_outer(x->p, &x->p->ins[i], w->outer);
+		w->fallible = calloc(nreg, sizeof *w->fallible);
+		if (w->fallible)
+			mark_fallible(x, w->fallible);
 		for (int i = 0; w->ri && i < x->p->n; i++) {
 			const Ins *in = &x->p->ins[i];
 			w->guarded[in->scope] |= in->guard >= 0 || (in->kind == I_OP && in->op == OP_WHERE);
@@ -1553,7 +1610,7 @@ static void run_block(const X *x, int64_t t, int worker)
 	}
 	w->bad = false;
 	if (!w->reg || !w->rp || !w->splat || !w->tmp || !w->val || !w->stage || !w->keep || !w->cap || !w->vb || !w->ri ||
-	    !w->outer)
+	    !w->outer || !w->fallible)
 		run_error(x->err, first, x->pd->stmt->sp, "cannot allocate the executor's registers");
 	else
 		block_boxes(w, lo, hi);
@@ -1584,6 +1641,7 @@ void vm_free_workers(X *x, int nw)
 		free(x->w[i].vb);
 		free(x->w[i].ri);
 		free(x->w[i].outer);
+		free(x->w[i].fallible);
 	}
 	free(x->w);
 	x->w = NULL;

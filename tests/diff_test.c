@@ -16,7 +16,9 @@
  * run time with athene_bind_layout (negative and zero strides, offsets);
  * outputs get permuted and padded layouts. Sizes are literals or symbols
  * (bound by name or from a shape). Index tensors hold valid values from
- * athene_index_range, and in some cases one value outside it.
+ * athene_index_range, and in some cases one value outside it; other
+ * integer inputs small values, or in a quarter of them values of the whole
+ * range of their dtype, so that arithmetic overflows and wraps.
  *
  * A case is compiled once and run by the interpreter, then by the executor
  * with 1 thread and with T threads (--threads, default 3), on the same
@@ -1523,8 +1525,13 @@ static void run_case(Case *c, int threads)
 			ihi[p] = hi;
 		}
 		void *d = buf_data(b);
+		int wide = isint(dt) && !is_index && pct(25); /* the dtype's whole range: ops overflow and wrap */
+		if (wide)
+			see("integers of the whole range");
 		for (int64_t e = 0; e < info[p].storage_elems; e++) {
-			if (is_index)
+			if (wide)
+				athene_store_i64(d, dt, e, (int64_t)rnext() >> rn(64)); /* stored as astype: wrapped */
+			else if (is_index)
 				athene_store_i64(d, dt, e, lo <= hi ? rr(lo, hi) : 0);
 			else if (dt == BO)
 				athene_store_i64(d, dt, e, rn(2));
@@ -1703,6 +1710,7 @@ static int check_coverage(void)
 		"plan: row gather", "plan: element gather", "plan: a grid of several blocks",
 		"masked load: cat", "masked load: pad", "masked load: every position masked",
 		"masked load: guard narrower than the box", "plan: masked view", "roll", "plan: rolled view",
+		"integers of the whole range",
 	};
 	static const char *ops[] = {"+", "-", "*", "/", "//", "%", "==", "!=", "<", "<=", ">", ">=", "&&", "||",
 	                            "!", "neg", "abs", "sign", "relu", "floor", "ceil", "round", "trunc", "exp",

@@ -359,3 +359,26 @@ def test_explain_at_the_limits(tmp_path, kernel, sizes, target):
             if g["var"] == "i" and sizes:  # i ranges over N in every kernel here
                 n = int(sizes[1].split("=")[1])
                 assert g["blocks"] == -(-n // g["block"]), g
+
+
+# ------------------------------------------------------- errors behind a decided value
+
+@pytest.mark.parametrize("expr", ["sum(r < 7: x[wrap(i[], 9)]) || true", "sum(r < 7: x[wrap(i[], 9)]) && false",
+                                  "where(sum(r < 7: x[wrap(i[], 9)]) > 0 || true, 1, 2) > 0"])
+def test_error_in_a_value_the_result_does_not_need(tmp_path, expr):
+    """`a || true` is true whatever `a` is, but the interpreter evaluates `a` first, and a bad index
+    there is an error: the executor must report it too (it once skipped `a`), and write nothing."""
+    src = tmp_path / "k.ath"
+    src.write_text(f"kernel k(i: u8[], x: i8[9]) -> (y: bool[2]) {{\n    y[j] = {expr}\n}}\n")
+    np.save(tmp_path / "i.npy", np.array(9, dtype=np.uint8))
+    np.save(tmp_path / "x.npy", np.arange(9, dtype=np.int8))
+    errors = []
+    for mode in ([], ["--reference"], ["--threads", "2"]):
+        out = tmp_path / "y.npy"
+        r = athene("run", src, "--in", f"i={tmp_path / 'i.npy'}", "--in", f"x={tmp_path / 'x.npy'}",
+                   "--out", f"y={out}", *mode)
+        assert r.returncode == 1, (mode, r.stdout, r.stderr)
+        assert "index 9 out of range for dim 0 of 'x'" in r.stderr, (mode, r.stderr)
+        assert not out.exists()
+        errors.append(r.stderr)
+    assert len(set(errors)) == 1, errors
