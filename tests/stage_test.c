@@ -9,7 +9,8 @@
  * and streamed outputs) are compared bit for bit, NaNs and signed zeros
  * included, with a naive evaluation, the noise around the output too.
  * The pool is checked for running every task once, concurrent callers,
- * nested runs and restarts; big_alloc for alignment.
+ * nested runs, restarts, and runs back to back with more workers than
+ * cores (workers that wake after their run); big_alloc for alignment.
  *   stage_test [SEED [COUNT]]
  * Prints one line per failed check, then "N passed, M failed". */
 #include <math.h>
@@ -303,6 +304,37 @@ static void *caller(void *arg)
 	return NULL;
 }
 
+typedef struct {
+	int run;
+	int mark[16]; /* plain ints: the run's return must order the workers' writes */
+} Marks;
+
+static void mark_task(void *arg, int64_t task, int worker)
+{
+	(void)worker;
+	Marks *m = arg;
+	m->mark[task] = m->run;
+}
+
+/* Runs back to back with more workers than cores, so that some wake only
+ * after their run is over, even runs later: each task of each run exactly
+ * once, and its write seen when the run returns. */
+static bool back_to_back(int runs)
+{
+	static Marks m;
+	bool ok = true;
+	for (int r = 1; r <= runs && ok; r++) {
+		int n = 1 + r % 9;
+		m.run = r;
+		pool_run(n, mark_task, &m, 0);
+		for (int t = 0; t < 16; t++)
+			ok = ok && m.mark[t] == (t < n ? r : m.mark[t]);
+		for (int t = 0; t < n; t++)
+			m.mark[t] = 0;
+	}
+	return ok;
+}
+
 static void nested_task(void *arg, int64_t task, int worker)
 {
 	(void)task, (void)worker;
@@ -328,6 +360,8 @@ static void pool_checks(void)
 	_Atomic int64_t nested = 0;
 	pool_run(8, nested_task, &nested, 0);
 	check(atomic_load(&nested) == 8, "pool_run from inside a task", 0);
+	pool_set_threads(6);
+	check(back_to_back(20000), "back-to-back runs with workers that wake late", 0);
 	pool_set_threads(2);
 	check(pool_threads() == 2 && run_counted(1000, 0), "pool_set_threads(2)", 0);
 	pool_set_threads(0);
