@@ -405,12 +405,11 @@ static void transpose_blocks(const Plan *p, PlanStmt *ps, bool *set, int js, int
 	const PlanOperand *store = ps->ops.v[0];
 	PlanVar *s = &ps->vars[js], *l = &ps->vars[jl];
 	int64_t bs = TRANSPOSE_BYTES / (int64_t)athene_dtype_size(store->t->dt), bl = TRANSPOSE_RUN / 4;
-	for (int i = 1; i < ps->ops.n; i++) /* the run in elements of the transposed load */
-		if (axis_var(ps, ps->ops.v[i], 0) == jl)
-		{
-			const PlanOperand *load = ps->ops.v[i];
+	for (int i = 1; i < ps->ops.n; i++) { /* the run in elements of the transposed load */
+		const PlanOperand *load = ps->ops.v[i];
+		if (axis_var(ps, load, 0) == jl)
 			bl = TRANSPOSE_RUN / (int64_t)athene_dtype_size(load->t->dt);
-		}
+	}
 	s->block = bs < s->n ? bs : s->n;
 	set[js] = true;
 	while (bl > 64 && block_bytes(p, ps, set, jl, bl) - block_bytes(p, ps, set, jl, 1) > p->tg->budget)

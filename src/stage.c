@@ -1066,7 +1066,7 @@ PW_FN static void pw_chain_rows(const PwProg *p, const PwChain *ch, char *d, int
 
 /* Does every side of the chain hold the same vector in every row of a
  * strip (a constant, or a load of the same columns for every row)? Then
- * the sides are loaded once per tile (pw_uniform_tile, pw_form). */
+ * the sides are loaded once per tile (pw_form, pw_chain_tiles). */
 static bool pw_uniform(const PwProg *p, const PwChain *ch)
 {
 	for (int t = 0; t < ch->n; t++) {
@@ -1180,10 +1180,11 @@ PW_FN static void pw_form_run(const PwForm *f, const PwIns *m, char *d, int64_t 
  * step. Two 8x8 kernels read 8 floats of 16 source rows, whose next 8 the
  * next 8 rows read while the lines are still in L1; each row's two vectors
  * are stored back to back, so the 8 rows are written as 8 streams of whole
- * lines. A chain of pw_form's shape runs in it; any other applies its
- * steps to the tile's 16 vectors one step at a time (measured: 1.4-1.5x
- * the form's time on relu(x.T * s + b), the vectors going through the
- * stack). No prefetches: the planner gives a transposing statement blocks
+ * lines. A chain of pw_form's shape runs in it; any other takes its steps
+ * on half a tile (8 vectors in registers) at a time, into an L1 buffer
+ * from which each row's two halves are stored back to back (its steps on
+ * all 16 vectors at once spilled them around every step: 1.4-1.5x the
+ * form's time on relu(x.T * s + b)). No prefetches: the planner gives a transposing statement blocks
  * of few source rows (32), a page of each (plan.c, transpose_blocks),
  * which the hardware prefetcher follows; prefetching 128 bytes ahead, as
  * tr_tile4 does, measured 10-25 % slower on such blocks. */
