@@ -565,7 +565,7 @@ static void walk_order(X *x)
 	}
 }
 
-static bool fast_form(const X *x, const XOp **io, int64_t *mod);
+static void row_form(X *x);
 
 static bool setup(X *x, const Inst *in, int si, void *const *storage, void **lets, RunErr *err)
 {
@@ -626,7 +626,8 @@ static bool setup(X *x, const Inst *in, int si, void *const *storage, void **let
 	          !x->op[res->operand].op->view->ngat && (!x->op[res->operand].masked || x->op[res->operand].piece);
 	x->stream = tensor_layout(in, st->t)->storage * (int64_t)x->op[0].es >= (8 << 20);
 	x->rows = gather_rows(x);
-	x->fast = x->rows && fast_form(x, &x->fast_io, &x->fast_mod);
+	if (x->rows)
+		row_form(x);
 	x->ntasks = 1;
 	for (int g = 0; g < x->ps->ngrid; g++) {
 		const PlanVar *pv = &x->ps->vars[x->ps->grid_var[g]];
@@ -867,12 +868,12 @@ static int row_axis(const X *x)
 /* Where a fast_rows gather (x->fast) reads. */
 static RowSrc row_src(const X *x)
 {
-	const XOp *src = &x->op[x->p->ins[x->p->result].operand], *io = x->fast_io;
+	const XOp *src = &x->op[x->p->ins[x->p->result].operand], *io = x->row_io;
 	const View *v = src->op->view;
 	const VAxis *a = &v->ax[v->gat[0].axis];
 	const Sym *at = v->gat[0].atom;
 	int kr = row_axis(x);
-	return (RowSrc){io, src->base, x->fast_mod, at->lo, at->hi,
+	return (RowSrc){io, src->base, x->row_mod, at->lo, at->hi,
 	                src->start + (a->start - a->step * at->lo) * a->stride, src->stride[kr], a->step * a->stride,
 	                io->start, io->stride[kr], (int64_t)src->es};
 }
@@ -974,15 +975,16 @@ static int row_box(const X *x, bool *row_dim, int64_t *shape, int64_t *ds, int64
 	return n;
 }
 
-/* Does the gather run as fast_rows (one row variable, the index straight
- * from its tensor, each row contiguous on both sides)? */
-static bool fast_form(const X *x, const XOp **io, int64_t *mod)
+/* How the gather reads its index and its rows (set once, in setup). */
+static void row_form(X *x)
 {
 	int64_t shape[XMAXD], ds[XMAXD], ss[XMAXD], dense;
 	bool row_dim[XMAXD], flat;
 	const Ins *ld = &x->p->ins[x->p->result];
 	row_box(x, row_dim, shape, ds, ss, &dense, &flat);
-	return x->nrow == 1 && flat && direct_index(x, ld, io, mod) && x->op[ld->operand].op->view->ngat == 1;
+	x->row_direct = direct_index(x, ld, &x->row_io, &x->row_mod) && x->op[ld->operand].op->view->ngat == 1;
+	x->fast = x->row_direct && x->nrow == 1 && flat;
+	x->row_len = (size_t)dense;
 }
 
 /* Row r of a gather through the point evaluator, as fast_rows hands it a
@@ -1074,21 +1076,21 @@ static void rows_task(void *arg, int64_t t, int worker)
 	Point pt = {.s = &sc, .noread = ld};
 	pt.val = calloc((size_t)x->in->k->vars.n + 1, sizeof *pt.val);
 	pt.reg = calloc((size_t)x->p->n + 1, sizeof *pt.reg);
-	int64_t shape[XMAXD], ds[XMAXD], ss[XMAXD], coord[XMAXD] = {0}, dense;
-	bool row_dim[XMAXD], flat;
-	int n = row_box(x, row_dim, shape, ds, ss, &dense, &flat);
 	if (!pt.val || !pt.reg) {
 		run_error(x->err, 0, x->pd->stmt->sp, "cannot allocate the executor's registers");
 		goto done;
 	}
-	const XOp *io = NULL;
-	int64_t mod = 0;
-	bool direct = direct_index(x, ld, &io, &mod) && v->ngat == 1;
 	int64_t rt = x->row_task, from = t * rt, end = from + rt < x->rows ? from + rt : x->rows;
 	if (x->fast) {
-		fast_rows(x, &pt, from, end, (size_t)dense);
+		fast_rows(x, &pt, from, end, x->row_len);
 		goto done;
 	}
+	int64_t shape[XMAXD], ds[XMAXD], ss[XMAXD], coord[XMAXD] = {0}, dense;
+	bool row_dim[XMAXD], flat;
+	int n = row_box(x, row_dim, shape, ds, ss, &dense, &flat);
+	const XOp *io = x->row_io;
+	int64_t mod = x->row_mod;
+	bool direct = x->row_direct;
 	for (int64_t row0 = from; row0 < end && !pt.bad; row0 += ROW_BATCH) {
 		/* a batch: every row's index first, its lines prefetched, then the copies */
 		char *dp[ROW_BATCH];

@@ -66,9 +66,12 @@ typedef struct {
 	                   * the gather's index depends on (row_var[0..nrow)) */
 	int nrow, row_var[MAXSCOPE];
 	int64_t row_task; /* rows per pool task of a row gather (set by exec_stmt) */
-	bool fast;        /* the gather is fast_rows' form: its index from fast_io, wrapped by fast_mod */
-	const XOp *fast_io;
-	int64_t fast_mod;
+	bool row_direct;  /* the gather's index straight from row_io's tensor, wrapped by row_mod */
+	const XOp *row_io;
+	int64_t row_mod;
+	bool fast;        /* ... and fast_rows' form: one row variable, rows of row_len bytes
+	                   * contiguous on both sides */
+	size_t row_len;
 	void *const *storage;
 	void **lets;
 	int64_t ntasks;   /* grid blocks */
