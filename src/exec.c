@@ -1019,17 +1019,8 @@ typedef struct {
  * a branch per row for i64 indices read in order, the common case. */
 static bool indices_in(const RowSrc *g, int64_t from, int64_t to)
 {
-	if (g->io->dt == ATHENE_I64 && g->istep == 1) {
-		const char *p = g->io->base + g->ibase * 8;
-		uint64_t bad = 0;
-		for (int64_t r = from; r < to; r++) {
-			int64_t v;
-			memcpy(&v, p + r * 8, sizeof v);
-			v += v < 0 ? g->mod : 0;
-			bad |= (uint64_t)(v < g->lo) | (uint64_t)(v > g->hi);
-		}
-		return !bad;
-	}
+	if (g->io->dt == ATHENE_I64 && g->istep == 1)
+		return !i64_out_of(g->io->base + (g->ibase + from) * 8, to - from, g->mod, g->lo, g->hi);
 	for (int64_t r = from; r < to; r++) {
 		int64_t v = row_index(g, r);
 		if (v < g->lo || v > g->hi)

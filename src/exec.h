@@ -100,6 +100,11 @@ void copy_stream(void *dst, const void *src, size_t n);
 void copy_stream_nofence(void *dst, const void *src, size_t n);
 void copy_fence(void);
 
+/* Is any of the n i64 at p (contiguous, any alignment) outside [lo, hi]
+ * once mod is added to each negative one? (A row gather's indices, read
+ * before it moves a row.) */
+bool i64_out_of(const void *p, int64_t n, int64_t mod, int64_t lo, int64_t hi);
+
 /* dst[i] = a[i] op b[i] (b unused for the unary ones) for n floats, each
  * rounded as float arithmetic rounds it (relu: a where a > 0 or a is NaN,
  * else +0), with streaming stores where the CPU has them and no fence:

@@ -729,6 +729,46 @@ void copy_stream_nofence(void *dst, const void *src, size_t n)
 	memcpy(dst, src, n);
 }
 
+/* Any of n i64 (unaligned, contiguous) outside [lo, hi] once a negative
+ * one has mod added? */
+static bool i64_out_c(const char *p, int64_t n, int64_t mod, int64_t lo, int64_t hi)
+{
+	uint64_t bad = 0;
+	for (int64_t i = 0; i < n; i++) {
+		int64_t v;
+		memcpy(&v, p + i * 8, sizeof v);
+		v += v < 0 ? mod : 0;
+		bad |= (uint64_t)(v < lo) | (uint64_t)(v > hi);
+	}
+	return bad != 0;
+}
+
+#ifdef X86
+AVX2_FN static bool i64_out_avx2(const char *p, int64_t n, int64_t mod, int64_t lo, int64_t hi)
+{
+	const __m256i m = _mm256_set1_epi64x(mod), l = _mm256_set1_epi64x(lo), h = _mm256_set1_epi64x(hi);
+	const __m256i zero = _mm256_setzero_si256();
+	__m256i bad = zero;
+	int64_t i = 0;
+	for (; i + 8 <= n; i += 8)
+		for (int k = 0; k < 8; k += 4) {
+			__m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(p + (i + k) * 8));
+			v = _mm256_add_epi64(v, _mm256_and_si256(_mm256_cmpgt_epi64(zero, v), m));
+			bad = _mm256_or_si256(bad, _mm256_or_si256(_mm256_cmpgt_epi64(l, v), _mm256_cmpgt_epi64(v, h)));
+		}
+	return !_mm256_testz_si256(bad, bad) || i64_out_c(p + i * 8, n - i, mod, lo, hi);
+}
+#endif
+
+bool i64_out_of(const void *p, int64_t n, int64_t mod, int64_t lo, int64_t hi)
+{
+#ifdef X86
+	if (pick_simd() == SIMD_AVX2)
+		return i64_out_avx2(p, n, mod, lo, hi);
+#endif
+	return i64_out_c(p, n, mod, lo, hi);
+}
+
 /* One op of stream_op_f32 on scalars, as the register machine's loops
  * compute it. */
 static inline float sop1(int op, float a, float b)

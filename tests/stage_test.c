@@ -11,6 +11,7 @@
  * The pool is checked for running every task once, concurrent callers,
  * nested runs, restarts, and runs back to back with more workers than
  * cores (workers that wake after their run); big_alloc for alignment.
+ * The row gathers' index check (i64_out_of) against a plain loop.
  *   stage_test [SEED [COUNT]]
  * Prints one line per failed check, then "N passed, M failed". */
 #include <math.h>
@@ -574,6 +575,43 @@ static void pw_case(long id)
 	free(noise);
 }
 
+/* ------------------------------------------------------------ index checks */
+
+/* i64_out_of against a plain loop: random lengths and alignments, indices
+ * near both bounds, negative ones wrapped or not, at most one bad index at
+ * a random position (often the first or last), SIMD and portable. */
+static void index_case(long id)
+{
+	int64_t buf[80];
+	int64_t n = rnd(70), off = rnd(2), lo = rnd(4), hi = lo + rnd(3) + (rnd(3) ? 1000 : 0);
+	int64_t mod = rnd(3) ? hi + 1 : 0;
+	for (int64_t i = 0; i < n; i++) {
+		int64_t v = rnd(2) ? lo + (int64_t)rnd(4) : hi - (int64_t)rnd(4);
+		buf[off + i] = v < lo ? lo : v > hi ? hi : v;
+		if (mod && rnd(3) == 0)
+			buf[off + i] -= mod; /* negative, in range once wrapped */
+	}
+	if (n && rnd(2)) {
+		int64_t at = rnd(3) == 0 ? 0 : rnd(3) == 0 ? n - 1 : rnd((unsigned)n);
+		static const int64_t odd[] = {-1, 1, 0, INT64_MIN, INT64_MAX};
+		int64_t k = rnd(5);
+		buf[off + at] = k == 0 ? lo - 1 - (mod ? mod : 0) : k == 1 ? hi + 1 : k == 2 ? (mod ? -mod - 1 : -1) : odd[k];
+	}
+	bool want = false;
+	for (int64_t i = 0; i < n; i++) {
+		int64_t v = buf[off + i];
+		v += v < 0 ? mod : 0;
+		want |= v < lo || v > hi;
+	}
+	copy_set_portable(rnd(2));
+	/* unaligned: the i64 start 4 bytes into the buffer half the time */
+	char *bytes = (char *)buf, *at = bytes + 4 * (id & 1);
+	if (id & 1)
+		memmove(at + off * 8, bytes + off * 8, (size_t)n * 8);
+	check(i64_out_of(at + off * 8, n, mod, lo, hi) == want, "i64_out_of", id);
+	copy_set_portable(false);
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t seed = argc > 1 ? strtoull(argv[1], NULL, 10) : 20261129;
@@ -587,6 +625,8 @@ int main(int argc, char **argv)
 		pw_case(i);
 	check(pw_ran > count / 80 && pw_ran_rows > count / 20, "enough chains ran, transposed and not", 0);
 	check(pw_ran_form > count / 40, "enough chains ran in the tiles' fixed form", 0);
+	for (long i = 0; i < count; i++)
+		index_case(i);
 	printf("stage_test: %ld fused programs over tiles with a transposed load (%ld in the fixed form), %ld along "
 	       "rows\n",
 	       pw_ran, pw_ran_form, pw_ran_rows);
