@@ -258,6 +258,18 @@ def test_bench_line(two, tmp_path):
         assert m.group(1) == ("reference" if backend else "native")
 
 
+@pytest.mark.parametrize("file", sorted(p.name for p in (REPO / "bench").glob("*.ath")))
+def test_bench_files_plan(file):
+    """The benchmark's kernel files (too big to run here) compile and get a cpu plan, kernel by
+    kernel."""
+    path = REPO / "bench" / file
+    names = re.findall(r"^kernel (\w+)", path.read_text(), re.M)
+    r = athene("explain", path)
+    assert r.returncode == 0, r.stderr
+    assert names and re.findall(r"^kernel (\w+)  \(target cpu\)", r.stdout, re.M) == names
+    assert r.stdout.count("    plan  grid") == len(names), r.stdout
+
+
 @pytest.mark.parametrize("args", [["--check", "--reference"], ["--bench", "--check"], ["--repeat", "2"],
                                   ["--bench", "--out", "y=y.npy"]])
 def test_run_mode_conflicts(two, args):
