@@ -1015,8 +1015,9 @@ typedef struct {
 	atomic_bool odd; /* some index out of [lo, hi] */
 } RowCheck;
 
-/* Rows [from, to): is every index within [lo, hi] after the wrap? Without
- * a branch per row for i64 indices read in order, the common case. */
+/* Rows [from, to): is every index within [lo, hi] after the wrap? i64
+ * indices read in order, the common case, go four to a vector compare
+ * (i64_out_of). */
 static bool indices_in(const RowSrc *g, int64_t from, int64_t to)
 {
 	if (g->io->dt == ATHENE_I64 && g->istep == 1)
