@@ -98,6 +98,10 @@ static double copy_now(void)
 		copy_inst = kf_instance(athene_kernel_at(copy_ctx, 0));
 		copy_buf[0] = big_alloc(copy_bytes);
 		copy_buf[1] = big_alloc(copy_bytes);
+		if (!copy_inst || !copy_buf[0] || !copy_buf[1]) {
+			fprintf(stderr, "exec_bench: cannot set up the 256 MiB copy\n");
+			exit(1);
+		}
 		memset(copy_buf[0], 1, copy_bytes);
 		memset(copy_buf[1], 0, copy_bytes);
 	}
