@@ -24,8 +24,6 @@
 
 #include "internal.h"
 
-#define MAXSCOPES 64
-
 typedef struct {
 	Inst *in;
 	const Planned *ps;

@@ -30,6 +30,9 @@ void pool_set_threads(int n);
  * progress (from another application thread, or from inside a task) runs
  * all its tasks inline on its own thread instead of waiting. */
 void pool_run(int64_t ntasks, PoolFn fn, void *arg, int nthreads);
+/* Tests only: the most tasks one job holds (default and ceiling 2^31, the
+ * bits the claim word has for them); a run of more goes as several jobs. */
+void pool_set_max_tasks(int64_t n);
 
 /* Joins the workers (also run at exit); a later pool_run starts them again. */
 void pool_shutdown(void);

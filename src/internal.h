@@ -661,10 +661,11 @@ typedef struct {
 	int nvars;
 	const Var **vars; /* reduction variables (empty for scope 0) */
 } Scope;
+#define MAXSCOPES 64 /* scopes of one statement's body, scope 0 included */
 typedef struct Prog {
 	int n;
 	Ins *ins;
-	int nscopes;
+	int nscopes; /* at most MAXSCOPES */
 	Scope *scopes;
 	int result;     /* register stored into the statement's tensor */
 	DType out;      /* the stored tensor's dtype */

@@ -31,6 +31,7 @@
                     * 2000 (40 us) made a 0.4 ms gather beside torch 5-25 % slower: the
                     * worker slept between the calls and woke after the run had started */
 #define MAX_TASKS ((int64_t)1 << 31) /* tasks of one published job: the word's low half */
+static _Atomic int64_t max_tasks = MAX_TASKS; /* lowered by tests (pool_set_max_tasks) */
 
 typedef struct {
 	PoolFn fn;
@@ -193,7 +194,12 @@ void pool_set_threads(int n)
 	pthread_mutex_unlock(&P.run);
 }
 
-/* Tasks [base, base + MAX_TASKS) of a bigger run, as one job. */
+void pool_set_max_tasks(int64_t n)
+{
+	atomic_store(&max_tasks, n >= 1 && n <= MAX_TASKS ? n : MAX_TASKS);
+}
+
+/* Tasks [base, base + max_tasks) of a bigger run, as one job. */
 typedef struct {
 	PoolFn fn;
 	void *arg;
@@ -252,13 +258,14 @@ void pool_run(int64_t ntasks, PoolFn fn, void *arg, int nthreads)
 		start_workers();
 	if (nthreads <= 0 || nthreads > P.started)
 		nthreads = P.started;
+	int64_t most = atomic_load(&max_tasks);
 	if (nthreads <= 1)
 		run_inline(ntasks, fn, arg);
-	else if (ntasks <= MAX_TASKS)
+	else if (ntasks <= most)
 		run_shared(ntasks, fn, arg, nthreads);
 	else
-		for (Piece p = {fn, arg, 0}; p.base < ntasks; p.base += MAX_TASKS)
-			run_shared(ntasks - p.base < MAX_TASKS ? ntasks - p.base : MAX_TASKS, piece_task, &p, nthreads);
+		for (Piece p = {fn, arg, 0}; p.base < ntasks; p.base += most)
+			run_shared(ntasks - p.base < most ? ntasks - p.base : most, piece_task, &p, nthreads);
 	pthread_mutex_unlock(&P.run);
 }
 

@@ -1135,12 +1135,12 @@ static bool pw_uniform(const PwProg *p, const PwChain *ch)
 	return true;
 }
 
-/* A chain the tiles run in one fixed form, clamp(v * a + b): an optional
- * neg, an optional mul, an optional add or sub, then an optional relu,
- * max or min, every side a constant or the same row of floats for every
- * row (pw_uniform). Each op rounds as the chain's own: v * 1 and
- * v + -0.0 are v, -x is exact, v - b is v + -b and b - v is -v + b. No
- * step is chosen per tile: the 16 vectors of a tile stay in registers. */
+/* A chain (with pw_uniform sides: a constant or the same row of floats for
+ * every row) that the tiles run in one fixed form, clamp(v * a + b): an
+ * optional neg, an optional mul, an optional add or sub, then an optional
+ * relu, max or min. Each op rounds as the chain's own: v * 1 and v + -0.0
+ * are v, -x is exact, v - b is v + -b and b - v is -v + b. No step is
+ * chosen per tile: the 16 vectors of a tile stay in registers. */
 #define PWF_INLINE AVX2_FN static inline __attribute__((always_inline))
 enum { PWF_NONE, PWF_RELU, PWF_MAX, PWF_MIN };
 typedef struct {
@@ -1172,7 +1172,7 @@ static bool pw_form(const PwProg *p, const PwChain *ch, PwForm *f)
 		f->clamp = st[t].op == SOP_MAX ? PWF_MAX : PWF_MIN;
 		f->l = &p->ins[st[t++].side];
 	}
-	return t == ch->n && pw_uniform(p, ch);
+	return t == ch->n;
 }
 
 /* Side q's 8 floats from column c (a constant: 8 copies; none: dflt),
@@ -1254,7 +1254,7 @@ PW_FN static void pw_chain_tiles(const PwProg *p, const PwChain *ch, char *d, in
 	int64_t c0 = pw_head(p, d, dp, rows, cols, &stream), r8 = rows & ~(int64_t)7;
 	int64_t c16 = c0 + ((cols - c0) & ~(int64_t)15);
 	PwForm f;
-	bool form = pw_form(p, ch, &f), uniform = pw_uniform(p, ch), ahead = !sets_collide(m->cs);
+	bool uniform = pw_uniform(p, ch), form = uniform && pw_form(p, ch, &f), ahead = !sets_collide(m->cs);
 	if (ahead)
 		prefetch_heads(m->p + c0 * m->cs, m->cs, c16 - c0);
 	if (form)
@@ -1296,7 +1296,7 @@ bool pw_form_fits(const PwProg *p)
 #ifdef X86
 	PwChain ch;
 	PwForm f;
-	return pw_fits(p) && pw_chain(p, &ch) && pw_trans(&p->ins[ch.main]) && pw_form(p, &ch, &f);
+	return pw_fits(p) && pw_chain(p, &ch) && pw_trans(&p->ins[ch.main]) && pw_uniform(p, &ch) && pw_form(p, &ch, &f);
 #else
 	(void)p;
 	return false;

@@ -46,8 +46,8 @@ typedef struct W {
 	                        * (pw_build; -1: not yet asked) */
 	PwProg pw;             /* its loads' addresses set per box */
 	int pw_acc[PW_MAX];    /* per load instruction: its access */
-	bool guarded[64];      /* per scope: it has a guard or a where() to decide; in
-	                        * the others every instruction is evaluated (ri set once) */
+	bool guarded[MAXSCOPES]; /* per scope: it has a guard or a where() to decide; in
+	                          * the others every instruction is evaluated (ri set once) */
 } W;
 
 /* A register over the current unit of its scope (decide, then needs):
@@ -1531,13 +1531,13 @@ static void mark_outer(const Prog *p, const Ins *in, bool *outer)
 static void mark_fallible(const X *x, bool *fallible)
 {
 	const Prog *p = x->p;
-	bool scope_fails[64] = {false}, changed = true;
+	bool scope_fails[MAXSCOPES] = {false}, changed = true;
 	while (changed) {
 		changed = false;
 		for (int i = 0; i < p->n; i++) {
 			const Ins *in = &p->ins[i];
 			bool f = can_fail(x, in) || (in->guard >= 0 && fallible[in->guard]) ||
-			         (in->kind == I_REDUCE && in->inner < 64 && scope_fails[in->inner]);
+			         (in->kind == I_REDUCE && scope_fails[in->inner]);
 			for (int k = 0; k < in->nargs; k++)
 				f |= fallible[in->a[k]];
 			for (int k = 0; in->kind == I_LOAD && k < in->natoms; k++)
@@ -1546,7 +1546,7 @@ static void mark_fallible(const X *x, bool *fallible)
 				f |= fallible[in->check_reg[k]];
 			if (f && !fallible[i])
 				fallible[i] = changed = true;
-			for (int sc = in->scope; f && sc > 0 && sc < 64 && !scope_fails[sc]; sc = p->scopes[sc].parent)
+			for (int sc = in->scope; f && sc > 0 && !scope_fails[sc]; sc = p->scopes[sc].parent)
 				scope_fails[sc] = changed = true;
 		}
 	}

@@ -10,7 +10,8 @@
  * included, with a naive evaluation, the noise around the output too.
  * The pool is checked for running every task once, concurrent callers,
  * nested runs, restarts, and runs back to back with more workers than
- * cores (workers that wake after their run); big_alloc for alignment.
+ * cores (workers that wake after their run), runs of more tasks than a
+ * job holds (in pieces); big_alloc for alignment.
  * The row gathers' index check (i64_out_of) against a plain loop.
  *   stage_test [SEED [COUNT]]
  * Prints one line per failed check, then "N passed, M failed". */
@@ -363,6 +364,10 @@ static void pool_checks(void)
 	check(atomic_load(&nested) == 8, "pool_run from inside a task", 0);
 	pool_set_threads(6);
 	check(back_to_back(20000), "back-to-back runs with workers that wake late", 0);
+	pool_set_max_tasks(7); /* runs of more tasks than a job holds, in pieces */
+	for (int64_t n = 1; n <= 40; n += 3)
+		check(run_counted(n, 0), "a run in pieces covers every task once", n);
+	pool_set_max_tasks(0);
 	pool_set_threads(2);
 	check(pool_threads() == 2 && run_counted(1000, 0), "pool_set_threads(2)", 0);
 	pool_set_threads(0);

@@ -8,8 +8,8 @@
 - the reproducers of issue 8 that must give the right result (exit 0): sizes near the 64-bit
   limits, big outputs under a memory limit, special files as inputs.
 
-The binary is $ATHENE or <repo>/build/athene. The character-device test makes its own node with
-mknod in a temporary directory, so it needs root; it never touches the system's /dev/null.
+The binary is $ATHENE or <repo>/build/athene. The character-device test writes into a
+pseudo-terminal of its own; it never touches the system's /dev/null.
 """
 
 import json as jsonlib
@@ -155,17 +155,37 @@ def test_out_into_fifo(two, tmp_path):
 
 
 def test_out_into_char_device(two, tmp_path):
-    if os.geteuid() != 0:
-        # the system's own /dev/null is no stand-in: a regression that replaced
-        # the --out target would replace it
-        pytest.skip("making a private device node needs root")
-    src, xin, _, _ = two
-    dev = tmp_path / "null"
-    os.mknod(dev, stat.S_IFCHR | 0o666, os.makedev(1, 3))  # a private node of the null device
-    r = athene("run", src, "--in", f"x={xin}", "--out", f"y={dev}")
-    assert r.returncode == 0, r.stderr
-    assert stat.S_ISCHR(os.lstat(dev).st_mode)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["null", "two.ath", "x.npy"]
+    """--out into a terminal: a character device of the test's own (a pseudo-terminal in raw mode,
+    so the bytes pass unchanged), never the system's /dev/null, which a regression that replaced
+    the --out target would replace. The device stays a device and gets the whole .npy."""
+    import pty
+    import tty
+
+    src, xin, want_y, _ = two
+    master, slave = pty.openpty()
+    try:
+        tty.setraw(slave)
+        dev = os.ttyname(slave)
+        r = athene("run", src, "--in", f"x={xin}", "--out", f"y={dev}")
+        assert r.returncode == 0, r.stderr
+        assert stat.S_ISCHR(os.stat(dev).st_mode)
+        os.set_blocking(master, False)
+        data = b""
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except BlockingIOError:
+                break
+            if not chunk:
+                break
+            data += chunk
+    finally:
+        os.close(slave)
+        os.close(master)
+    out = tmp_path / "from_tty.npy"
+    out.write_bytes(data)
+    np.testing.assert_array_equal(np.load(out), want_y)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["from_tty.npy", "two.ath", "x.npy"]
 
 
 def test_out_refuses_socket(two, tmp_path):
