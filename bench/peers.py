@@ -19,6 +19,7 @@ bench/perf.ath.
 
     python3 bench/peers.py [--quick] [--only NAME[,NAME...]] [--athene FILE]
                            [--peers numpy,torch,compile,jax,athene] [--repeat N]
+                           [--min-time S]
 
 For example, with the peers in .venv-peers (see bench/requirements-peers.txt):
 
@@ -36,8 +37,9 @@ time_s=<seconds> gbps=<GB/s>`, measured in another run).
 --quick runs a subset at smaller shapes (a smoke test of the script; the
 kernels of bench/perf.ath have the full shapes, so athene is not run there).
 --only takes names or shell patterns ('perm_*'). Each timing is the best of
---repeat rounds after a warm-up call (which also compiles, for
-torch.compile and jax.jit). torch.compile and jax.jit return new arrays, as
+at least --repeat rounds after a warm-up call (which also compiles, for
+torch.compile and jax.jit), and of as many more as fit in --min-time
+seconds. torch.compile and jax.jit return new arrays, as
 they are used. Nothing here is part of make test.
 """
 import argparse
@@ -361,6 +363,9 @@ def available(name):
 # ---- timing ----
 
 
+MIN_TIME = [1.0]  # seconds of timed rounds per case, at least (--min-time)
+
+
 def best_of(fn, repeat):
     return best_of_turns({None: fn}, repeat)[None]
 
@@ -368,7 +373,9 @@ def best_of(fn, repeat):
 def best_of_turns(fns, repeat):
     """{name: best time} of the functions in fns, after a warm-up call of each
     (first touch of the outputs, compilation), over repeat rounds in which
-    each is called once, in turn. Each round starts one further along, so
+    each is called once, in turn, and over as many more rounds as fit in
+    MIN_TIME seconds (at most 200): a short case gets more chances at a quiet
+    moment, for every peer alike. Each round starts one further along, so
     each function follows each other one as often: a call right after
     jax.jit's or torch's runs while their threads still spin, which on two
     CPUs made a 0.5 ms gather take twice as long."""
@@ -376,11 +383,14 @@ def best_of_turns(fns, repeat):
         fn()
     names = list(fns)
     best = dict.fromkeys(fns, math.inf)
-    for r in range(repeat):
+    start = time.perf_counter()
+    r = 0
+    while r < repeat or (time.perf_counter() - start < MIN_TIME[0] and r < 200):
         for name in names[r % len(names):] + names[:r % len(names)]:
             t = time.perf_counter()
             fns[name]()
             best[name] = min(best[name], time.perf_counter() - t)
+        r += 1
     return best
 
 
@@ -430,10 +440,15 @@ def main():
     ap.add_argument("--athene", metavar="FILE", help="athene's times from this `athene run --bench` output "
                     "('-' for stdin) instead of running it here")
     ap.add_argument("--peers", default="numpy,torch,compile,jax,athene", help="which peers, comma-separated")
-    ap.add_argument("--repeat", type=int, default=0, help="timed calls per case (default 5, 3 with --quick)")
+    ap.add_argument("--repeat", type=int, default=0, help="timed calls per case, at least (default 5, 3 with --quick)")
+    ap.add_argument("--min-time", type=float, default=1.0, help="seconds of timed calls per case, at least "
+                    "(default 1; more calls where they fit)")
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1, help="threads of torch and the threaded copy")
     args = ap.parse_args()
     repeat = args.repeat or (3 if args.quick else 5)
+    if repeat < 1 or not args.min_time >= 0:
+        ap.error("--repeat needs a count of at least 1 and --min-time seconds of at least 0")
+    MIN_TIME[0] = args.min_time
     peers = [p.strip() for p in args.peers.split(",") if p.strip()]
     for p in peers:
         if p not in PEERS:
