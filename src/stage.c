@@ -319,6 +319,8 @@ int64_t box_plan(BoxPlan *p, void *dst, const int64_t *dstride,
 	}
 	for (int i = 2; i < p->nloop; i++)
 		p->nunits *= p->n[i];
+	p->t0_next = p->src_order && p->kind == K_TRANS && p->ntile[0] > 1 && p->nloop > 2 && /* see run_unit */
+	             p->blk[0] * abs64(p->ss[0]) < abs64(p->ss[2]);
 	int64_t unit = p->blk[0] * p->blk[1] * (int64_t)p->elem;
 	p->per_task = clamp64(TASK_BYTES / unit, 1, p->nunits);
 	p->ntasks = (p->nunits + p->per_task - 1) / p->per_task;
@@ -1446,7 +1448,12 @@ static void unit_gen(const BoxPlan *p, char *d, const char *s, int64_t na, int64
  * numbered with tiles of dim 0 fastest, then dim 1, then the others; or,
  * for the kinds that walk the source, tiles of dim 1 fastest, then the
  * others, then dim 0, so that consecutive tiles continue the same source
- * rows. */
+ * rows; or, for a transpose whose tiles along dim 0 lie nearer each other
+ * in the source than the steps of the next dim do (t0_next), dim 1, then
+ * dim 0, then the others, so that consecutive tiles read the source in
+ * order (measured, alternating in one process: (75,12,608,96) to
+ * (1,0,3,2) 9-11 % faster, (28,28,4,352,48) to (2,0,4,1,3) 7-9 %, five
+ * other permutations of the performance set within -1 to +4 %). */
 static void run_unit(const BoxPlan *p, int64_t u)
 {
 	int64_t t0 = 0, t1 = 0;
@@ -1456,6 +1463,10 @@ static void run_unit(const BoxPlan *p, int64_t u)
 	}
 	t1 = u % p->ntile[1];
 	u /= p->ntile[1];
+	if (p->t0_next) {
+		t0 = u % p->ntile[0];
+		u /= p->ntile[0];
+	}
 	int64_t doff = 0, soff = 0;
 	for (int k = 2; k < p->nloop; k++) {
 		int64_t i = u % p->n[k];
@@ -1463,7 +1474,7 @@ static void run_unit(const BoxPlan *p, int64_t u)
 		doff += i * p->ds[k];
 		soff += i * p->ss[k];
 	}
-	if (p->src_order)
+	if (p->src_order && !p->t0_next)
 		t0 = u;
 	int64_t i0 = t0 * p->blk[0], i1 = t1 * p->blk[1];
 	doff += i0 * p->ds[0] + i1 * p->ds[1];
