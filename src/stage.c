@@ -1453,7 +1453,7 @@ static void unit_gen(const BoxPlan *p, char *d, const char *s, int64_t na, int64
  * dim 0, then the others, so that consecutive tiles read the source in
  * order (measured, alternating in one process: (75,12,608,96) to
  * (1,0,3,2) 9-11 % faster, (28,28,4,352,48) to (2,0,4,1,3) 7-9 %, five
- * other permutations of the performance set within -1 to +4 %). */
+ * other permutations of the performance set -2 to +7 %). */
 static void run_unit(const BoxPlan *p, int64_t u)
 {
 	int64_t t0 = 0, t1 = 0;
