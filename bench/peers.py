@@ -48,6 +48,7 @@ import fnmatch
 import math
 import os
 import platform
+import random
 import re
 import statistics
 import sys
@@ -375,18 +376,22 @@ def best_of_turns(fns, repeat):
     (first touch of the outputs, compilation), over repeat rounds in which
     each is called once, in turn, and over as many more rounds as fit in
     MIN_TIME seconds (at most 200): a short case gets more chances at a quiet
-    moment, for every peer alike. Each round starts one further along, so
-    each function follows each other one as often: a call right after
-    jax.jit's or torch's runs while their threads still spin, which on two
-    CPUs made a 0.5 ms gather take twice as long."""
+    moment, for every peer alike. Each round calls them in an order of its
+    own (a seeded shuffle), so that each function follows each other one
+    about as often: a call right after jax.jit's or torch's runs while their
+    threads still spin, which on two CPUs made a 0.5 ms gather take twice
+    as long, and one right after NumPy's runs on idle CPUs. (Rotating one
+    order kept every function behind the same one in every round.)"""
     for fn in fns.values():
         fn()
     names = list(fns)
     best = dict.fromkeys(fns, math.inf)
+    order = random.Random(len(names))
     start = time.perf_counter()
     r = 0
     while r < repeat or (time.perf_counter() - start < MIN_TIME[0] and r < 200):
-        for name in names[r % len(names):] + names[:r % len(names)]:
+        order.shuffle(names)
+        for name in names:
             t = time.perf_counter()
             fns[name]()
             best[name] = min(best[name], time.perf_counter() - t)
