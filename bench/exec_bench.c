@@ -41,10 +41,22 @@ static int repeat = 5;
 static double min_time = 0.25; /* seconds of timed runs, at least */
 static double best_copy;
 
-/* After r timed runs that took `spent` seconds: is another one due? */
-static bool more_runs(int r, double spent)
+/* The best time of run(arg) after a warm-up: at least `repeat` runs, and
+ * as many more as fit in min_time (at most 1000); -1 when a run fails. */
+static double best_time(bool (*run)(void *), void *arg)
 {
-	return r < repeat || (spent < min_time && r < 1000);
+	if (!run(arg))
+		return -1;
+	double best = 1e30, spent = 0;
+	for (int r = 0; r < repeat || (spent < min_time && r < 1000); r++) {
+		double t0 = now();
+		if (!run(arg))
+			return -1;
+		double t = now() - t0;
+		best = t < best ? t : best;
+		spent += t;
+	}
+	return best;
 }
 
 typedef struct {
@@ -62,6 +74,12 @@ static void memcpy_task(void *arg, int64_t t, int worker)
 	memcpy(m->dst + at, m->src + at, t == m->parts - 1 ? m->bytes - at : per);
 }
 
+static bool memcpy_run(void *arg)
+{
+	pool_run(((Memcpy *)arg)->parts, memcpy_task, arg, 0);
+	return true;
+}
+
 static void fill(Inst *in, int p, void *buf, int64_t n, DType dt)
 {
 	int64_t lo = -8, hi = 7;
@@ -76,23 +94,26 @@ static void fill(Inst *in, int p, void *buf, int64_t n, DType dt)
 	}
 }
 
-/* Best time of the runs after a warm-up (more_runs); -1 on failure. */
+typedef struct {
+	Inst *in;
+	void **st;
+} Run;
+
+static bool run_once(void *arg)
+{
+	const Run *r = arg;
+	athene_status s;
+	if (athene_run(r->in, r->st, 0, &s)) {
+		fprintf(stderr, "%s", s.message);
+		return false;
+	}
+	return true;
+}
+
 static double time_runs(Inst *in, void **st)
 {
-	athene_status s;
-	double best = 1e30, spent = 0;
-	for (int r = -1; r < 0 || more_runs(r, spent); r++) {
-		double t0 = now();
-		if (athene_run(in, st, 0, &s)) {
-			fprintf(stderr, "%s", s.message);
-			return -1;
-		}
-		double t = now() - t0;
-		if (r >= 0 && t < best)
-			best = t;
-		spent += r >= 0 ? t : 0;
-	}
-	return best;
+	Run r = {in, st};
+	return best_time(run_once, &r);
 }
 
 /* The copy kernel over 256 MiB, compiled and allocated once for the run. */
@@ -101,7 +122,7 @@ static Inst *copy_inst;
 static void *copy_buf[2];
 static const size_t copy_bytes = (size_t)67108864 * 4;
 
-/* athene's copy kernel now, best of time_runs' runs, in
+/* athene's copy kernel now, best of best_time's runs, in
  * GB/s. */
 static double copy_now(void)
 {
@@ -130,16 +151,7 @@ static void measure_copy(void)
 	if (own > best_copy)
 		best_copy = own;
 	Memcpy m = {copy_buf[1], copy_buf[0], copy_bytes, 64};
-	double tm = 1e30, spent = 0;
-	for (int r = -1; r < 0 || more_runs(r, spent); r++) {
-		double t0 = now();
-		pool_run(m.parts, memcpy_task, &m, 0);
-		double d = now() - t0;
-		if (r >= 0 && d < tm)
-			tm = d;
-		spent += r >= 0 ? d : 0;
-	}
-	double mc = 2.0 * (double)copy_bytes / tm / 1e9;
+	double mc = 2.0 * (double)copy_bytes / best_time(memcpy_run, &m) / 1e9;
 	if (mc > best_copy)
 		best_copy = mc;
 	printf("%-34s %8.2f GB/s (athene copy)  %8.2f GB/s (threaded memcpy)\n", "copy 256 MiB", own, mc);
@@ -251,8 +263,11 @@ int main(int argc, char **argv)
 	for (int a = 1; a < argc; a++) {
 		if (!strcmp(argv[a], "--repeat") && a + 1 < argc)
 			repeat = atoi(argv[++a]);
-		else if (!strcmp(argv[a], "--min-time") && a + 1 < argc)
-			min_time = atof(argv[++a]);
+		else if (!strcmp(argv[a], "--min-time") && a + 1 < argc) {
+			char *end;
+			min_time = strtod(argv[++a], &end);
+			min_time = *end ? -1 : min_time; /* not a number: refused below */
+		}
 		else if (!strcmp(argv[a], "--threads") && a + 1 < argc)
 			athene_set_threads(atoi(argv[++a]));
 		else if (!strcmp(argv[a], "--only") && a + 1 < argc)

@@ -364,18 +364,15 @@ def available(name):
 # ---- timing ----
 
 
-MIN_TIME = [1.0]  # seconds of timed rounds per case, at least (--min-time)
+def best_of(fn, repeat, min_time):
+    return best_of_turns({None: fn}, repeat, min_time)[None]
 
 
-def best_of(fn, repeat):
-    return best_of_turns({None: fn}, repeat)[None]
-
-
-def best_of_turns(fns, repeat):
+def best_of_turns(fns, repeat, min_time):
     """{name: best time} of the functions in fns, after a warm-up call of each
     (first touch of the outputs, compilation), over repeat rounds in which
     each is called once, in turn, and over as many more rounds as fit in
-    MIN_TIME seconds (at most 200): a short case gets more chances at a quiet
+    min_time seconds (at most 200): a short case gets more chances at a quiet
     moment, for every peer alike. Each round calls them in an order of its
     own (a seeded shuffle), so that each function follows each other one
     about as often: a call right after jax.jit's or torch's runs while their
@@ -386,10 +383,10 @@ def best_of_turns(fns, repeat):
         fn()
     names = list(fns)
     best = dict.fromkeys(fns, math.inf)
-    order = random.Random(len(names))
+    order = random.Random(2026)
     start = time.perf_counter()
     r = 0
-    while r < repeat or (time.perf_counter() - start < MIN_TIME[0] and r < 200):
+    while r < repeat or (time.perf_counter() - start < min_time and r < 200):
         order.shuffle(names)
         for name in names:
             t = time.perf_counter()
@@ -453,7 +450,7 @@ def main():
     repeat = args.repeat or (3 if args.quick else 5)
     if repeat < 1 or not args.min_time >= 0:
         ap.error("--repeat needs a count of at least 1 and --min-time seconds of at least 0")
-    MIN_TIME[0] = args.min_time
+    min_time = args.min_time
     peers = [p.strip() for p in args.peers.split(",") if p.strip()]
     for p in peers:
         if p not in PEERS:
@@ -508,10 +505,10 @@ def main():
     cbytes = 2 * F32 * n
     src = np.random.default_rng(0).random(n, dtype=np.float32)
     dst = np.empty_like(src)
-    t_np = best_of(lambda: np.copyto(dst, src), repeat)
+    t_np = best_of(lambda: np.copyto(dst, src), repeat, min_time)
     del src, dst
     f, pool = threaded_copy_fn(n, args.threads)
-    t_th = best_of(f, repeat)
+    t_th = best_of(f, repeat, min_time)
     pool.shutdown()
     copy = max(cbytes / t_np, cbytes / t_th) / 1e9
     line = "copy (%d MiB): np.copyto %.2f GB/s, np.copyto on %d threads %.2f GB/s; copy = %.2f GB/s" % (
@@ -539,12 +536,12 @@ def main():
             except Exception as e:  # a peer that cannot run a case says why
                 print("  %s on %s failed: %s: %s" % (TITLES[p], case.name, type(e).__name__, str(e)[:200]))
         try:
-            row.update((p, nb / t / 1e9) for p, t in best_of_turns(fns, repeat).items())
+            row.update((p, nb / t / 1e9) for p, t in best_of_turns(fns, repeat, min_time).items())
         except Exception as e:  # one peer failing on a call: time the others alone
             print("  %s: %s: %s" % (case.name, type(e).__name__, str(e)[:200]))
             for p, fn in fns.items():
                 try:
-                    row[p] = nb / best_of(fn, repeat) / 1e9
+                    row[p] = nb / best_of(fn, repeat, min_time) / 1e9
                 except Exception as e:
                     print("  %s on %s failed: %s: %s" % (TITLES[p], case.name, type(e).__name__, str(e)[:200]))
         fns = None

@@ -61,8 +61,7 @@ typedef struct BoxPlan {
 	int flags;
 	int simd;        /* kernels chosen at plan time, same for every task */
 	int nloop;       /* loop dims: 0 and 1 are the tiled pair, then outer */
-	bool src_order;  /* tiles walk the source, see run_unit */
-	bool t0_next;    /* ... and the tiles of dim 0 come right after those of dim 1 */
+	int t0_at;       /* the walk takes dim 0's tiles just before loop dim t0_at's (see run_unit) */
 	size_t esize;    /* bytes of one element */
 	size_t elem;     /* bytes a kernel moves per index of loop dim 0 */
 	int64_t n[BOX_MAX_RANK], ds[BOX_MAX_RANK], ss[BOX_MAX_RANK];

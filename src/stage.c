@@ -203,7 +203,8 @@ static int src_dim(const Box *b, int64_t bytes, int skip0, int skip1)
 
 /* Loop dims: a and c (c < 0: a dummy of extent 1) first, then the rest
  * innermost first, leaving out skip: in dst order, or in src order (by
- * |src stride|) for the kinds that walk the source. */
+ * |src stride|) for the kinds that walk the source, whose tiles of dim 0
+ * then come last in the walk (t0_at, see run_unit). */
 static void set_loops(BoxPlan *p, const Box *b, int a, int c, int skip, bool by_src)
 {
 	int order[BOX_MAX_RANK + 1], m = 0;
@@ -217,7 +218,7 @@ static void set_loops(BoxPlan *p, const Box *b, int a, int c, int skip, bool by_
 			int t = order[j];
 			order[j] = order[j - 1], order[j - 1] = t;
 		}
-	p->src_order = by_src;
+	p->t0_at = by_src ? m : 1;
 	p->nloop = m;
 	for (int i = 0; i < m; i++) {
 		int k = order[i];
@@ -225,6 +226,19 @@ static void set_loops(BoxPlan *p, const Box *b, int a, int c, int skip, bool by_
 		p->ds[i] = k < 0 ? 0 : b->ds[k];
 		p->ss[i] = k < 0 ? 0 : b->ss[k];
 	}
+}
+
+/* Do lines prefetched ahead in the rows of a transposed read at pitch sp
+ * evict each other before they are read? At a pitch that is a multiple of
+ * 4 KiB the same column of every row falls in one L1 set (64 sets of 64
+ * bytes, 12 ways) and a few L2 sets, so the lines a tile prefetches ahead
+ * in its 16 rows push out the ones it still reads. Measured paired on
+ * 8192 x 8192 f32: the plain transpose 7-8 % faster without, relu(x.T * s
+ * + b) 8-25 % slower with; at a pitch of 7264 floats the prefetches make
+ * the plain transpose 20-26 % faster and relu(x.T * s + b) 8-16 %. */
+static inline bool sets_collide(int64_t sp)
+{
+	return sp % 4096 == 0;
 }
 
 /* A transpose of elements of p->esize bytes between dst-contiguous dim a
@@ -238,9 +252,16 @@ static void plan_trans(BoxPlan *p, Box *b, int a, int c, int skip)
 	set_loops(p, b, a, c, skip, true);
 	/* short source rows: the walk leaves each row soon, so fewer rows at a
 	 * time (measured: (96,75,75,96)->(3,2,1,0) 1.4x, (7264,7264)->(1,0)
-	 * 0.9x with TR_A / 2) */
+	 * 0.9x with TR_A / 2); at most TR_A / 2 where the rows' lines collide in
+	 * the caches (measured alternating on a Zen 5: (48,28,28,28,48) and
+	 * (48,28,28,4,352) to (4,3,2,1,0), 48 rows a multiple of 4 KiB apart,
+	 * 1.6-1.8x faster in tiles of 32 rows, (8192,8192)->(1,0) 1.08-1.2x;
+	 * the short-row transposes of 48 rows apart alike in tiles of 32 or 48,
+	 * -6 to +7 %) */
 	bool short_rows = p->n[1] * (int64_t)p->esize < TR_SHORT;
 	p->blk[0] = p->n[0] <= TR_A ? p->n[0] : short_rows ? TR_A / 2 : TR_A;
+	if (sets_collide(p->ss[0]))
+		p->blk[0] = min64(p->blk[0], TR_A / 2);
 	p->blk[1] = min64(p->n[1], TR_B);
 }
 
@@ -319,8 +340,11 @@ int64_t box_plan(BoxPlan *p, void *dst, const int64_t *dstride,
 	}
 	for (int i = 2; i < p->nloop; i++)
 		p->nunits *= p->n[i];
-	p->t0_next = p->src_order && p->kind == K_TRANS && p->ntile[0] > 1 && p->nloop > 2 && /* see run_unit */
-	             p->blk[0] * abs64(p->ss[0]) < abs64(p->ss[2]);
+	if (p->kind == K_TRANS) { /* dim 0's tiles among the outer dims, in src order (see run_unit) */
+		p->t0_at = 2;
+		while (p->t0_at < p->nloop && abs64(p->ss[p->t0_at]) < p->blk[0] * abs64(p->ss[0]))
+			p->t0_at++;
+	}
 	int64_t unit = p->blk[0] * p->blk[1] * (int64_t)p->elem;
 	p->per_task = clamp64(TASK_BYTES / unit, 1, p->nunits);
 	p->ntasks = (p->nunits + p->per_task - 1) / p->per_task;
@@ -410,19 +434,6 @@ static inline void prefetch_heads(const char *s, int64_t sp, int64_t n)
 	for (int64_t k = 0; k < n; k++)
 		for (int off = 0; off < PREFETCH; off += 64)
 			prefetch(s, k * sp + off);
-}
-
-/* Do lines prefetched ahead in the rows of a transposed read at pitch sp
- * evict each other before they are read? At a pitch that is a multiple of
- * 4 KiB the same column of every row falls in one L1 set (64 sets of 64
- * bytes, 12 ways) and a few L2 sets, so the lines a tile prefetches ahead
- * in its 16 rows push out the ones it still reads. Measured paired on
- * 8192 x 8192 f32: the plain transpose 7-8 % faster without, relu(x.T * s
- * + b) 8-25 % slower with; at a pitch of 7264 floats the prefetches make
- * the plain transpose 20-26 % faster and relu(x.T * s + b) 8-16 %. */
-static inline bool sets_collide(int64_t sp)
-{
-	return sp % 4096 == 0;
 }
 
 /* ------------------------------------------------------------ x86 kernels */
@@ -1445,37 +1456,34 @@ static void unit_gen(const BoxPlan *p, char *d, const char *s, int64_t na, int64
 /* --------------------------------------------------------------- tasks */
 
 /* Tile u: loop dims 0 and 1 tiled, the others one index each. Tiles are
- * numbered with tiles of dim 0 fastest, then dim 1, then the others; or,
- * for the kinds that walk the source, tiles of dim 1 fastest, then the
- * others, then dim 0, so that consecutive tiles continue the same source
- * rows; or, for a transpose whose tiles along dim 0 lie nearer each other
- * in the source than the steps of the next dim do (t0_next), dim 1, then
- * dim 0, then the others, so that consecutive tiles read the source in
- * order (measured, alternating in one process: (75,12,608,96) to
- * (1,0,3,2) 9-11 % faster, (28,28,4,352,48) to (2,0,4,1,3) 7-9 %, five
- * other permutations of the performance set -2 to +7 %). */
+ * numbered with tiles of dim 0 fastest (t0_at 1), then dim 1, then the
+ * others; or, for the kinds that walk the source, tiles of dim 1 fastest
+ * (consecutive tiles continue the same source rows), then the others with
+ * dim 0's tiles just before loop dim t0_at: last, or for a transpose where its
+ * tile step falls among the outer dims' src strides, so that consecutive
+ * tiles read the source in order (measured, alternating in one process:
+ * (75,12,608,96) to (1,0,3,2) 9-11 % faster, (28,28,4,352,48) to
+ * (2,0,4,1,3) 7-9 % than with dim 0 last; every other permutation of the
+ * performance set within the noise, as for the short runs of K_RUNTILE,
+ * which keep dim 0 last). */
 static void run_unit(const BoxPlan *p, int64_t u)
 {
-	int64_t t0 = 0, t1 = 0;
-	if (!p->src_order) {
-		t0 = u % p->ntile[0];
-		u /= p->ntile[0];
+	int64_t t0 = 0, t1 = 0, doff = 0, soff = 0;
+	for (int k = 1; k <= p->nloop; k++) { /* k: the loop dim whose index comes next (1: dim 1's tiles) */
+		if (k == p->t0_at) {
+			t0 = u % p->ntile[0];
+			u /= p->ntile[0];
+		}
+		if (k == 1) {
+			t1 = u % p->ntile[1];
+			u /= p->ntile[1];
+		} else if (k < p->nloop) {
+			int64_t i = u % p->n[k];
+			u /= p->n[k];
+			doff += i * p->ds[k];
+			soff += i * p->ss[k];
+		}
 	}
-	t1 = u % p->ntile[1];
-	u /= p->ntile[1];
-	if (p->t0_next) {
-		t0 = u % p->ntile[0];
-		u /= p->ntile[0];
-	}
-	int64_t doff = 0, soff = 0;
-	for (int k = 2; k < p->nloop; k++) {
-		int64_t i = u % p->n[k];
-		u /= p->n[k];
-		doff += i * p->ds[k];
-		soff += i * p->ss[k];
-	}
-	if (p->src_order && !p->t0_next)
-		t0 = u;
 	int64_t i0 = t0 * p->blk[0], i1 = t1 * p->blk[1];
 	doff += i0 * p->ds[0] + i1 * p->ds[1];
 	soff += i0 * p->ss[0] + i1 * p->ss[1];
