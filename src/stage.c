@@ -1155,6 +1155,19 @@ static bool pw_uniform(const PwProg *p, const PwChain *ch)
  * are v, -x is exact, v - b is v + -b and b - v is -v + b. No step is
  * chosen per tile: the 16 vectors of a tile stay in registers. */
 #define PWF_INLINE AVX2_FN static inline __attribute__((always_inline))
+
+/* The steps (r, c) of a transposed chain's tiles: 8 rows by 16 columns
+ * (16 source rows), along the rows first; or, where the source rows'
+ * lines collide in the caches (down), down the columns first, so that the
+ * 16 source rows a step reads 32 bytes of are the ones the step before
+ * read, and the lines it missed in L1 are still in L2 (measured
+ * alternating on a Zen 5, relu(x.T * s + b) of 8192² f32, 32 KiB apart:
+ * 1.06-1.13x faster). */
+#define PW_TILES(r8, c0, c16, down)                                                                 \
+	for (int64_t o_ = 0, no_ = (down) ? ((c16) - (c0)) / 16 : (r8) / 8,                          \
+	             ni_ = (down) ? (r8) / 8 : ((c16) - (c0)) / 16; o_ < no_; o_++)                   \
+		for (int64_t i_ = 0, r = 8 * ((down) ? i_ : o_), c = (c0) + 16 * ((down) ? o_ : i_); \
+		     i_ < ni_; i_++, r = 8 * ((down) ? i_ : o_), c = (c0) + 16 * ((down) ? o_ : i_))
 enum { PWF_NONE, PWF_RELU, PWF_MAX, PWF_MIN };
 typedef struct {
 	const PwIns *a, *b, *l; /* the mul's, add's and clamp's sides, or NULL */
@@ -1209,8 +1222,7 @@ PWF_INLINE __m256 pw_form1(__m256 v, __m256 a, __m256 b, __m256 l, int clamp)
 PWF_INLINE void pw_form_tiles(const PwForm *f, const PwIns *m, char *d, int64_t dp, int64_t r8, int64_t c0,
 			     int64_t c16, int clamp, bool stream, bool ahead)
 {
-	for (int64_t r = 0; r < r8; r += 8)
-		for (int64_t c = c0; c < c16; c += 16) {
+	PW_TILES(r8, c0, c16, !ahead) {
 			const char *at = m->p + r * 4 + c * m->cs;
 			if (ahead && r % 16 == 0)
 				prefetch_rows(at, m->cs, 16);
@@ -1272,8 +1284,7 @@ PW_FN static void pw_chain_tiles(const PwProg *p, const PwChain *ch, char *d, in
 		prefetch_heads(m->p + c0 * m->cs, m->cs, c16 - c0);
 	if (form)
 		pw_form_run(&f, m, d, dp, r8, c0, c16, stream, ahead);
-	for (int64_t r = 0; !form && r < r8; r += 8)
-		for (int64_t c = c0; c < c16; c += 16) {
+	PW_TILES(form ? 0 : r8, c0, c16, !ahead) {
 			const char *at = m->p + r * 4 + c * m->cs;
 			if (ahead && r % 16 == 0)
 				prefetch_rows(at, m->cs, 16);

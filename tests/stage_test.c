@@ -457,6 +457,7 @@ static float some_float(void)
 
 static long pw_ran, pw_ran_rows; /* programs run with a transposed load, and without */
 static long pw_ran_form;         /* those that ran in the tiles' fixed form */
+static long pw_ran_collide;      /* those with the transposed load's rows 4 KiB apart */
 
 /* A chain over a transposed load (%0) in the order of the tiles' fixed
  * form: neg, mul, add or sub, relu or max or min, each there or not, with
@@ -504,9 +505,12 @@ static void pw_case(long id)
 {
 	int64_t rows = (int64_t[]){1, 2, 7, 8, 9, 16, 17, 24, 33}[rnd(9)];
 	int64_t cols = (int64_t[]){1, 3, 8, 15, 16, 17, 31, 32, 63, 64, 65, 130, 300}[rnd(13)];
-	int64_t pitch = rows > cols ? rows : cols; /* elements, of every source layout */
+	int64_t most = rows > cols ? rows : cols, pitch = most; /* elements, of every source layout */
 	pitch += rnd(3) * 7;
-	size_t src_elems = (size_t)(pitch * pitch + pitch + 16);
+	bool collide = rnd(5) == 0;
+	if (collide) /* 4 KiB: the source rows' lines share their cache sets (the tiles walk down the columns) */
+		pitch = 1024;
+	size_t src_elems = (size_t)(most * pitch + pitch + 16);
 	float *src = alloc64(src_elems * sizeof(float));
 	for (size_t i = 0; i < src_elems; i++)
 		src[i] = some_float();
@@ -563,6 +567,7 @@ static void pw_case(long id)
 		return;
 	}
 	pw_ran += chain && any_trans;
+	pw_ran_collide += chain && any_trans && collide;
 	pw_ran_form += pw_form_fits(&p);
 	pw_ran_rows += !any_trans;
 	/* elements; line-aligned rows half the time, so streamed tiles have
@@ -669,11 +674,12 @@ int main(int argc, char **argv)
 		pw_case(i);
 	check(pw_ran > count / 80 && pw_ran_rows > count / 20, "enough chains ran, transposed and not", 0);
 	check(pw_ran_form > count / 40, "enough chains ran in the tiles' fixed form", 0);
+	check(pw_ran_collide > count / 400, "enough transposed chains ran with their source rows 4 KiB apart", 0);
 	for (long i = 0; i < count; i++)
 		index_case(i);
-	printf("stage_test: %ld fused programs over tiles with a transposed load (%ld in the fixed form), %ld along "
-	       "rows; %ld boxes walked dim 0's tiles among the outer dims\n",
-	       pw_ran, pw_ran_form, pw_ran_rows, t0_among);
+	printf("stage_test: %ld fused programs over tiles with a transposed load (%ld in the fixed form, %ld with its "
+	       "rows 4 KiB apart), %ld along rows; %ld boxes walked dim 0's tiles among the outer dims\n",
+	       pw_ran, pw_ran_form, pw_ran_collide, pw_ran_rows, t0_among);
 	copy_set_portable(false);
 	pool_checks();
 	alloc_checks();
