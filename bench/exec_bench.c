@@ -18,9 +18,9 @@
  *
  * Every timing (the kernels', the copy's, the memcpy's) is the best of at
  * least N runs after a warm-up, and of as many more as fit in the run's
- * minimum time (--min-time S, default 0.25 s; at most 1000 runs): on a
- * shared machine, more runs give a kernel more chances at a quiet moment,
- * and the copy gets as many as the kernels.
+ * minimum time (--min-time S, default 0.25 s; at most 4000 runs per
+ * second of it): on a shared machine, more runs give a kernel more chances
+ * at a quiet moment, and the copy gets as many as the kernels.
  *   exec_bench [--repeat N] [--min-time S] [--threads N] [--only NAME,NAME,PREFIX*] FILE... */
 #include <math.h>
 #include <stdlib.h>
@@ -42,13 +42,14 @@ static double min_time = 0.25; /* seconds of timed runs, at least */
 static double best_copy;
 
 /* The best time of run(arg) after a warm-up: at least `repeat` runs, and
- * as many more as fit in min_time (at most 1000); -1 when a run fails. */
+ * as many more as fit in min_time (at most 4000 per second of it, 1000
+ * by default); -1 when a run fails. */
 static double best_time(bool (*run)(void *), void *arg)
 {
 	if (!run(arg))
 		return -1;
-	double best = 1e30, spent = 0;
-	for (int r = 0; r < repeat || (spent < min_time && r < 1000); r++) {
+	double best = 1e30, spent = 0, most = 4000 * min_time;
+	for (int r = 0; r < repeat || (spent < min_time && r < most); r++) {
 		double t0 = now();
 		if (!run(arg))
 			return -1;
