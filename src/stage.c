@@ -256,8 +256,8 @@ static void plan_trans(BoxPlan *p, Box *b, int a, int c, int skip)
 	 * the caches (measured alternating on a Zen 5: (48,28,28,28,48) and
 	 * (48,28,28,4,352) to (4,3,2,1,0), 48 rows a multiple of 4 KiB apart,
 	 * 1.6-1.8x faster in tiles of 32 rows, (8192,8192)->(1,0) 1.08-1.2x;
-	 * the short-row transposes of 48 rows apart alike in tiles of 32 or 48,
-	 * -6 to +7 %) */
+	 * the short-row transposes of 48 rows at other pitches measured alike in
+	 * tiles of 32 or 48, -6 to +7 %) */
 	bool short_rows = p->n[1] * (int64_t)p->esize < TR_SHORT;
 	p->blk[0] = p->n[0] <= TR_A ? p->n[0] : short_rows ? TR_A / 2 : TR_A;
 	if (sets_collide(p->ss[0]))
