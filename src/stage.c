@@ -204,7 +204,8 @@ static int src_dim(const Box *b, int64_t bytes, int skip0, int skip1)
 /* Loop dims: a and c (c < 0: a dummy of extent 1) first, then the rest
  * innermost first, leaving out skip: in dst order, or in src order (by
  * |src stride|) for the kinds that walk the source, whose tiles of dim 0
- * then come last in the walk (t0_at, see run_unit). */
+ * then come last in the walk (t0_at, see run_unit; plan_trans places a
+ * transpose's among the outer dims). */
 static void set_loops(BoxPlan *p, const Box *b, int a, int c, int skip, bool by_src)
 {
 	int order[BOX_MAX_RANK + 1], m = 0;
@@ -250,29 +251,28 @@ static void plan_trans(BoxPlan *p, Box *b, int a, int c, int skip)
 	p->kind = K_TRANS;
 	p->elem = p->esize;
 	set_loops(p, b, a, c, skip, true);
-	/* short source rows: the walk leaves each row soon, so fewer rows at a
-	 * time (measured: (96,75,75,96)->(3,2,1,0) 1.4x, (7264,7264)->(1,0)
-	 * 0.9x with TR_A / 2); at most TR_A / 2 where the rows' lines collide in
-	 * the caches (measured alternating on a Zen 5: (48,28,28,28,48) and
-	 * (48,28,28,4,352) to (4,3,2,1,0), 48 rows a multiple of 4 KiB apart,
-	 * 1.6-1.8x faster in tiles of 32 rows, (8192,8192)->(1,0) 1.08-1.2x;
-	 * the short-row transposes of 48 rows at other pitches measured alike in
-	 * tiles of 32 or 48, -6 to +7 %) */
-	bool short_rows = p->n[1] * (int64_t)p->esize < TR_SHORT;
-	p->blk[0] = p->n[0] <= TR_A ? p->n[0] : short_rows ? TR_A / 2 : TR_A;
-	if (sets_collide(p->ss[0]))
-		p->blk[0] = min64(p->blk[0], TR_A / 2);
-	/* at most 16 rows of 4-byte elements where the rows are 128-256 bytes
-	 * long and at most 640 apart, so that a tile reads one short, nearly
-	 * contiguous stretch (measured alternating on a Zen 5: (28,28,28,48,48)
-	 * and (28,28,4,352,48) to (2,0,4,1,3) 1.07-1.22x, (15,15,15,112,5,32)
-	 * to (2,0,4,1,5,3) 1.06-1.11x, (2000,512,48) and (2000,256,64) to
-	 * (0,2,1) 1.06-1.27x; at rows of 64 or 512 bytes 16 rows were 0.79x
-	 * and 0.89x, and at pitches of 1920 bytes and more 0.73-0.87x) */
-	int64_t row = p->n[1] * (int64_t)p->esize;
-	if (p->esize == 4 && row >= 128 && row <= 256 && abs64(p->ss[0]) <= 640)
-		p->blk[0] = min64(p->blk[0], 16);
+	/* Rows per tile: all of them up to TR_A, else TR_A, or TR_A / 2 for
+	 * short source rows, which the walk leaves soon (measured:
+	 * (96,75,75,96)->(3,2,1,0) 1.4x, (7264,7264)->(1,0) 0.9x with TR_A / 2).
+	 * Then at most TR_A / 2 where the rows' lines collide in the caches
+	 * (measured alternating on a Zen 5: (48,28,28,28,48) and (48,28,28,4,352)
+	 * to (4,3,2,1,0), 48 rows a multiple of 4 KiB apart, 1.6-1.8x faster;
+	 * (8192,8192)->(1,0) 1.08-1.2x; short-row transposes of 48 rows at other
+	 * pitches alike in tiles of 32 or 48, -6 to +7 %), and at most TR_A / 4
+	 * for 4-byte rows of 128-256 bytes at most 640 apart, so that a tile
+	 * reads one short, nearly contiguous stretch ((28,28,28,48,48) and
+	 * (28,28,4,352,48) to (2,0,4,1,3) 1.07-1.22x, (15,15,15,112,5,32) to
+	 * (2,0,4,1,5,3) 1.06-1.11x, (2000,512,48) and (2000,256,64) to (0,2,1)
+	 * 1.06-1.27x; rows of 64 or 512 bytes 0.79x and 0.89x, pitches of 1920
+	 * bytes and more 0.73-0.87x). */
+	int64_t row = p->n[1] * (int64_t)p->esize, sp = abs64(p->ss[0]);
+	bool close = p->esize == 4 && row >= 128 && row <= 256 && sp <= 640;
+	int64_t cap = close ? TR_A / 4 : sets_collide(sp) ? TR_A / 2 : TR_A;
+	p->blk[0] = min64(p->n[0] <= TR_A ? p->n[0] : row < TR_SHORT ? TR_A / 2 : TR_A, cap);
 	p->blk[1] = min64(p->n[1], TR_B);
+	/* dim 0's tiles among the outer dims, by their step's src stride (run_unit) */
+	for (p->t0_at = 2; p->t0_at < p->nloop && abs64(p->ss[p->t0_at]) < p->blk[0] * sp; p->t0_at++)
+		;
 }
 
 /* Contiguous on both sides in dim 0: runs, tiled when short and both
@@ -350,11 +350,6 @@ int64_t box_plan(BoxPlan *p, void *dst, const int64_t *dstride,
 	}
 	for (int i = 2; i < p->nloop; i++)
 		p->nunits *= p->n[i];
-	if (p->kind == K_TRANS) { /* dim 0's tiles among the outer dims, in src order (see run_unit) */
-		p->t0_at = 2;
-		while (p->t0_at < p->nloop && abs64(p->ss[p->t0_at]) < p->blk[0] * abs64(p->ss[0]))
-			p->t0_at++;
-	}
 	int64_t unit = p->blk[0] * p->blk[1] * (int64_t)p->elem;
 	p->per_task = clamp64(TASK_BYTES / unit, 1, p->nunits);
 	p->ntasks = (p->nunits + p->per_task - 1) / p->per_task;
@@ -1478,16 +1473,15 @@ static void unit_gen(const BoxPlan *p, char *d, const char *s, int64_t na, int64
 /* --------------------------------------------------------------- tasks */
 
 /* Tile u: loop dims 0 and 1 tiled, the others one index each. Tiles are
- * numbered with tiles of dim 0 fastest (t0_at 1), then dim 1, then the
- * others; or, for the kinds that walk the source, tiles of dim 1 fastest
- * (consecutive tiles continue the same source rows), then the others with
- * dim 0's tiles just before loop dim t0_at: last, or for a transpose where its
- * tile step falls among the outer dims' src strides, so that consecutive
- * tiles read the source in order (measured, alternating in one process:
- * (75,12,608,96) to (1,0,3,2) 9-11 % faster, (28,28,4,352,48) to
- * (2,0,4,1,3) 7-9 % than with dim 0 last; every other permutation of the
- * performance set within the noise, as for the short runs of K_RUNTILE,
- * which keep dim 0 last). */
+ * numbered with dim 1's tiles fastest, then the outer dims in loop order,
+ * with dim 0's tiles just before loop dim t0_at's: t0_at 1 puts them
+ * first (the kinds that walk the destination), nloop last (K_RUNTILE),
+ * and a transpose puts them where their step falls among the outer dims'
+ * source strides, so that consecutive tiles read the source in order
+ * (measured, alternating in one process: (75,12,608,96) to (1,0,3,2)
+ * 9-11 % faster, (28,28,4,352,48) to (2,0,4,1,3) 7-9 % than with them
+ * last; the other permutations of the performance set within the noise,
+ * as for K_RUNTILE's short runs). */
 static void run_unit(const BoxPlan *p, int64_t u)
 {
 	int64_t t0 = 0, t1 = 0, doff = 0, soff = 0;

@@ -291,7 +291,7 @@ static void t0_among_cases(void)
 				for (int k = 3; k >= 0; k--)
 					c.ds[k] = s, s *= c.shape[k];
 				c.dlen = (size_t)s;
-				check(run_case(&c, 4 * w + 2 * f + mode, mode), "the transpose walks dim 0's tiles second", 0);
+				check(run_case(&c, 4 * w + 2 * f + mode, mode), "the transpose walks dim 0's tiles among the outer dims", 0);
 			}
 }
 
