@@ -241,6 +241,7 @@ static bool run_case(const Case *c, long id, int mode)
 	memcpy(ref, dst, c->dlen);
 	ref_copy(ref + c->dbase, src + c->sbase, c);
 	copy_set_portable(rnd(4) == 0);
+	copy_set_profile(rnd(2) ? COPY_PROFILE_SMALL_L1 : COPY_PROFILE_LARGE_L1);
 	BoxPlan p;
 	int64_t n = box_plan(&p, dst + c->dbase, c->ds, src + c->sbase, c->ss, c->shape, c->rank, c->es, c->flags);
 	mode = mode < 0 ? (int)rnd(3) : mode;
@@ -592,6 +593,8 @@ static void pw_case(long id)
 	for (int portable = 0; portable < 2; portable++) {
 		bool stream = rnd(2);
 		copy_set_portable(portable);
+		/* the columns-first walk at colliding pitches is the large L1's */
+		copy_set_profile(collide || rnd(2) ? COPY_PROFILE_LARGE_L1 : COPY_PROFILE_SMALL_L1);
 		memcpy(d, noise, dn * sizeof(float));
 		pw_run(&p, (char *)(d + skew), dp * 4, rows, cols, stream);
 		copy_fence();
@@ -681,6 +684,7 @@ int main(int argc, char **argv)
 	       "rows 4 KiB apart), %ld along rows; %ld boxes walked dim 0's tiles among the outer dims\n",
 	       pw_ran, pw_ran_form, pw_ran_collide, pw_ran_rows, t0_among);
 	copy_set_portable(false);
+	copy_set_profile(COPY_PROFILE_AUTO);
 	pool_checks();
 	alloc_checks();
 	printf("%ld passed, %ld failed\n", passed, failed);
