@@ -60,7 +60,7 @@ enum { SIMD_NONE, SIMD_SSE2, SIMD_AVX2 };
 #define CHUNK 65536
 #define TASK_BYTES (256 << 10)
 #define PREFETCH_FAR 128  /* bytes ahead along a source row of a transpose (large L1) */
-#define PREFETCH_NEAR 64  /* the same with a 32 KiB L1 (cache_profile) */
+#define PREFETCH_NEAR 64  /* the same with a 32 KiB L1 (small_l1) */
 #define RUN_PREFETCH 256  /* the same for rows of short runs */
 #define GATHER_AHEAD 2048 /* bytes ahead along the source of a stride-2 or -4 gather */
 
@@ -304,8 +304,9 @@ static void plan_trans(BoxPlan *p, Box *b, int a, int c, int skip)
 	 * within 2 KiB of each other, so that a tile reads one nearly
 	 * contiguous stretch (measured alternating in one process on a Zen 3,
 	 * against the rule above: the 45 transposes of the performance set
-	 * 1.11x at the median, 0.79-1.70x; (7264,7264)->(1,0) 1.43x, rows 384
-	 * bytes apart 1.06-1.08x more with 32 rows than with 16). */
+	 * 1.11x at the median, 0.79-1.70x; (7264,7264)->(1,0) 1.43x; rows at
+	 * most 2 KiB apart 1.03-1.16x faster with 32 rows than with 16, rows
+	 * 2240 bytes apart and more 0.79-0.90x). */
 	if (small_l1())
 		p->blk[0] = min64(p->n[0], sp <= 2048 ? TR_A / 2 : TR_A / 4);
 	p->blk[1] = min64(p->n[1], TR_B);
