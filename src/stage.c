@@ -306,8 +306,11 @@ static void plan_trans(BoxPlan *p, Box *b, int a, int c, int skip)
 	 * against the rule above: the 45 transposes of the performance set
 	 * 1.11x at the median, 0.79-1.70x; (7264,7264)->(1,0) 1.43x; rows at
 	 * most 2 KiB apart 1.03-1.16x faster with 32 rows than with 16, rows
-	 * 2240 bytes apart and more 0.79-0.90x). */
-	if (small_l1())
+	 * 2240 bytes apart and more 0.79-0.90x; f64 transposes of 5000^2,
+	 * 4096^2 and (200,384,384)->(0,2,1) 1.21-1.56x). Not for elements of
+	 * 1 or 2 bytes, whose tiles of 16 rows give half lines of destination:
+	 * 7264^2 f16 0.71-0.78x. */
+	if (small_l1() && p->esize >= 4)
 		p->blk[0] = min64(p->n[0], sp <= 2048 ? TR_A / 2 : TR_A / 4);
 	p->blk[1] = min64(p->n[1], TR_B);
 	/* dim 0's tiles among the outer dims, by their step's src stride (run_unit) */
