@@ -297,21 +297,24 @@ static void plan_trans(BoxPlan *p, Box *b, int a, int c, int skip)
 	 * 1.06-1.27x; rows of 64 or 512 bytes 0.79x and 0.89x, pitches of 1920
 	 * bytes and more 0.73-0.87x). */
 	int64_t row = p->n[1] * (int64_t)p->esize, sp = abs64(p->ss[0]);
-	bool close = p->esize == 4 && row >= 128 && row <= 256 && sp <= 640;
-	int64_t cap = close ? TR_A / 4 : sets_collide(sp) ? TR_A / 2 : TR_A;
-	p->blk[0] = min64(p->n[0] <= TR_A ? p->n[0] : row < TR_SHORT ? TR_A / 2 : TR_A, cap);
-	/* With a small L1 (small_l1): TR_A / 4 rows, or TR_A / 2 where they lie
-	 * within 2 KiB of each other, so that a tile reads one nearly
-	 * contiguous stretch (measured alternating in one process on a Zen 3,
-	 * against the rule above: the 45 transposes of the performance set
-	 * 1.11x at the median, 0.79-1.70x; (7264,7264)->(1,0) 1.43x; rows at
-	 * most 2 KiB apart 1.03-1.16x faster with 32 rows than with 16, rows
-	 * 2240 bytes apart and more 0.79-0.90x; f64 transposes of 5000^2,
-	 * 4096^2 and (200,384,384)->(0,2,1) 1.21-1.56x). Not for elements of
-	 * 1 or 2 bytes, whose tiles of 16 rows give half lines of destination:
-	 * 7264^2 f16 0.71-0.78x. */
-	if (small_l1() && p->esize >= 4)
+	/* With a small L1 (small_l1), 4- and 8-byte elements take TR_A / 4
+	 * rows, or TR_A / 2 where they lie within 2 KiB of each other, so that
+	 * a tile reads one nearly contiguous stretch (measured alternating in
+	 * one process on a Zen 3, against the rule above: the 45 transposes of
+	 * the performance set 1.11x at the median, 0.79-1.70x; (7264,7264)->
+	 * (1,0) 1.43x; rows at most 2 KiB apart 1.03-1.16x faster with 32 rows
+	 * than with 16, rows 2240 bytes apart and more 0.79-0.90x; f64
+	 * transposes of 5000^2, 4096^2 and (200,384,384)->(0,2,1) 1.21-1.56x).
+	 * Elements of 1 or 2 bytes take the rule above (16 rows of them give
+	 * half lines of destination: 7264^2 f16 0.71-0.78x), without its cap at
+	 * 4 KiB pitches there (8192^2 f16 1.2x with 64 rows than with 32). */
+	if (small_l1() && p->esize >= 4) {
 		p->blk[0] = min64(p->n[0], sp <= 2048 ? TR_A / 2 : TR_A / 4);
+	} else {
+		bool close = p->esize == 4 && row >= 128 && row <= 256 && sp <= 640;
+		int64_t cap = close ? TR_A / 4 : sets_collide(sp) ? TR_A / 2 : TR_A;
+		p->blk[0] = min64(p->n[0] <= TR_A ? p->n[0] : row < TR_SHORT ? TR_A / 2 : TR_A, cap);
+	}
 	p->blk[1] = min64(p->n[1], TR_B);
 	/* dim 0's tiles among the outer dims, by their step's src stride (run_unit) */
 	for (p->t0_at = 2; p->t0_at < p->nloop && abs64(p->ss[p->t0_at]) < p->blk[0] * sp; p->t0_at++)
@@ -467,26 +470,25 @@ static int64_t stream_head(const char *d, int64_t dp, size_t es, size_t width, i
 	return min64(n, (int64_t)((width - mis) % width / es));
 }
 
-/* How far ahead a transpose prefetches along its source rows. */
-static inline int64_t prefetch_ahead(void)
+/* How far ahead a transpose tile prefetches along its source rows at
+ * pitch sp: 0 (not at all) where their lines collide. Asked once per tile. */
+static inline int64_t prefetch_ahead(int64_t sp)
 {
-	return small_l1() ? PREFETCH_NEAR : PREFETCH_FAR;
+	return sets_collide(sp) ? 0 : small_l1() ? PREFETCH_NEAR : PREFETCH_FAR;
 }
 
-/* Prefetches prefetch_ahead() bytes ahead in n rows of pitch sp from s. */
-static inline void prefetch_rows(const char *s, int64_t sp, int n)
+/* Prefetches ahead bytes ahead in n rows of pitch sp from s. */
+static inline void prefetch_rows(const char *s, int64_t sp, int n, int64_t ahead)
 {
-	int64_t ahead = prefetch_ahead();
 	for (int k = 0; k < n; k++)
 		prefetch(s, k * sp + ahead);
 }
 
-/* The first prefetch_ahead() bytes of n rows: what a tile reads before
- * its prefetches along the rows run ahead. Short rows are otherwise read
- * one line of every row at a time, each a miss. */
-static inline void prefetch_heads(const char *s, int64_t sp, int64_t n)
+/* The first ahead bytes of n rows: what a tile reads before its
+ * prefetches along the rows run ahead. Short rows are otherwise read one
+ * line of every row at a time, each a miss. */
+static inline void prefetch_heads(const char *s, int64_t sp, int64_t n, int64_t ahead)
 {
-	int64_t ahead = prefetch_ahead();
 	for (int64_t k = 0; k < n; k++)
 		for (int64_t off = 0; off < ahead; off += 64)
 			prefetch(s, k * sp + off);
@@ -660,8 +662,8 @@ static bool stream_rows(const char *d, int64_t dp, size_t es, int64_t na, bool w
 
 /* Tiles of na x nb 4-byte elements: 16x8 kernels down the src rows, 8 dst
  * rows at a time, then scalar edges. Each group of 16 src rows is
- * prefetched prefetch_ahead() bytes ahead once per line (unless their lines
- * collide: sets_collide); the tile that follows continues the same rows,
+ * prefetched prefetch_ahead() bytes ahead once per line (not at all where
+ * their lines collide: sets_collide); the tile that follows continues the same rows,
  * so running past the tile is useful too. */
 AVX2_FN static void tr_tile4(char *d, int64_t dp, const char *s, int64_t sp,
 			     int64_t na, int64_t nb, bool stream)
@@ -670,21 +672,21 @@ AVX2_FN static void tr_tile4(char *d, int64_t dp, const char *s, int64_t sp,
 	stream = stream_rows(d, dp, 4, na, stream, &head);
 	tr_scalar(d, dp, s, sp, head, nb, 4);
 	d += head * 4, s += head * sp, na -= head;
-	bool ahead = !sets_collide(sp);
+	int64_t ahead = prefetch_ahead(sp);
 	if (ahead)
-		prefetch_heads(s, sp, na);
+		prefetch_heads(s, sp, na, ahead);
 	int64_t na16 = na & ~(int64_t)15, na8 = na & ~(int64_t)7, nb8 = nb & ~(int64_t)7;
 	for (int64_t ib = 0; ib < nb8; ib += 8) {
 		bool pf = ahead && ib % 16 == 0;
 		for (int64_t ia = 0; ia < na16; ia += 16) {
 			if (pf)
-				prefetch_rows(s + ia * sp + ib * 4, sp, 16);
+				prefetch_rows(s + ia * sp + ib * 4, sp, 16, ahead);
 			tr16x8_4(d + ib * dp + ia * 4, dp, s + ia * sp + ib * 4, sp, stream);
 		}
 		if (na8 > na16) { /* half lines: plain stores */
 			__m256 o[8];
 			if (pf)
-				prefetch_rows(s + na16 * sp + ib * 4, sp, 8);
+				prefetch_rows(s + na16 * sp + ib * 4, sp, 8, ahead);
 			tr8x8_4(s + na16 * sp + ib * 4, sp, o);
 			for (int k = 0; k < 8; k++)
 				store_4(d + (ib + k) * dp + na16 * 4, o[k], false);
@@ -702,15 +704,15 @@ AVX2_FN static void tr_tile8(char *d, int64_t dp, const char *s, int64_t sp,
 	stream = stream_rows(d, dp, 8, na, stream, &head);
 	tr_scalar(d, dp, s, sp, head, nb, 8);
 	d += head * 8, s += head * sp, na -= head;
-	bool ahead = !sets_collide(sp);
+	int64_t ahead = prefetch_ahead(sp);
 	if (ahead)
-		prefetch_heads(s, sp, na);
+		prefetch_heads(s, sp, na, ahead);
 	int64_t na8 = na & ~(int64_t)7, na4 = na & ~(int64_t)3, nb4 = nb & ~(int64_t)3;
 	for (int64_t ib = 0; ib < nb4; ib += 4) {
 		bool pf = ahead && ib % 8 == 0;
 		for (int64_t ia = 0; ia < na8; ia += 8) {
 			if (pf)
-				prefetch_rows(s + ia * sp + ib * 8, sp, 8);
+				prefetch_rows(s + ia * sp + ib * 8, sp, 8, ahead);
 			tr8x4_8(d + ib * dp + ia * 8, dp, s + ia * sp + ib * 8, sp, stream);
 		}
 		if (na4 > na8) {
@@ -1277,12 +1279,12 @@ PWF_INLINE __m256 pw_form1(__m256 v, __m256 a, __m256 b, __m256 l, int clamp)
 /* The tiles of pw_chain_tiles in form f; clamp and stream are constants
  * where it is called. */
 PWF_INLINE void pw_form_tiles(const PwForm *f, const PwIns *m, char *d, int64_t dp, int64_t r8, int64_t c0,
-			     int64_t c16, int clamp, bool stream, bool ahead)
+			     int64_t c16, int clamp, bool stream, int64_t ahead)
 {
 	PW_TILES(r8, c0, c16, !ahead) {
 			const char *at = m->p + r * 4 + c * m->cs;
 			if (ahead && r % 16 == 0)
-				prefetch_rows(at, m->cs, 16);
+				prefetch_rows(at, m->cs, 16, ahead);
 			__m256 lo[8], hi[8];
 			tr8x8_4(at, m->cs, lo);
 			tr8x8_4(at + 8 * m->cs, m->cs, hi);
@@ -1305,7 +1307,7 @@ PWF_INLINE void pw_form_tiles(const PwForm *f, const PwIns *m, char *d, int64_t 
 			pw_form_tiles(f, m, d, dp, r8, c0, c16, K, false, ahead);                 \
 		break;
 PW_FN static void pw_form_run(const PwForm *f, const PwIns *m, char *d, int64_t dp, int64_t r8, int64_t c0,
-			      int64_t c16, bool stream, bool ahead)
+			      int64_t c16, bool stream, int64_t ahead)
 {
 	switch (f->clamp) {
 		PW_FORM_CASE(PWF_NONE)
@@ -1336,15 +1338,16 @@ PW_FN static void pw_chain_tiles(const PwProg *p, const PwChain *ch, char *d, in
 	int64_t c0 = pw_head(p, d, dp, rows, cols, &stream), r8 = rows & ~(int64_t)7;
 	int64_t c16 = c0 + ((cols - c0) & ~(int64_t)15);
 	PwForm f;
-	bool uniform = pw_uniform(p, ch), form = uniform && pw_form(p, ch, &f), ahead = !sets_collide(m->cs);
+	bool uniform = pw_uniform(p, ch), form = uniform && pw_form(p, ch, &f);
+	int64_t ahead = prefetch_ahead(m->cs);
 	if (ahead)
-		prefetch_heads(m->p + c0 * m->cs, m->cs, c16 - c0);
+		prefetch_heads(m->p + c0 * m->cs, m->cs, c16 - c0, ahead);
 	if (form)
 		pw_form_run(&f, m, d, dp, r8, c0, c16, stream, ahead);
 	PW_TILES(form ? 0 : r8, c0, c16, !ahead) {
 			const char *at = m->p + r * 4 + c * m->cs;
 			if (ahead && r % 16 == 0)
-				prefetch_rows(at, m->cs, 16);
+				prefetch_rows(at, m->cs, 16, ahead);
 			float buf[8][16] __attribute__((aligned(32)));
 			for (int h = 0; h < 2; h++) { /* each half's 8 vectors in registers */
 				__m256 v[8];

@@ -296,6 +296,35 @@ static void t0_among_cases(void)
 			}
 }
 
+/* Rows per tile of an n x n transpose of es-byte elements, rows pitch
+ * elements apart on both sides, under a tuning (a plan only: nothing is
+ * read or written). */
+static int64_t tile_rows(int profile, int64_t n, int64_t pitch, size_t es)
+{
+	static char buf[64];
+	int64_t shape[2] = {n, n}, ds[2] = {pitch * (int64_t)es, (int64_t)es}, ss[2] = {(int64_t)es, pitch * (int64_t)es};
+	copy_set_profile(profile);
+	BoxPlan p;
+	box_plan(&p, buf, ds, buf, ss, shape, 2, es, COPY_STREAM);
+	copy_set_profile(COPY_PROFILE_AUTO);
+	return p.blk[0];
+}
+
+/* The two tunings' tiles, as stage.c's plan_trans gives them. */
+static void tile_rows_cases(void)
+{
+	enum { S = COPY_PROFILE_SMALL_L1, L = COPY_PROFILE_LARGE_L1 };
+	check(tile_rows(S, 7264, 7264, 4) == 16, "small L1: 16 rows of f32 29 KiB apart", 0);
+	check(tile_rows(S, 7264, 7264, 8) == 16, "small L1: 16 rows of f64", 0);
+	check(tile_rows(S, 384, 384, 4) == 32, "small L1: 32 rows of f32 1536 bytes apart", 0);
+	check(tile_rows(S, 8192, 8192, 4) == 16, "small L1: no cap at a 4 KiB pitch", 0);
+	check(tile_rows(S, 7264, 7264, 2) == 64, "small L1: f16 keeps the large L1's tiles", 0);
+	check(tile_rows(S, 12, 12, 4) == 12, "small L1: fewer rows than a tile", 0);
+	check(tile_rows(L, 7264, 7264, 4) == 64, "large L1: 64 rows of long f32 rows", 0);
+	check(tile_rows(L, 8192, 8192, 4) == 32, "large L1: 32 rows at a 4 KiB pitch", 0);
+	check(tile_rows(L, 384, 384, 4) == 32, "large L1: 32 rows of short rows", 0);
+}
+
 /* ----------------------------------------------------------- pool checks */
 
 typedef struct {
@@ -673,6 +702,7 @@ int main(int argc, char **argv)
 	for (long i = 0; i < count; i++)
 		box_case(i);
 	t0_among_cases();
+	tile_rows_cases();
 	for (long i = 0; i < count / 2; i++)
 		pw_case(i);
 	check(pw_ran > count / 80 && pw_ran_rows > count / 20, "enough chains ran, transposed and not", 0);
