@@ -268,9 +268,14 @@ static void set_loops(BoxPlan *p, const Box *b, int a, int c, int skip, bool by_
  * 8192 x 8192 f32: the plain transpose 7-8 % faster without, relu(x.T * s
  * + b) 8-25 % slower with; at a pitch of 7264 floats the prefetches make
  * the plain transpose 20-26 % faster and relu(x.T * s + b) 8-16 %. */
+static inline bool pitch_4k(int64_t sp)
+{
+	return sp % 4096 == 0;
+}
+
 static inline bool sets_collide(int64_t sp)
 {
-	return !small_l1() && sp % 4096 == 0;
+	return !small_l1() && pitch_4k(sp);
 }
 
 /* A transpose of elements of p->esize bytes between dst-contiguous dim a
@@ -307,9 +312,15 @@ static void plan_trans(BoxPlan *p, Box *b, int a, int c, int skip)
 	 * transposes of 5000^2, 4096^2 and (200,384,384)->(0,2,1) 1.21-1.56x).
 	 * Elements of 1 or 2 bytes take the rule above (16 rows of them give
 	 * half lines of destination: 7264^2 f16 0.71-0.78x), without its cap at
-	 * 4 KiB pitches there (8192^2 f16 1.2x with 64 rows than with 32). */
+	 * 4 KiB pitches there (8192^2 f16 1.2x with 64 rows than with 32).
+	 * 4-byte elements whose rows lie a multiple of 4 KiB apart take TR_A / 2
+	 * rows too (measured alternating, against 16: the 43210s of the set
+	 * 1.25-1.35x, 8192^2, 4096x16384, 16384x2048 and 16384x1024 1.26-1.68x,
+	 * (64,512,1024)->(2,1,0) 1.45x; f64 4096^2 0.87x, so 8-byte elements
+	 * keep 16). */
 	if (small_l1() && p->esize >= 4) {
-		p->blk[0] = min64(p->n[0], sp <= 2048 ? TR_A / 2 : TR_A / 4);
+		bool wide = sp <= 2048 || (p->esize == 4 && pitch_4k(sp));
+		p->blk[0] = min64(p->n[0], wide ? TR_A / 2 : TR_A / 4);
 	} else {
 		bool close = p->esize == 4 && row >= 128 && row <= 256 && sp <= 640;
 		int64_t cap = close ? TR_A / 4 : sets_collide(sp) ? TR_A / 2 : TR_A;
@@ -1217,16 +1228,29 @@ static bool pw_uniform(const PwProg *p, const PwChain *ch)
 /* A loop header: the statement after it runs once per step of a transposed
  * chain's tiles, with r and c the step's first output row and column. A
  * step is 8 rows by 16 columns (16 source rows); the steps go along the
- * rows first, or, where the source rows' lines collide in the caches
- * (down), down the columns first, so that the 16 source rows a step reads
- * 32 bytes of are the ones the step before read, and the lines it missed
- * in L1 are still in L2 (measured alternating on a Zen 5, relu(x.T * s +
- * b) of 8192² f32, rows 32 KiB apart: 1.06-1.13x faster). */
+ * rows first (the block's 32 source rows read 32 bytes at a time), or
+ * (down) down the columns first, so that the 16 source rows a step reads
+ * 32 bytes of are the ones the step before read (pw_down says which). */
 #define PW_TILES(r8, c0, c16, down)                                                                 \
 	for (int64_t o_ = 0, no_ = (down) ? ((c16) - (c0)) / 16 : (r8) / 8,                          \
 	             ni_ = (down) ? (r8) / 8 : ((c16) - (c0)) / 16; o_ < no_; o_++)                   \
 		for (int64_t i_ = 0, r = 8 * ((down) ? i_ : o_), c = (c0) + 16 * ((down) ? o_ : i_); \
 		     i_ < ni_; i_++, r = 8 * ((down) ? i_ : o_), c = (c0) + 16 * ((down) ? o_ : i_))
+
+/* Down the columns first, on a large L1, where the source rows' lines
+ * collide in the caches: the lines a step missed in L1 are still in L2
+ * for the step after (measured alternating on a Zen 5, relu(x.T * s + b)
+ * of 8192² f32, rows 32 KiB apart: 1.06-1.13x faster). On a small L1
+ * (small_l1) the other way round, as its plain transposes take 16 rows
+ * at pitches that are no multiple of 4 KiB and 32 at those that are
+ * (measured alternating on a Zen 3: relu(x.T * s + b) of 7264², 1216 x
+ * 43408, 43408 x 1216 and 5000 x 3000 1.21-1.44x faster down; of 8192²,
+ * x.T * s + b of 4096 x 16384 and x.T / s of 16384 x 1024 0.55-0.63x). */
+static inline bool pw_down(int64_t sp)
+{
+	return small_l1() ? !pitch_4k(sp) : sets_collide(sp);
+}
+
 enum { PWF_NONE, PWF_RELU, PWF_MAX, PWF_MIN };
 typedef struct {
 	const PwIns *a, *b, *l; /* the mul's, add's and clamp's sides, or NULL */
@@ -1281,7 +1305,7 @@ PWF_INLINE __m256 pw_form1(__m256 v, __m256 a, __m256 b, __m256 l, int clamp)
 PWF_INLINE void pw_form_tiles(const PwForm *f, const PwIns *m, char *d, int64_t dp, int64_t r8, int64_t c0,
 			     int64_t c16, int clamp, bool stream, int64_t ahead)
 {
-	PW_TILES(r8, c0, c16, !ahead) {
+	PW_TILES(r8, c0, c16, pw_down(m->cs)) {
 			const char *at = m->p + r * 4 + c * m->cs;
 			if (ahead && r % 16 == 0)
 				prefetch_rows(at, m->cs, 16, ahead);
@@ -1344,7 +1368,7 @@ PW_FN static void pw_chain_tiles(const PwProg *p, const PwChain *ch, char *d, in
 		prefetch_heads(m->p + c0 * m->cs, m->cs, c16 - c0, ahead);
 	if (form)
 		pw_form_run(&f, m, d, dp, r8, c0, c16, stream, ahead);
-	PW_TILES(form ? 0 : r8, c0, c16, !ahead) {
+	PW_TILES(form ? 0 : r8, c0, c16, pw_down(m->cs)) {
 			const char *at = m->p + r * 4 + c * m->cs;
 			if (ahead && r % 16 == 0)
 				prefetch_rows(at, m->cs, 16, ahead);

@@ -317,7 +317,8 @@ static void tile_rows_cases(void)
 	check(tile_rows(S, 7264, 7264, 4) == 16, "small L1: 16 rows of f32 29 KiB apart", 0);
 	check(tile_rows(S, 7264, 7264, 8) == 16, "small L1: 16 rows of f64", 0);
 	check(tile_rows(S, 384, 384, 4) == 32, "small L1: 32 rows of f32 1536 bytes apart", 0);
-	check(tile_rows(S, 8192, 8192, 4) == 16, "small L1: no cap at a 4 KiB pitch", 0);
+	check(tile_rows(S, 8192, 8192, 4) == 32, "small L1: 32 rows of f32 at a 4 KiB pitch", 0);
+	check(tile_rows(S, 8192, 8192, 8) == 16, "small L1: 16 rows of f64 at a 4 KiB pitch", 0);
 	check(tile_rows(S, 7264, 7264, 2) == 64, "small L1: f16 keeps the large L1's tiles", 0);
 	check(tile_rows(S, 12, 12, 4) == 12, "small L1: fewer rows than a tile", 0);
 	check(tile_rows(L, 7264, 7264, 4) == 64, "large L1: 64 rows of long f32 rows", 0);
@@ -538,7 +539,7 @@ static void pw_case(long id)
 	int64_t most = rows > cols ? rows : cols, pitch = most; /* elements, of every source layout */
 	pitch += rnd(3) * 7;
 	bool collide = rnd(5) == 0;
-	if (collide) /* 4 KiB: the source rows' lines share their cache sets (the tiles walk down the columns) */
+	if (collide) /* 4 KiB: the source rows' lines share their cache sets (pw_down) */
 		pitch = 1024;
 	size_t src_elems = (size_t)(most * pitch + pitch + 16);
 	float *src = alloc64(src_elems * sizeof(float));
@@ -622,8 +623,9 @@ static void pw_case(long id)
 	for (int portable = 0; portable < 2; portable++) {
 		bool stream = rnd(2);
 		copy_set_portable(portable);
-		/* the columns-first walk at colliding pitches is the large L1's */
-		copy_set_profile(collide || rnd(2) ? COPY_PROFILE_LARGE_L1 : COPY_PROFILE_SMALL_L1);
+		/* either walk at either pitch: down the columns first at 4 KiB
+		 * pitches on a large L1, at the others on a small one */
+		copy_set_profile(rnd(2) ? COPY_PROFILE_LARGE_L1 : COPY_PROFILE_SMALL_L1);
 		memcpy(d, noise, dn * sizeof(float));
 		pw_run(&p, (char *)(d + skew), dp * 4, rows, cols, stream);
 		copy_fence();
