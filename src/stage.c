@@ -317,9 +317,17 @@ static void plan_trans(BoxPlan *p, Box *b, int a, int c, int skip)
 	 * rows too (measured alternating, against 16: the 43210s of the set
 	 * 1.25-1.35x, 8192^2, 4096x16384, 16384x2048 and 16384x1024 1.26-1.68x,
 	 * (64,512,1024)->(2,1,0) 1.45x; f64 4096^2 0.87x, so 8-byte elements
-	 * keep 16). */
+	 * keep 16). So do 4-byte elements whose tiles write at least 256
+	 * destination rows at least 1 KiB apart and at most 1024 elements long,
+	 * the 210 kind ((384,355,384) and (384,59,2320) to (2,1,0) 1.71-1.72x,
+	 * (75,96,12,608) to (3,0,2,1) 1.18x, (59,384,2320) to (0,2,1) 1.24x,
+	 * (28,48,28,4,352) to (4,0,3,2,1) 1.16x; the 32 rows lost on longer
+	 * rows, (2320,59,384) to (2,1,0) 0.80x, 7264^2 0.88x, on fewer
+	 * destination rows, (75,96,75,96) to (3,0,2,1) 0.73x, and on rows
+	 * closer together, (75,96,12,608) to (2,0,3,1) 0.60x). */
 	if (small_l1() && p->esize >= 4) {
-		bool wide = sp <= 2048 || (p->esize == 4 && pitch_4k(sp));
+		bool far_rows = p->esize == 4 && p->n[0] <= 1024 && p->n[1] >= 256 && abs64(p->ds[1]) >= 1024;
+		bool wide = sp <= 2048 || (p->esize == 4 && pitch_4k(sp)) || far_rows;
 		p->blk[0] = min64(p->n[0], wide ? TR_A / 2 : TR_A / 4);
 	} else {
 		bool close = p->esize == 4 && row >= 128 && row <= 256 && sp <= 640;

@@ -321,6 +321,8 @@ static void tile_rows_cases(void)
 	check(tile_rows(S, 8192, 8192, 8) == 16, "small L1: 16 rows of f64 at a 4 KiB pitch", 0);
 	check(tile_rows(S, 7264, 7264, 2) == 64, "small L1: f16 keeps the large L1's tiles", 0);
 	check(tile_rows(S, 12, 12, 4) == 12, "small L1: fewer rows than a tile", 0);
+	check(tile_rows(S, 1000, 7264, 4) == 32, "small L1: 32 rows of f32 that write 1000 rows far apart", 0);
+	check(tile_rows(S, 255, 7264, 4) == 16, "small L1: 16 rows of f32 that write fewer than 256 rows", 0);
 	check(tile_rows(L, 7264, 7264, 4) == 64, "large L1: 64 rows of long f32 rows", 0);
 	check(tile_rows(L, 8192, 8192, 4) == 32, "large L1: 32 rows at a 4 KiB pitch", 0);
 	check(tile_rows(L, 384, 384, 4) == 32, "large L1: 32 rows of short rows", 0);
