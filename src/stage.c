@@ -260,6 +260,12 @@ static void set_loops(BoxPlan *p, const Box *b, int a, int c, int skip, bool by_
 	}
 }
 
+/* Are rows sp bytes apart a multiple of 4 KiB apart? */
+static inline bool pitch_4k(int64_t sp)
+{
+	return sp % 4096 == 0;
+}
+
 /* Do lines prefetched ahead in the rows of a transposed read at pitch sp
  * evict each other before they are read? At a pitch that is a multiple of
  * 4 KiB the same column of every row falls in one L1 set (64 sets of 64
@@ -268,11 +274,6 @@ static void set_loops(BoxPlan *p, const Box *b, int a, int c, int skip, bool by_
  * 8192 x 8192 f32: the plain transpose 7-8 % faster without, relu(x.T * s
  * + b) 8-25 % slower with; at a pitch of 7264 floats the prefetches make
  * the plain transpose 20-26 % faster and relu(x.T * s + b) 8-16 %. */
-static inline bool pitch_4k(int64_t sp)
-{
-	return sp % 4096 == 0;
-}
-
 static inline bool sets_collide(int64_t sp)
 {
 	return !small_l1() && pitch_4k(sp);
