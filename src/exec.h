@@ -153,8 +153,10 @@ void pw_run(const PwProg *p, char *d, int64_t dp, int64_t rows, int64_t cols, bo
 /* Tests only: true forces the portable C kernels (no SIMD) in later plans. */
 void copy_set_portable(bool on);
 /* Tests and benchmarks: the core the transposes are tuned for (stage.c,
- * small_l1); AUTO asks the CPU at the next plan. */
-enum { COPY_PROFILE_AUTO, COPY_PROFILE_SMALL_L1, COPY_PROFILE_LARGE_L1 };
+ * small_l1 and small_l2): a 32 KiB L1 with a 512 KiB L2 (SMALL_L1) or a
+ * larger L2 (SMALL_L1_LARGE_L2), or a larger L1; AUTO asks the CPU at the
+ * next plan. */
+enum { COPY_PROFILE_AUTO, COPY_PROFILE_SMALL_L1, COPY_PROFILE_LARGE_L1, COPY_PROFILE_SMALL_L1_LARGE_L2 };
 void copy_set_profile(int which);
 
 #endif

@@ -241,7 +241,8 @@ static bool run_case(const Case *c, long id, int mode)
 	memcpy(ref, dst, c->dlen);
 	ref_copy(ref + c->dbase, src + c->sbase, c);
 	copy_set_portable(rnd(4) == 0);
-	copy_set_profile(rnd(2) ? COPY_PROFILE_SMALL_L1 : COPY_PROFILE_LARGE_L1);
+	static const int profiles[] = {COPY_PROFILE_SMALL_L1, COPY_PROFILE_SMALL_L1_LARGE_L2, COPY_PROFILE_LARGE_L1};
+	copy_set_profile(profiles[rnd(3)]);
 	BoxPlan p;
 	int64_t n = box_plan(&p, dst + c->dbase, c->ds, src + c->sbase, c->ss, c->shape, c->rank, c->es, c->flags);
 	mode = mode < 0 ? (int)rnd(3) : mode;
@@ -313,7 +314,7 @@ static int64_t tile_rows(int profile, int64_t n, int64_t pitch, size_t es)
 /* The two tunings' tiles, as stage.c's plan_trans gives them. */
 static void tile_rows_cases(void)
 {
-	enum { S = COPY_PROFILE_SMALL_L1, L = COPY_PROFILE_LARGE_L1 };
+	enum { S = COPY_PROFILE_SMALL_L1, M = COPY_PROFILE_SMALL_L1_LARGE_L2, L = COPY_PROFILE_LARGE_L1 };
 	check(tile_rows(S, 7264, 7264, 4) == 16, "small L1: 16 rows of f32 29 KiB apart", 0);
 	check(tile_rows(S, 7264, 7264, 8) == 16, "small L1: 16 rows of f64", 0);
 	check(tile_rows(S, 384, 384, 4) == 32, "small L1: 32 rows of f32 1536 bytes apart", 0);
@@ -323,6 +324,10 @@ static void tile_rows_cases(void)
 	check(tile_rows(S, 12, 12, 4) == 12, "small L1: fewer rows than a tile", 0);
 	check(tile_rows(S, 1000, 7264, 4) == 32, "small L1: 32 rows of f32 that write 1000 rows far apart", 0);
 	check(tile_rows(S, 255, 7264, 4) == 16, "small L1: 16 rows of f32 that write fewer than 256 rows", 0);
+	check(tile_rows(M, 1000, 7264, 4) == 16, "small L1, large L2: 16 rows of f32 that write 1000 rows far apart", 0);
+	check(tile_rows(M, 8192, 8192, 4) == 32, "small L1, large L2: 32 rows of f32 at a 4 KiB pitch", 0);
+	check(tile_rows(M, 384, 384, 4) == 32, "small L1, large L2: 32 rows of f32 1536 bytes apart", 0);
+	check(tile_rows(M, 7264, 7264, 4) == 16, "small L1, large L2: 16 rows of f32 29 KiB apart", 0);
 	check(tile_rows(L, 7264, 7264, 4) == 64, "large L1: 64 rows of long f32 rows", 0);
 	check(tile_rows(L, 8192, 8192, 4) == 32, "large L1: 32 rows at a 4 KiB pitch", 0);
 	check(tile_rows(L, 384, 384, 4) == 32, "large L1: 32 rows of short rows", 0);
@@ -627,7 +632,8 @@ static void pw_case(long id)
 		copy_set_portable(portable);
 		/* either walk at either pitch: down the columns first at 4 KiB
 		 * pitches on a large L1, at the others on a small one */
-		copy_set_profile(rnd(2) ? COPY_PROFILE_LARGE_L1 : COPY_PROFILE_SMALL_L1);
+		static const int profiles[] = {COPY_PROFILE_SMALL_L1, COPY_PROFILE_SMALL_L1_LARGE_L2, COPY_PROFILE_LARGE_L1};
+		copy_set_profile(profiles[rnd(3)]);
 		memcpy(d, noise, dn * sizeof(float));
 		pw_run(&p, (char *)(d + skew), dp * 4, rows, cols, stream);
 		copy_fence();
