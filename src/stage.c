@@ -51,12 +51,17 @@ enum { SIMD_NONE, SIMD_SSE2, SIMD_AVX2 };
  * along them, TR_B elements per tile (TR_A / 2 rows when the rows are
  * shorter than TR_SHORT bytes); runs shorter than RUN_SHORT are tiled
  * the same way with RUNS_A bytes of destination per block; long runs and
- * strided rows are cut in CHUNK-byte pieces; a task is about TASK_BYTES. */
+ * strided rows are cut in CHUNK-byte pieces; a task is about TASK_BYTES.
+ * RUNS_A: a block of short runs reads that many source rows at once, and
+ * fewer of them are faster (measured alternating on a Zen 4, 1024 against
+ * 4096: (48,28,28,48,32) and (298,28,28,8,32) to (1,3,2,0,4) 1.45-2.4x,
+ * (48,28,28,8,176) 1.18x, the 410325s 1.07-1.43x; 512 and 768 within
+ * noise of 1024, 256 0.74-0.89x of 512 on the 410325s). */
 #define TR_A 64
 #define TR_B 4096
 #define TR_SHORT 8192 /* bytes: source rows of a transpose shorter than this are short */
 #define RUN_SHORT 2048
-#define RUNS_A 4096
+#define RUNS_A 1024
 #define CHUNK 65536
 #define TASK_BYTES (256 << 10)
 #define PREFETCH_FAR 128  /* bytes ahead along a source row of a transpose (large L1) */
