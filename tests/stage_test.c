@@ -311,7 +311,34 @@ static int64_t tile_rows(int profile, int64_t n, int64_t pitch, size_t es)
 	return p.blk[0];
 }
 
-/* The two tunings' tiles, as stage.c's plan_trans gives them. */
+/* A 700 x 300 f32 transpose (rows 1200 bytes apart: tall tiles of 256
+ * rows on a large L2, and a last tile of 188) under each tuning, streamed
+ * or not, against the element-by-element copy. */
+static void tall_tile_cases(void)
+{
+	enum { R = 700, C = 300 };
+	float *src = (float *)alloc64(R * C * 4), *dst = (float *)alloc64(R * C * 4);
+	for (int i = 0; i < R * C; i++)
+		src[i] = (float)i;
+	static const int profiles[] = {COPY_PROFILE_SMALL_L1, COPY_PROFILE_SMALL_L1_LARGE_L2, COPY_PROFILE_LARGE_L1};
+	for (int k = 0; k < 6; k++) {
+		int64_t shape[2] = {R, C}, ds[2] = {4, 4 * R}, ss[2] = {4 * C, 4};
+		memset(dst, 0, R * C * 4);
+		copy_set_profile(profiles[k % 3]);
+		copy_box(dst, ds, src, ss, shape, 2, 4, k < 3 ? COPY_STREAM : 0);
+		copy_fence();
+		copy_set_profile(COPY_PROFILE_AUTO);
+		bool ok = true;
+		for (int i = 0; i < R && ok; i++)
+			for (int j = 0; j < C && ok; j++)
+				ok = dst[j * R + i] == src[i * C + j];
+		check(ok, "700 x 300 f32 transpose in tall tiles", k);
+	}
+	free(src);
+	free(dst);
+}
+
+/* The three tunings' tiles, as stage.c's plan_trans gives them. */
 static void tile_rows_cases(void)
 {
 	enum { S = COPY_PROFILE_SMALL_L1, M = COPY_PROFILE_SMALL_L1_LARGE_L2, L = COPY_PROFILE_LARGE_L1 };
@@ -326,7 +353,10 @@ static void tile_rows_cases(void)
 	check(tile_rows(S, 255, 7264, 4) == 16, "small L1: 16 rows of f32 that write fewer than 256 rows", 0);
 	check(tile_rows(M, 1000, 7264, 4) == 16, "small L1, large L2: 16 rows of f32 that write 1000 rows far apart", 0);
 	check(tile_rows(M, 8192, 8192, 4) == 32, "small L1, large L2: 32 rows of f32 at a 4 KiB pitch", 0);
-	check(tile_rows(M, 384, 384, 4) == 32, "small L1, large L2: 32 rows of f32 1536 bytes apart", 0);
+	check(tile_rows(M, 384, 384, 4) == 256, "small L1, large L2: 256 rows of f32 1536 bytes apart", 0);
+	check(tile_rows(M, 48, 384, 4) == 32, "small L1, large L2: 32 of 48 rows of f32 1536 bytes apart", 0);
+	check(tile_rows(M, 48, 2560, 4) == 16, "small L1, large L2: 16 of 48 rows of f32 10 KiB apart", 0);
+	check(tile_rows(S, 384, 384, 4) == 32, "small L1, small L2: 32 rows of f32 1536 bytes apart", 0);
 	check(tile_rows(M, 7264, 7264, 4) == 16, "small L1, large L2: 16 rows of f32 29 KiB apart", 0);
 	check(tile_rows(L, 7264, 7264, 4) == 64, "large L1: 64 rows of long f32 rows", 0);
 	check(tile_rows(L, 8192, 8192, 4) == 32, "large L1: 32 rows at a 4 KiB pitch", 0);
@@ -713,6 +743,7 @@ int main(int argc, char **argv)
 		box_case(i);
 	t0_among_cases();
 	tile_rows_cases();
+	tall_tile_cases();
 	for (long i = 0; i < count / 2; i++)
 		pw_case(i);
 	check(pw_ran > count / 80 && pw_ran_rows > count / 20, "enough chains ran, transposed and not", 0);
