@@ -721,8 +721,39 @@ static bool stream_rows(const char *d, int64_t dp, size_t es, int64_t na, bool w
 	return h >= 0;
 }
 
+/* The last na % 8 rows and nb % 8 columns of an na x nb tile of 4-byte
+ * elements (both at least 8), by 8x8 kernels over the last 8 rows and
+ * columns that store only what the tile's other kernels have not: the
+ * last columns' kernels the rows those leave, the last rows' kernels,
+ * through a mask, the lanes they leave. Plain stores: these are partial
+ * lines. (Measured alternating on a Zen 4 against the scalar edges:
+ * 4000000x13 to 13x4000000 1.35x, 192000x300 1.05x; in cache, 1000x13
+ * 2x, 1003x300 1.4x.) */
+AVX2_FN static void tr_edges4(char *d, int64_t dp, const char *s, int64_t sp, int64_t na, int64_t nb)
+{
+	int64_t na8 = na & ~(int64_t)7, nb8 = nb & ~(int64_t)7;
+	__m256 o[8];
+	if (nb > nb8)
+		for (int64_t ia = 0; ia < na8; ia += 8) {
+			tr8x8_4(s + ia * sp + (nb - 8) * 4, sp, o);
+			for (int64_t k = 8 - (nb - nb8); k < 8; k++)
+				_mm256_storeu_ps((float *)(d + (nb - 8 + k) * dp + ia * 4), o[k]);
+		}
+	if (na > na8) {
+		const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+		__m256i keep = _mm256_cmpgt_epi32(lane, _mm256_set1_epi32((int)(7 - (na - na8))));
+		for (int64_t ib = 0; ib < nb; ib += 8) {
+			int64_t at = ib + 8 <= nb ? ib : nb - 8; /* the last kernel: over the last 8 columns */
+			tr8x8_4(s + (na - 8) * sp + at * 4, sp, o);
+			for (int64_t k = ib - at; k < 8; k++)
+				_mm256_maskstore_ps((float *)(d + (at + k) * dp + (na - 8) * 4), keep, o[k]);
+		}
+	}
+}
+
 /* Tiles of na x nb 4-byte elements: 16x8 kernels down the src rows, 8 dst
- * rows at a time, then scalar edges. Each group of 16 src rows is
+ * rows at a time, then the edges (tr_edges4, or scalar ones in tiles of
+ * fewer than 8 rows or columns). Each group of 16 src rows is
  * prefetched prefetch_ahead() bytes ahead once per line (not at all where
  * their lines collide: sets_collide); the tile that follows continues the same rows,
  * so running past the tile is useful too. */
@@ -752,6 +783,10 @@ AVX2_FN static void tr_tile4(char *d, int64_t dp, const char *s, int64_t sp,
 			for (int k = 0; k < 8; k++)
 				store_4(d + (ib + k) * dp + na16 * 4, o[k], false);
 		}
+	}
+	if (na >= 8 && nb >= 8) {
+		tr_edges4(d, dp, s, sp, na, nb);
+		return;
 	}
 	tr_scalar(d + na8 * 4, dp, s + na8 * sp, sp, na - na8, nb, 4);
 	tr_scalar(d + nb8 * dp, dp, s + nb8 * 4, sp, na8, nb - nb8, 4);
