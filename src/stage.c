@@ -357,19 +357,21 @@ static void plan_trans(BoxPlan *p, Box *b, int a, int c, int skip)
 	 * 210s 1.39x and 1.43x, (75,96,12,608) to (3,0,2,1) 1.27x, (96,75,12,
 	 * 608) to (3,2,1,0) 1.30x), while its 32 rows at 4 KiB pitches still
 	 * pay (the 43210s 1.09-1.19x against 16). With the large L2, f32 rows
-	 * at most 2 KiB apart take up to TR_A * 4 of them where there are at
-	 * least 96, a tile reading one stretch of up to 512 KiB and writing
-	 * destination rows of up to 1 KiB (measured alternating against 32:
-	 * (355,384,384) and (59,2320,384) to (0,2,1) 1.35-1.67x, (28,28,352,4,
-	 * 48) to (1,3,0,4,2) 1.17-1.44x, (15,15,15,112,5,32) to (2,0,4,1,5,3)
-	 * 1.20-1.25x, the 1032s 1.10-1.16x; outside the set, 200000x256 to
-	 * 256x200000 1.92x, 150000x384 1.38x, (400,200,500) to (0,2,1) 1.48x,
-	 * 600000x96 and 120000x500 within noise; 192 and 384 rows within noise
-	 * of 256; 48 rows of 48 0.77-0.92x against 32, hence the 96). */
+	 * 1-2 KiB long and at most 2 KiB apart take up to TR_A * 4 of them
+	 * where there are at least 96, a tile reading one stretch of up to
+	 * 512 KiB and writing destination rows of up to 1 KiB (measured
+	 * alternating against 32: (355,384,384) and (59,2320,384) to (0,2,1)
+	 * 1.35-1.67x without the next tile's prefetch (NextTile), 1.15-1.18x
+	 * with it; 200000x256 to 256x200000 1.92x, 150000x384 1.38x; 192 and
+	 * 384 rows within noise of 256; 48 rows of 48 0.77-0.92x against 32,
+	 * hence the 96). Shorter rows keep 32 with the next tile's prefetch
+	 * (against 256: (75,12,608,96) and (75,75,96,96) to (1,0,3,2) 1.64x and
+	 * 1.14x, (28,28,4,352,48) to (2,0,4,1,3) 1.25x, 600000x96 1.45x;
+	 * (28,28,352,4,48) to (1,3,0,4,2) 0.90x). */
 	if (small_l1() && p->esize >= 4) {
 		bool far_rows = small_l2() && p->esize == 4 && p->n[0] <= 1024 && p->n[1] >= 256 && abs64(p->ds[1]) >= 1024;
 		bool wide = sp <= 2048 || (p->esize == 4 && pitch_4k(sp)) || far_rows;
-		bool tall = !small_l2() && p->esize == 4 && sp <= 2048 && p->n[0] >= 96;
+		bool tall = !small_l2() && p->esize == 4 && row >= 1024 && sp <= 2048 && p->n[0] >= 96;
 		p->blk[0] = min64(p->n[0], tall ? TR_A * 4 : wide ? TR_A / 2 : TR_A / 4);
 	} else {
 		bool close = p->esize == 4 && row >= 128 && row <= 256 && sp <= 640;

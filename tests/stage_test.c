@@ -354,6 +354,7 @@ static void tile_rows_cases(void)
 	check(tile_rows(M, 1000, 7264, 4) == 16, "small L1, large L2: 16 rows of f32 that write 1000 rows far apart", 0);
 	check(tile_rows(M, 8192, 8192, 4) == 32, "small L1, large L2: 32 rows of f32 at a 4 KiB pitch", 0);
 	check(tile_rows(M, 384, 384, 4) == 256, "small L1, large L2: 256 rows of f32 1536 bytes apart", 0);
+	check(tile_rows(M, 200, 256, 4) == 32, "small L1, large L2: 32 of 200 rows of f32 800 bytes long", 0);
 	check(tile_rows(M, 48, 384, 4) == 32, "small L1, large L2: 32 of 48 rows of f32 1536 bytes apart", 0);
 	check(tile_rows(M, 48, 2560, 4) == 16, "small L1, large L2: 16 of 48 rows of f32 10 KiB apart", 0);
 	check(tile_rows(S, 384, 384, 4) == 32, "small L1, small L2: 32 rows of f32 1536 bytes apart", 0);
