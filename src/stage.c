@@ -60,6 +60,7 @@ enum { SIMD_NONE, SIMD_SSE2, SIMD_AVX2 };
 #define TR_A 64
 #define TR_B 4096
 #define TR_SHORT 8192 /* bytes: source rows of a transpose shorter than this are short */
+#define TR_CLOSE 2048 /* bytes: source rows at most this far apart are close (small L1 tunings, NextTile) */
 #define RUN_SHORT 2048
 #define RUNS_A 1024
 #define CHUNK 65536
@@ -370,8 +371,8 @@ static void plan_trans(BoxPlan *p, Box *b, int a, int c, int skip)
 	 * (28,28,352,4,48) to (1,3,0,4,2) 0.90x). */
 	if (small_l1() && p->esize >= 4) {
 		bool far_rows = small_l2() && p->esize == 4 && p->n[0] <= 1024 && p->n[1] >= 256 && abs64(p->ds[1]) >= 1024;
-		bool wide = sp <= 2048 || (p->esize == 4 && pitch_4k(sp)) || far_rows;
-		bool tall = !small_l2() && p->esize == 4 && row >= 1024 && sp <= 2048 && p->n[0] >= 96;
+		bool wide = sp <= TR_CLOSE || (p->esize == 4 && pitch_4k(sp)) || far_rows;
+		bool tall = !small_l2() && p->esize == 4 && row >= 1024 && sp <= TR_CLOSE && p->n[0] >= 96;
 		p->blk[0] = min64(p->n[0], tall ? TR_A * 4 : wide ? TR_A / 2 : TR_A / 4);
 	} else {
 		bool close = p->esize == 4 && row >= 128 && row <= 256 && sp <= 640;
@@ -379,7 +380,7 @@ static void plan_trans(BoxPlan *p, Box *b, int a, int c, int skip)
 		p->blk[0] = min64(p->n[0] <= TR_A ? p->n[0] : row < TR_SHORT ? TR_A / 2 : TR_A, cap);
 	}
 	p->blk[1] = min64(p->n[1], TR_B);
-	p->next_tile = p->esize >= 4 && (p->flags & COPY_STREAM) && sp <= 2048;
+	p->next_tile = p->esize >= 4 && (p->flags & COPY_STREAM) && sp <= TR_CLOSE;
 	/* dim 0's tiles among the outer dims, by their step's src stride (unit_at) */
 	for (p->t0_at = 2; p->t0_at < p->nloop && abs64(p->ss[p->t0_at]) < p->blk[0] * sp; p->t0_at++)
 		;
@@ -1638,12 +1639,8 @@ static void unit_trans(const BoxPlan *p, const Unit *t, const Unit *next)
 	if (p->simd == SIMD_AVX2 && (p->esize == 4 || p->esize == 8)) {
 		/* the kernels: 16x8 of 4-byte elements, 8x4 of 8-byte ones */
 		int64_t es = (int64_t)p->esize, kernels = (na / (64 / es)) * (nb / (32 / es));
-		NextTile nt = {0};
-		if (next) {
-			nt = (NextTile){next->s, sp, (next->nb * es + 63) / 64, 0, 0, 0, 0};
-			nt.left = next->na * nt.lines;
-			nt.per = kernels ? (nt.left + kernels - 1) / kernels : 0;
-		}
+		int64_t lines = next ? (next->nb * es + 63) / 64 : 0, left = next ? next->na * lines : 0;
+		NextTile nt = {next ? next->s : NULL, sp, lines, left, kernels ? (left + kernels - 1) / kernels : 0, 0, 0};
 		if (es == 4)
 			tr_tile4(d, dp, s, sp, na, nb, stream, nt.per ? &nt : NULL);
 		else
@@ -1736,12 +1733,14 @@ void box_run_task(const BoxPlan *p, int64_t task)
 {
 	int64_t u0 = task * p->per_task;
 	int64_t u1 = min64(u0 + p->per_task, p->nunits);
-	for (int64_t u = u0; u < u1; u++) {
-		Unit t = unit_at(p, u), next;
-		bool ahead = p->next_tile && u + 1 < u1;
-		if (ahead)
-			next = unit_at(p, u + 1);
-		run_unit(p, &t, ahead ? &next : NULL);
+	if (u0 >= u1)
+		return;
+	Unit t = unit_at(p, u0);
+	for (int64_t u = u0; u < u1; u++) { /* each tile found once, as the one before's next */
+		bool more = u + 1 < u1;
+		Unit next = more ? unit_at(p, u + 1) : t;
+		run_unit(p, &t, more && p->next_tile ? &next : NULL);
+		t = next;
 	}
 #ifdef X86
 	if (p->flags & COPY_STREAM)

@@ -233,6 +233,9 @@ static long t0_among; /* boxes whose walk takes dim 0's tiles among the outer di
 /* Copies box c in one of three ways (the mode, or a random one for -1)
  * and compares with ref_copy; true when the plan's walk takes dim 0's
  * tiles among the outer dims. */
+/* The three tunings of stage.c's transposes. */
+static const int profiles[] = {COPY_PROFILE_SMALL_L1, COPY_PROFILE_SMALL_L1_LARGE_L2, COPY_PROFILE_LARGE_L1};
+
 static bool run_case(const Case *c, long id, int mode)
 {
 	char *src = alloc64(c->slen), *dst = alloc64(c->dlen), *ref = alloc64(c->dlen);
@@ -241,7 +244,6 @@ static bool run_case(const Case *c, long id, int mode)
 	memcpy(ref, dst, c->dlen);
 	ref_copy(ref + c->dbase, src + c->sbase, c);
 	copy_set_portable(rnd(4) == 0);
-	static const int profiles[] = {COPY_PROFILE_SMALL_L1, COPY_PROFILE_SMALL_L1_LARGE_L2, COPY_PROFILE_LARGE_L1};
 	copy_set_profile(profiles[rnd(3)]);
 	BoxPlan p;
 	int64_t n = box_plan(&p, dst + c->dbase, c->ds, src + c->sbase, c->ss, c->shape, c->rank, c->es, c->flags);
@@ -320,7 +322,6 @@ static void tall_tile_cases(void)
 	float *src = (float *)alloc64(R * C * 4), *dst = (float *)alloc64(R * C * 4);
 	for (int i = 0; i < R * C; i++)
 		src[i] = (float)i;
-	static const int profiles[] = {COPY_PROFILE_SMALL_L1, COPY_PROFILE_SMALL_L1_LARGE_L2, COPY_PROFILE_LARGE_L1};
 	for (int k = 0; k < 6; k++) {
 		int64_t shape[2] = {R, C}, ds[2] = {4, 4 * R}, ss[2] = {4 * C, 4};
 		memset(dst, 0, R * C * 4);
@@ -663,7 +664,6 @@ static void pw_case(long id)
 		copy_set_portable(portable);
 		/* either walk at either pitch: down the columns first at 4 KiB
 		 * pitches on a large L1, at the others on a small one */
-		static const int profiles[] = {COPY_PROFILE_SMALL_L1, COPY_PROFILE_SMALL_L1_LARGE_L2, COPY_PROFILE_LARGE_L1};
 		copy_set_profile(profiles[rnd(3)]);
 		memcpy(d, noise, dn * sizeof(float));
 		pw_run(&p, (char *)(d + skew), dp * 4, rows, cols, stream);
