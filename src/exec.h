@@ -159,5 +159,10 @@ void copy_set_portable(bool on);
  * next plan. */
 enum { COPY_PROFILE_AUTO, COPY_PROFILE_SMALL_L1, COPY_PROFILE_LARGE_L1, COPY_PROFILE_SMALL_L1_LARGE_L2 };
 void copy_set_profile(int which);
+/* Do software prefetches ahead of sequential reads pay on this core? Not
+ * with the Zen 4's tuning (SMALL_L1_LARGE_L2), where the hardware
+ * prefetchers alone read faster (stage.c's pointwise rows, vm.c's reads in
+ * place). */
+bool seq_prefetch_pays(void);
 
 #endif

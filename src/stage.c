@@ -137,6 +137,11 @@ static bool small_l2(void)
 	return core_profile() == COPY_PROFILE_SMALL_L1;
 }
 
+bool seq_prefetch_pays(void)
+{
+	return core_profile() != COPY_PROFILE_SMALL_L1_LARGE_L2;
+}
+
 static int pick_simd(void)
 {
 	if (atomic_load(&force_portable))
@@ -1297,7 +1302,7 @@ PW_FN static void pw_chain_rows(const PwProg *p, const PwChain *ch, char *d, int
 {
 	const PwIns *m = &p->ins[ch->main], *ahead[PW_MAX]; /* the sides read along rows */
 	int nahead = 0;
-	bool pf = core_profile() != COPY_PROFILE_SMALL_L1_LARGE_L2;
+	bool pf = seq_prefetch_pays();
 	for (int t = 0; t < ch->n; t++) {
 		const PwIns *q = ch->st[t].side >= 0 ? &p->ins[ch->st[t].side] : NULL;
 		if (q && q->kind == PW_LOAD && q->cs == 4 && q->rs)
