@@ -625,7 +625,6 @@ static bool setup(X *x, const Inst *in, int si, void *const *storage, void **let
 	x->copy = x->p->n == 1 && res->kind == I_LOAD && !x->op[res->operand].point && res->dt == x->p->out &&
 	          !x->op[res->operand].op->view->ngat && (!x->op[res->operand].masked || x->op[res->operand].piece);
 	x->stream = tensor_layout(in, st->t)->storage * (int64_t)x->op[0].es >= (8 << 20);
-	x->prefetch = seq_prefetch_pays();
 	x->rows = gather_rows(x);
 	if (x->rows)
 		row_form(x);

@@ -1318,8 +1318,11 @@ PW_FN static void pw_chain_rows(const PwProg *p, const PwChain *ch, char *d, int
 			__m256 val[8];
 			if (m->kind == PW_LOAD && m->cs) {
 				const float *at = (const float *)(m->p + r * m->rs + c * 4);
-				for (int k = -1; pf && k < nahead; k++)
-					pw_prefetch_ahead(k < 0 ? (const char *)at : ahead[k]->p + r * ahead[k]->rs + c * 4);
+				if (pf) {
+					pw_prefetch_ahead((const char *)at);
+					for (int k = 0; k < nahead; k++)
+						pw_prefetch_ahead(ahead[k]->p + r * ahead[k]->rs + c * 4);
+				}
 				PW_UNROLL for (int k = 0; k < 8; k++)
 					val[k] = _mm256_loadu_ps(at + 8 * k);
 			} else {

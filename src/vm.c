@@ -455,9 +455,10 @@ static void load_lanes(W *w, int s, const Ins *ins, Val *r)
 		 * while this one computes, where that pays (seq_prefetch_pays:
 		 * not on a Zen 4, where i32 and f64 adds and an f32-to-f64 cast
 		 * of 256 MiB ran 1.11-1.38x faster without, measured alternating) */
-		size_t bytes = x->prefetch ? (size_t)w->lanes[s] * o->es : 0;
-		for (size_t q = 0; bytes >= 1024 && q < bytes; q += 64) /* a hint: never faults */
-			__builtin_prefetch((const void *)((uintptr_t)src + bytes + q));
+		size_t bytes = (size_t)w->lanes[s] * o->es;
+		if (bytes >= 1024 && seq_prefetch_pays())
+			for (size_t q = 0; q < bytes; q += 64) /* a hint: never faults */
+				__builtin_prefetch((const void *)((uintptr_t)src + bytes + q));
 		if (!alias(w, (int)(ins - x->p->ins), src, o->dt))
 			to_lanes(r, src, o->dt, w->lanes[s]); /* read in place */
 		return;

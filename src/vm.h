@@ -79,7 +79,6 @@ typedef struct {
 	int64_t chunk;    /* consecutive blocks per task */
 	int64_t pstride[MAXSCOPE]; /* row-major position of each output variable */
 	bool stream;
-	bool prefetch;     /* reads in place prefetch the next unit (seq_prefetch_pays) */
 	struct W *w;      /* per worker: its scratch */
 } X;
 
