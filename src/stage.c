@@ -522,10 +522,17 @@ static void row_gather(char *d, const char *s, int64_t sstep, int64_t n, size_t 
 	}
 }
 
-/* Transpose of an na x nb block: dst[ib*dp + ia*es] = src[ia*sp + ib*es]. */
+/* Transpose of an na x nb block: dst[ib*dp + ia*es] = src[ia*sp + ib*es].
+ * The tiles call it for their heads and edges, most of them empty: an
+ * empty one returns before its loop over nb rows of nothing (measured
+ * alternating on a Zen 4, against that loop: the 57 permutations of the
+ * performance set 1.07x at the median, 0.93-1.33x; 7264^2 1.16-1.19x,
+ * 1216x43408 1.17-1.21x). */
 static void tr_scalar(char *d, int64_t dp, const char *s, int64_t sp,
 		      int64_t na, int64_t nb, size_t es)
 {
+	if (na <= 0)
+		return;
 	for (int64_t ib = 0; ib < nb; ib++)
 		row_gather(d + ib * dp, s + ib * (int64_t)es, sp, na, es);
 }
