@@ -86,66 +86,11 @@ DType dt_promote(DType a, DType b)
 	return dt_bits(a) >= dt_bits(b) ? a : b;
 }
 
-/* Rounds x to a binary float with mbits explicit mantissa bits and minimum
- * normal exponent emin, to nearest even, returning the bits of the result in
- * the layout sign | exponent (ebits) | mantissa. Works from the double
- * directly, so there is a single rounding. */
-static uint16_t round_to_small(double x, int mbits, int ebits, int emin)
-{
-	uint16_t sign = signbit(x) ? (uint16_t)(1u << (mbits + ebits)) : 0;
-	int emax_field = (1 << ebits) - 1;
-	if (isnan(x))
-		return (uint16_t)(sign | (emax_field << mbits) | (1u << (mbits - 1)));
-	x = fabs(x);
-	if (isinf(x))
-		return (uint16_t)(sign | (emax_field << mbits));
-	if (x == 0)
-		return sign;
-	int e;
-	frexp(x, &e);
-	e -= 1; /* x = m * 2^e with 1 <= m < 2 */
-	if (e < emin)
-		e = emin; /* subnormal: fixed quantum */
-	double q = ldexp(1.0, e - mbits); /* value of one unit in the last place */
-	double r = nearbyint(x / q);      /* the default rounding mode is to nearest even */
-	double y = r * q;
-	int ey;
-	frexp(y, &ey);
-	ey -= 1;
-	int bias = 1 - emin;
-	if (ey + bias >= emax_field)
-		return (uint16_t)(sign | (emax_field << mbits)); /* overflow: inf */
-	if (y < ldexp(1.0, emin)) /* subnormal */
-		return (uint16_t)(sign | (uint16_t)r);
-	uint32_t mant = (uint32_t)(ldexp(y, -ey) * (1u << mbits)) & ((1u << mbits) - 1);
-	return (uint16_t)(sign | (uint32_t)(ey + bias) << mbits | mant);
-}
-
-static double small_to_double(uint16_t h, int mbits, int ebits, int emin)
-{
-	int sign = (h >> (mbits + ebits)) & 1;
-	int ef = (h >> mbits) & ((1 << ebits) - 1);
-	int mant = h & ((1 << mbits) - 1);
-	double v;
-	if (ef == (1 << ebits) - 1)
-		v = mant ? NAN : INFINITY;
-	else if (ef == 0)
-		v = ldexp(mant, emin - mbits);
-	else
-		v = ldexp(mant + (1 << mbits), ef - (1 - emin) - mbits);
-	return sign ? -v : v;
-}
-
-uint16_t f16_from_double(double x) { return round_to_small(x, 10, 5, -14); }
-double f16_to_double(uint16_t h) { return small_to_double(h, 10, 5, -14); }
-uint16_t bf16_from_double(double x) { return round_to_small(x, 7, 8, -126); }
-double bf16_to_double(uint16_t h) { return small_to_double(h, 7, 8, -126); }
-
 double dt_round_float(DType t, double x)
 {
 	switch (t) {
-	case ATHENE_F16: return f16_to_double(f16_from_double(x));
-	case ATHENE_BF16: return bf16_to_double(bf16_from_double(x));
+	case ATHENE_F16: return f16_round(x);
+	case ATHENE_BF16: return bf16_round(x);
 	case ATHENE_F32: return (double)(float)x;
 	default: return x;
 	}

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "athene.h"
 
@@ -122,10 +123,84 @@ bool dt_is_signed(DType t);
 int dt_bits(DType t);
 /* NumPy/PyTorch promotion of two non-weak dtypes. */
 DType dt_promote(DType a, DType b);
-uint16_t f16_from_double(double x);  /* round to nearest even */
-double f16_to_double(uint16_t h);
-uint16_t bf16_from_double(double x); /* round to nearest even */
-double bf16_to_double(uint16_t h);
+/* f16 and bf16 from and to double, on the bits, without branches (inline:
+ * the register machine converts whole rows with them, and they vectorise).
+ * A small float has mbits explicit mantissa bits, ebits of exponent and
+ * least normal exponent emin. */
+static inline uint64_t dbits(double x)
+{
+	union { double d; uint64_t u; } v = {.d = x}; /* C11: the bits, reinterpreted */
+	return v.u;
+}
+
+static inline double dof(uint64_t u)
+{
+	union { uint64_t u; double d; } v = {.u = u};
+	return v.d;
+}
+
+/* a where c, else b: a mask, not a branch, so that loops vectorise */
+static inline uint64_t sel64(bool c, uint64_t a, uint64_t b)
+{
+	uint64_t m = -(uint64_t)c;
+	return (a & m) | (b & ~m);
+}
+
+/* x rounded once, to nearest even, to the small float, as a double: the
+ * normal range by carrying into the last place kept, below it by adding and
+ * taking away 1.5·2^(emin - mbits + 52), whose last place is the small
+ * float's quantum there; beyond the largest finite value infinity, a NaN the
+ * quiet NaN of its sign. (The rounding mode is the default, to nearest.) */
+static inline double small_round(double x, int mbits, int ebits, int emin)
+{
+	const int drop = 52 - mbits;
+	const uint64_t inf = (uint64_t)0x7ff << 52, over = (uint64_t)(1023 + (1 << (ebits - 1))) << 52,
+	               tiny = (uint64_t)(1023 + emin) << 52;
+	const double c = dof((uint64_t)(1023 + emin - mbits + 52) << 52 | (uint64_t)1 << 51);
+	uint64_t u = dbits(x), sign = u & (uint64_t)1 << 63, a = u ^ sign;
+	uint64_t near = (a + ((uint64_t)1 << (drop - 1)) - 1 + (a >> drop & 1)) & ~(((uint64_t)1 << drop) - 1);
+	uint64_t sub = dbits((dof(a & -(uint64_t)(a < tiny)) + c) - c);
+	uint64_t r = sel64(a > inf, inf | (uint64_t)1 << 51, sel64(a < tiny, sub, sel64(near >= over, inf, near)));
+	return dof(r | sign);
+}
+
+/* The bits of y, a value of the small float (or an infinity or a NaN). */
+static inline uint16_t small_bits(double y, int mbits, int ebits, int emin)
+{
+	const uint64_t inf = (uint64_t)0x7ff << 52, tiny = (uint64_t)(1023 + emin) << 52;
+	const double scale = dof((uint64_t)(1023 + mbits - emin) << 52); /* 2^(mbits - emin) */
+	uint64_t u = dbits(y), a = u & ~((uint64_t)1 << 63), sign = (u >> 63) << (mbits + ebits);
+	uint64_t top = (uint64_t)((1u << ebits) - 1) << mbits;
+	uint64_t normal = ((a >> 52) - 1023 + (uint64_t)(1 - emin)) << mbits | (a >> (52 - mbits) & ((1u << mbits) - 1));
+	uint64_t sub = (uint64_t)(int32_t)(dof(a & -(uint64_t)(a < tiny)) * scale); /* at most 2^mbits */
+	uint64_t r = sel64(a >= inf, top | sel64(a > inf, (uint64_t)1 << (mbits - 1), 0), sel64(a < tiny, sub, normal));
+	return (uint16_t)(sign | r);
+}
+
+static inline uint16_t small_from_double(double x, int mbits, int ebits, int emin)
+{
+	return small_bits(small_round(x, mbits, ebits, emin), mbits, ebits, emin);
+}
+
+/* The double of small float h; every NaN the quiet NaN of its sign. Exact. */
+static inline double small_to_double(uint16_t h, int mbits, int ebits, int emin)
+{
+	const double unit = dof((uint64_t)(1023 + emin - mbits) << 52); /* the subnormals' quantum */
+	uint64_t sign = (uint64_t)(h >> (mbits + ebits) & 1) << 63, mant = h & ((1u << mbits) - 1);
+	uint64_t ef = (uint64_t)(h >> mbits & ((1u << ebits) - 1));
+	uint64_t normal = (ef + 1023 - (uint64_t)(1 - emin)) << 52 | mant << (52 - mbits);
+	uint64_t special = (uint64_t)0x7ff << 52 | sel64(mant != 0, (uint64_t)1 << 51, 0);
+	uint64_t sub = dbits((double)(int32_t)mant * unit); /* (AVX2 converts 32-bit integers) */
+	uint64_t r = sel64(ef == (1u << ebits) - 1, special, sel64(ef == 0, sub, normal));
+	return dof(r | sign);
+}
+
+static inline uint16_t f16_from_double(double x) { return small_from_double(x, 10, 5, -14); }
+static inline double f16_to_double(uint16_t h) { return small_to_double(h, 10, 5, -14); }
+static inline uint16_t bf16_from_double(double x) { return small_from_double(x, 7, 8, -126); }
+static inline double bf16_to_double(uint16_t h) { return small_to_double(h, 7, 8, -126); }
+static inline double f16_round(double x) { return small_round(x, 10, 5, -14); }
+static inline double bf16_round(double x) { return small_round(x, 7, 8, -126); }
 double dt_round_float(DType t, double x); /* x rounded to float dtype t */
 int64_t dt_wrap_int(DType t, int64_t x);  /* x wrapped to int dtype t (bool: x != 0) */
 int64_t dt_saturate(DType t, int64_t x);  /* x clamped to the range of int dtype t */

@@ -515,22 +515,27 @@ static void point_lanes(W *w, int s, const Ins *ins, Val *r)
 
 HOT static void round_lanes(Val *r, DType t, int n)
 {
+	double *f = &r->f; /* the lanes' doubles (gcc vectorises no union read and write in place) */
 	if (t == ATHENE_F32)
 		for (int i = 0; i < n; i++)
-			r[i].f = (float)r[i].f;
-	else if (t == ATHENE_F16 || t == ATHENE_BF16)
+			f[i] = (float)f[i];
+	else if (t == ATHENE_F16)
 		for (int i = 0; i < n; i++)
-			r[i].f = dt_round_float(t, r[i].f);
+			f[i] = f16_round(f[i]);
+	else if (t == ATHENE_BF16)
+		for (int i = 0; i < n; i++)
+			f[i] = bf16_round(f[i]);
 }
 
 /* Integer lanes wrapped to dtype t (dt_wrap_int), one loop per dtype. */
 HOT static void wrap_lanes(Val *r, DType t, int n)
 {
+	int64_t *v = &r->i; /* as round_lanes */
 	switch (t) {
-	case ATHENE_I8: for (int i = 0; i < n; i++) r[i].i = (int8_t)(uint8_t)(uint64_t)r[i].i; break;
-	case ATHENE_I16: for (int i = 0; i < n; i++) r[i].i = (int16_t)(uint16_t)(uint64_t)r[i].i; break;
-	case ATHENE_I32: for (int i = 0; i < n; i++) r[i].i = (int32_t)(uint32_t)(uint64_t)r[i].i; break;
-	case ATHENE_U8: for (int i = 0; i < n; i++) r[i].i = (uint8_t)(uint64_t)r[i].i; break;
+	case ATHENE_I8: for (int i = 0; i < n; i++) v[i] = (int8_t)(uint8_t)(uint64_t)v[i]; break;
+	case ATHENE_I16: for (int i = 0; i < n; i++) v[i] = (int16_t)(uint16_t)(uint64_t)v[i]; break;
+	case ATHENE_I32: for (int i = 0; i < n; i++) v[i] = (int32_t)(uint32_t)(uint64_t)v[i]; break;
+	case ATHENE_U8: for (int i = 0; i < n; i++) v[i] = (uint8_t)(uint64_t)v[i]; break;
 	default: break;
 	}
 }
@@ -557,7 +562,7 @@ HOT static bool fast_op(const Ins *x, Val *r, const Val *a, const Val *b, int n)
 		default: return false;
 		}
 	}
-	if (dt_is_float(t) && t != ATHENE_F16 && t != ATHENE_BF16) {
+	if (dt_is_float(t)) { /* in double, then rounded to the dtype (val_op) */
 		switch (x->op) {
 		case OP_ADD: for (int i = 0; i < n; i++) r[i].f = a[i].f + b[i].f; break;
 		case OP_SUB: for (int i = 0; i < n; i++) r[i].f = a[i].f - b[i].f; break;
@@ -631,16 +636,17 @@ HOT static void ramp_lanes(Val *r, int64_t base, int n)
 
 HOT static void ramp_add(Val *r, int n, int ext, int run, int64_t place)
 {
+	int64_t *v = &r->i; /* as round_lanes */
 	if (run == 1) { /* the innermost varying dim: a ramp along each row */
 		for (int l = 0; l < n; l += ext)
 			for (int q = 1; q < ext; q++)
-				r[l + q].i += q * place;
+				v[l + q] += q * place;
 		return;
 	}
 	for (int l = 0; l < n; l += run * ext)
 		for (int q = 1; q < ext; q++)
 			for (int m = 0; m < run; m++)
-				r[l + q * run + m].i += q * place;
+				v[l + q * run + m] += q * place;
 }
 
 static void op_lanes(W *w, int s, const Ins *x, Val *r)

@@ -1,0 +1,166 @@
+/* The f16 and bf16 conversions (internal.h, on the bits) against a
+ * reference written the other way, on the values (frexp, ldexp and
+ * nearbyint, the conversions athene had before, which turned doubles that
+ * round up to 2^1024 into 0.5, fixed here): every one of the 65536
+ * patterns of each to double and back, every halfway point between two
+ * neighbours with the doubles next to it, the edges of the subnormals and
+ * of overflow, and random doubles of every exponent. Bit for bit.
+ *
+ *   dtype_test [SEED [COUNT]] */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testlib.h"
+
+static long passed, failed;
+
+/* x rounded once, to nearest even, to mbits explicit mantissa bits,
+ * exponent ebits, least normal exponent emin: the bits. */
+static uint16_t ref_from(double x, int mbits, int ebits, int emin)
+{
+	uint16_t sign = signbit(x) ? (uint16_t)(1u << (mbits + ebits)) : 0;
+	int emax_field = (1 << ebits) - 1;
+	if (isnan(x))
+		return (uint16_t)(sign | (emax_field << mbits) | (1u << (mbits - 1)));
+	x = fabs(x);
+	if (isinf(x) || x >= 0x1p1000) /* (the conversions before returned 0.5 for doubles that round up to 2^1024) */
+		return (uint16_t)(sign | (emax_field << mbits));
+	if (x == 0)
+		return sign;
+	int e;
+	frexp(x, &e);
+	e -= 1; /* x = m * 2^e, 1 <= m < 2 */
+	if (e < emin)
+		e = emin; /* subnormal: a fixed quantum */
+	double q = ldexp(1.0, e - mbits), r = nearbyint(x / q), y = r * q;
+	int ey;
+	frexp(y, &ey);
+	ey -= 1;
+	int bias = 1 - emin;
+	if (ey + bias >= emax_field)
+		return (uint16_t)(sign | (emax_field << mbits));
+	if (y < ldexp(1.0, emin))
+		return (uint16_t)(sign | (uint16_t)r);
+	uint32_t mant = (uint32_t)(ldexp(y, -ey) * (1u << mbits)) & ((1u << mbits) - 1);
+	return (uint16_t)(sign | (uint32_t)(ey + bias) << mbits | mant);
+}
+
+static double ref_to(uint16_t h, int mbits, int ebits, int emin)
+{
+	int sign = (h >> (mbits + ebits)) & 1, ef = (h >> mbits) & ((1 << ebits) - 1), mant = h & ((1 << mbits) - 1);
+	double v = ef == (1 << ebits) - 1 ? (mant ? NAN : INFINITY)
+	           : ef == 0             ? ldexp(mant, emin - mbits)
+	                                 : ldexp(mant + (1 << mbits), ef - (1 - emin) - mbits);
+	return sign ? -v : v;
+}
+
+typedef struct {
+	const char *name;
+	int mbits, ebits, emin;
+	uint16_t (*from)(double);
+	double (*to)(uint16_t);
+	double (*round)(double); /* to the small float, as a double */
+} Small;
+
+static uint64_t bits_of(double x)
+{
+	uint64_t u;
+	memcpy(&u, &x, sizeof u);
+	return u;
+}
+
+static double of_bits(uint64_t u)
+{
+	double x;
+	memcpy(&x, &u, sizeof x);
+	return x;
+}
+
+static void check_from(const Small *f, double x)
+{
+	uint16_t want = ref_from(x, f->mbits, f->ebits, f->emin), got = f->from(x);
+	double wr = ref_to(want, f->mbits, f->ebits, f->emin), gr = f->round(x);
+	if (want == got && bits_of(wr) == bits_of(gr)) {
+		passed++;
+		return;
+	}
+	if (failed++ < 20)
+		printf("FAIL %s_from_double(%a): 0x%04x, want 0x%04x; %s_round %a, want %a\n", f->name, x, got, want, f->name,
+		       gr, wr);
+}
+
+static void check_small(const Small *f)
+{
+	for (uint32_t h = 0; h < 1u << (f->mbits + f->ebits); h++) /* each magnitude, then with the sign (the top bit) */
+		for (int s = 0; s < 2; s++) {
+			uint16_t b = (uint16_t)(h | (uint32_t)s << (f->mbits + f->ebits));
+			double want = ref_to(b, f->mbits, f->ebits, f->emin), got = f->to(b);
+			if (bits_of(want) == bits_of(got))
+				passed++;
+			else if (failed++ < 20)
+				printf("FAIL %s_to_double(0x%04x): %a, want %a\n", f->name, b, got, want);
+			check_from(f, got); /* back: the same bits, a NaN the quiet one */
+			/* the halfway point to the next pattern up, and the doubles
+			 * either side of it and of the value itself */
+			double next = f->to((uint16_t)(b + 1)), mid = (got + next) / 2;
+			double around[] = {got, mid, nextafter(mid, 0), nextafter(mid, INFINITY), nextafter(mid, -INFINITY),
+			                   nextafter(got, 0), nextafter(got, INFINITY), nextafter(got, -INFINITY)};
+			if (isnan(got) || isnan(next) || isinf(got))
+				continue;
+			for (size_t k = 0; k < sizeof around / sizeof around[0]; k++)
+				check_from(f, around[k]);
+		}
+	/* edges: the least subnormal and half of it, the largest finite and
+	 * the overflow threshold, double subnormals, huge doubles */
+	double least = ldexp(1.0, f->emin - f->mbits);
+	double big = ldexp(2.0 - ldexp(1.0, -f->mbits), (1 << (f->ebits - 1)) - 1);
+	double edges[] = {least, least / 2, nextafter(least / 2, 1), nextafter(least / 2, 0), least * 1.5,
+	                  ldexp(1.0, f->emin), nextafter(ldexp(1.0, f->emin), 0), big,
+	                  big + ldexp(1.0, (1 << (f->ebits - 1)) - 2 - f->mbits),
+	                  nextafter(big + ldexp(1.0, (1 << (f->ebits - 1)) - 2 - f->mbits), 0), 0x1p-1074, 0x1p-1022,
+	                  0x1.fffffffffffffp1023, INFINITY, NAN, -NAN, 0.0, -0.0};
+	for (size_t k = 0; k < sizeof edges / sizeof edges[0]; k++) {
+		check_from(f, edges[k]);
+		check_from(f, -edges[k]);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t seed = argc > 1 ? strtoull(argv[1], NULL, 10) : 20261203;
+	long count = argc > 2 ? strtol(argv[2], NULL, 10) : 2000000;
+	rng = seed * 2654435761u + 88172645463325252ull;
+	printf("dtype_test: seed %llu, %ld random doubles\n", (unsigned long long)seed, count);
+	const Small smalls[] = {{"f16", 10, 5, -14, f16_from_double, f16_to_double, f16_round},
+	                        {"bf16", 7, 8, -126, bf16_from_double, bf16_to_double, bf16_round}};
+	for (int i = 0; i < 2; i++) {
+		check_small(&smalls[i]);
+		for (long k = 0; k < count; k++) {
+			/* every exponent of a double, weighted toward the small
+			 * floats' range, and random low bits */
+			uint64_t u = (uint64_t)rnd(1u << 16) << 48 | (uint64_t)rnd(1u << 24) << 24 | rnd(1u << 24);
+			if (k % 2) { /* near the range: exponents 2^-160 to 2^+140 */
+				uint64_t e = (uint64_t)(1023 - 160 + (int)rnd(300));
+				u = (u & 0x800fffffffffffffull) | e << 52;
+			}
+			if (k % 4 == 1) /* few low bits: near a halfway point */
+				u &= ~(((uint64_t)1 << (40 + rnd(12))) - 1) | 0xfff0000000000000ull;
+			check_from(&smalls[i], of_bits(u));
+		}
+	}
+	/* dt_round_float: each dtype rounds through its pattern */
+	double vs[] = {1.0 / 3, 65519.0, 65520.0, 1e-8, -2.5e-45, 3.0e38, 3.4e38, 1e300};
+	for (size_t k = 0; k < sizeof vs / sizeof vs[0]; k++) {
+		double a = dt_round_float(ATHENE_F16, vs[k]), b = dt_round_float(ATHENE_BF16, vs[k]);
+		bool ok = bits_of(a) == bits_of(ref_to(ref_from(vs[k], 10, 5, -14), 10, 5, -14)) &&
+		          bits_of(b) == bits_of(ref_to(ref_from(vs[k], 7, 8, -126), 7, 8, -126));
+		if (ok)
+			passed++;
+		else if (failed++ < 20)
+			printf("FAIL dt_round_float(%a): f16 %a, bf16 %a\n", vs[k], a, b);
+	}
+	printf("%ld passed, %ld failed\n", passed, failed);
+	return failed != 0;
+}
