@@ -201,6 +201,80 @@ static inline uint16_t bf16_from_double(double x) { return small_from_double(x, 
 static inline double bf16_to_double(uint16_t h) { return small_to_double(h, 7, 8, -126); }
 static inline double f16_round(double x) { return small_round(x, 10, 5, -14); }
 static inline double bf16_round(double x) { return small_round(x, 7, 8, -126); }
+
+/* The same in float, for registers that hold f16 and bf16 values in f32
+ * lanes: a float is exact in double, so each equals its double version
+ * (dtype_test checks that bit for bit). bf16 has f32's exponent range, so
+ * rounding it is a carry into bit 16, subnormals included. And since f32's
+ * 24 bits are at least 2p + 2 for both (p = 11 and 8), a + - * / of two of
+ * their values rounded to f32 and then to them is the exact result rounded
+ * once (dtype_test checks that too). */
+static inline uint32_t fbits(float x)
+{
+	union { float f; uint32_t u; } v = {.f = x};
+	return v.u;
+}
+
+static inline float fof(uint32_t u)
+{
+	union { uint32_t u; float f; } v = {.u = u};
+	return v.f;
+}
+
+static inline uint32_t sel32(bool c, uint32_t a, uint32_t b)
+{
+	uint32_t m = -(uint32_t)c;
+	return (a & m) | (b & ~m);
+}
+
+static inline float bf16_round_f(float x)
+{
+	uint32_t u = fbits(x), a = u & 0x7fffffffu, sign = u ^ a;
+	uint32_t near = (a + 0x7fffu + (a >> 16 & 1)) & 0xffff0000u; /* carries into infinity past the largest */
+	return fof(sel32(a > 0x7f800000u, 0x7fc00000u, near) | sign);
+}
+
+static inline float f16_round_f(float x)
+{
+	const uint32_t inf = 0x7f800000u, over = (uint32_t)(127 + 16) << 23, tiny = (uint32_t)(127 - 14) << 23;
+	uint32_t u = fbits(x), a = u & 0x7fffffffu, sign = u ^ a;
+	uint32_t near = (a + 0xfffu + (a >> 13 & 1)) & ~0x1fffu;
+	uint32_t sub = fbits((fof(a & -(uint32_t)(a < tiny)) + 0.75f) - 0.75f); /* 0.75's last place: 2^-24 */
+	return fof(sel32(a > inf, 0x7fc00000u, sel32(a < tiny, sub, sel32(near >= over, inf, near))) | sign);
+}
+
+/* f16 bits as a float, every NaN the quiet NaN of its sign (as
+ * f16_to_double), and a float rounded to f16, as bits. */
+static inline float f16_to_float(uint16_t h)
+{
+	uint32_t sign = (uint32_t)(h & 0x8000) << 16, e = h >> 10 & 0x1f, m = h & 0x3ffu;
+	uint32_t normal = (e + 112) << 23 | m << 13;
+	uint32_t sub = fbits((float)(int32_t)m * 0x1p-24f), special = 0x7f800000u | sel32(m != 0, 0x400000u, 0);
+	return fof(sel32(e == 31, special, sel32(e == 0, sub, normal)) | sign);
+}
+
+static inline uint16_t f16_from_float(float x)
+{
+	const uint32_t inf = 0x7f800000u, tiny = (uint32_t)(127 - 14) << 23;
+	uint32_t u = fbits(f16_round_f(x)), a = u & 0x7fffffffu, sign = u >> 16 & 0x8000;
+	uint32_t normal = ((a >> 23) - 112) << 10 | (a >> 13 & 0x3ffu);
+	uint32_t sub = (uint32_t)(int32_t)(fof(a & -(uint32_t)(a < tiny)) * 0x1p24f); /* at most 2^10 */
+	return (uint16_t)(sign | sel32(a >= inf, 0x7c00u | sel32(a > inf, 0x200u, 0), sel32(a < tiny, sub, normal)));
+}
+
+/* bf16 bits as a float, every NaN the quiet NaN of its sign (as
+ * bf16_to_double), and a float rounded to bf16, as bits. */
+static inline float bf16_to_float(uint16_t h)
+{
+	uint32_t u = (uint32_t)h << 16, a = u & 0x7fffffffu;
+	return fof(sel32(a > 0x7f800000u, 0x7fc00000u | (u ^ a), u));
+}
+
+static inline uint16_t bf16_from_float(float x)
+{
+	return (uint16_t)(fbits(bf16_round_f(x)) >> 16);
+}
+
 double dt_round_float(DType t, double x); /* x rounded to float dtype t */
 int64_t dt_wrap_int(DType t, int64_t x);  /* x wrapped to int dtype t (bool: x != 0) */
 int64_t dt_saturate(DType t, int64_t x);  /* x clamped to the range of int dtype t */

@@ -104,8 +104,8 @@ HOT static void to_lanes(Val *r, const unsigned char *t, DType dt, int n)
 	switch (dt) {
 	case ATHENE_F32: memcpy(r, t, (size_t)n * sizeof(float)); break; /* a float register */
 	case ATHENE_F64: for (int i = 0; i < n; i++) r[i].f = ((const double *)t)[i]; break;
-	case ATHENE_F16: for (int i = 0; i < n; i++) r[i].f = f16_to_double(((const uint16_t *)t)[i]); break;
-	case ATHENE_BF16: for (int i = 0; i < n; i++) r[i].f = bf16_to_double(((const uint16_t *)t)[i]); break;
+	case ATHENE_F16: for (int i = 0; i < n; i++) ((float *)r)[i] = f16_to_float(((const uint16_t *)t)[i]); break;
+	case ATHENE_BF16: for (int i = 0; i < n; i++) ((float *)r)[i] = bf16_to_float(((const uint16_t *)t)[i]); break;
 	case ATHENE_I8: for (int i = 0; i < n; i++) r[i].i = ((const int8_t *)t)[i]; break;
 	case ATHENE_I16: for (int i = 0; i < n; i++) r[i].i = ((const int16_t *)t)[i]; break;
 	case ATHENE_I32: for (int i = 0; i < n; i++) r[i].i = ((const int32_t *)t)[i]; break;
@@ -120,8 +120,8 @@ HOT static void from_lanes(unsigned char *t, DType dt, const Val *r, int n)
 	switch (dt) {
 	case ATHENE_F32: memcpy(t, r, (size_t)n * sizeof(float)); break; /* a float register */
 	case ATHENE_F64: for (int i = 0; i < n; i++) ((double *)t)[i] = r[i].f; break;
-	case ATHENE_F16: for (int i = 0; i < n; i++) ((uint16_t *)t)[i] = f16_from_double(r[i].f); break;
-	case ATHENE_BF16: for (int i = 0; i < n; i++) ((uint16_t *)t)[i] = bf16_from_double(r[i].f); break;
+	case ATHENE_F16: for (int i = 0; i < n; i++) ((uint16_t *)t)[i] = f16_from_float(((const float *)r)[i]); break;
+	case ATHENE_BF16: for (int i = 0; i < n; i++) ((uint16_t *)t)[i] = bf16_from_float(((const float *)r)[i]); break;
 	case ATHENE_I8: for (int i = 0; i < n; i++) ((int8_t *)t)[i] = (int8_t)r[i].i; break;
 	case ATHENE_I16: for (int i = 0; i < n; i++) ((int16_t *)t)[i] = (int16_t)r[i].i; break;
 	case ATHENE_I32: for (int i = 0; i < n; i++) ((int32_t *)t)[i] = (int32_t)r[i].i; break;
@@ -133,12 +133,19 @@ HOT static void from_lanes(unsigned char *t, DType dt, const Val *r, int n)
 
 /* The lanes of register r as seen from scope s: its own, or an outer
  * register's value at the current point, spread. */
-/* An f32 register holds floats (its lanes' first half): f32 arithmetic is
- * exact in float, so it runs twice as wide and a load or store of an f32
- * tensor is a plain copy. Every other register holds Vals. */
+/* An f32, f16 or bf16 register holds floats (its lanes' first half): f32
+ * arithmetic is exact in float, so it runs twice as wide and a load or
+ * store of an f32 tensor is a plain copy; f16 and bf16 values are exact in
+ * float too, and their + - * / in f32, rounded to them, are exact
+ * (internal.h, bf16_round_f). Every other register holds Vals. */
+static bool floats(DType t)
+{
+	return t == ATHENE_F32 || t == ATHENE_F16 || t == ATHENE_BF16;
+}
+
 static bool is32(const X *x, int r)
 {
-	return x->p->ins[r].dt == ATHENE_F32;
+	return floats(x->p->ins[r].dt);
 }
 
 static Val *regv(W *w, int r)
@@ -513,18 +520,15 @@ static void point_lanes(W *w, int s, const Ins *ins, Val *r)
 
 /* ---- instructions over lanes ---- */
 
-HOT static void round_lanes(Val *r, DType t, int n)
+/* Float lanes rounded to f16 or bf16 (their registers hold floats). */
+HOT static void round_lanes(float *f, DType t, int n)
 {
-	double *f = (double *)r; /* the lanes' doubles: gcc 12 vectorises no in-place loop over a union member */
-	if (t == ATHENE_F32)
+	if (t == ATHENE_F16)
 		for (int i = 0; i < n; i++)
-			f[i] = (float)f[i];
-	else if (t == ATHENE_F16)
-		for (int i = 0; i < n; i++)
-			f[i] = f16_round(f[i]);
+			f[i] = f16_round_f(f[i]);
 	else if (t == ATHENE_BF16)
 		for (int i = 0; i < n; i++)
-			f[i] = bf16_round(f[i]);
+			f[i] = bf16_round_f(f[i]);
 }
 
 /* Integer lanes wrapped to dtype t (dt_wrap_int), one loop per dtype. */
@@ -545,14 +549,14 @@ HOT static void wrap_lanes(Val *r, DType t, int n)
 HOT static bool fast_op(const Ins *x, Val *r, const Val *a, const Val *b, int n)
 {
 	DType t = x->opdt;
-	if (t == ATHENE_F32) { /* float registers; exact: IEEE rounds each of + - * / once */
+	if (floats(t)) { /* float registers; exact: IEEE rounds each of + - * / once (f16, bf16: see floats) */
 		float *rf = (float *)r;
 		const float *af = (const float *)a, *bf = (const float *)b;
 		switch (x->op) {
-		case OP_ADD: for (int i = 0; i < n; i++) rf[i] = af[i] + bf[i]; return true;
-		case OP_SUB: for (int i = 0; i < n; i++) rf[i] = af[i] - bf[i]; return true;
-		case OP_MUL: for (int i = 0; i < n; i++) rf[i] = af[i] * bf[i]; return true;
-		case OP_DIV: for (int i = 0; i < n; i++) rf[i] = af[i] / bf[i]; return true;
+		case OP_ADD: for (int i = 0; i < n; i++) rf[i] = af[i] + bf[i]; break;
+		case OP_SUB: for (int i = 0; i < n; i++) rf[i] = af[i] - bf[i]; break;
+		case OP_MUL: for (int i = 0; i < n; i++) rf[i] = af[i] * bf[i]; break;
+		case OP_DIV: for (int i = 0; i < n; i++) rf[i] = af[i] / bf[i]; break;
 		case OP_NEG: for (int i = 0; i < n; i++) rf[i] = -af[i]; return true;
 		case OP_RELU: for (int i = 0; i < n; i++) rf[i] = af[i] > 0 || af[i] != af[i] ? af[i] : 0.0f; return true;
 		case OP_MAX: for (int i = 0; i < n; i++) rf[i] = af[i] != af[i] || bf[i] != bf[i] ? NAN : af[i] > bf[i] ? af[i] : bf[i]; return true;
@@ -561,8 +565,10 @@ HOT static bool fast_op(const Ins *x, Val *r, const Val *a, const Val *b, int n)
 		case OP_GT: for (int i = 0; i < n; i++) r[i].i = af[i] > bf[i]; return true;
 		default: return false;
 		}
+		round_lanes(rf, t, n); /* + - * / */
+		return true;
 	}
-	if (dt_is_float(t)) { /* in double, then rounded to the dtype (val_op) */
+	if (t == ATHENE_F64) { /* in double (val_op) */
 		switch (x->op) {
 		case OP_ADD: for (int i = 0; i < n; i++) r[i].f = a[i].f + b[i].f; break;
 		case OP_SUB: for (int i = 0; i < n; i++) r[i].f = a[i].f - b[i].f; break;
@@ -574,7 +580,6 @@ HOT static bool fast_op(const Ins *x, Val *r, const Val *a, const Val *b, int n)
 		case OP_GT: for (int i = 0; i < n; i++) r[i].i = a[i].f > b[i].f; return true;
 		default: return false;
 		}
-		round_lanes(r, t, n);
 		return true;
 	}
 	if (!dt_is_float(t) && op_info[x->op].kind == K_CMP) { /* integer lanes hold their values in .i */
@@ -758,6 +763,11 @@ static void cast_lanes(W *w, int s, const Ins *x, Val *r)
 		const Val *a = arg(w, s, x->a[0]);
 		for (int i = 0; i < n; i++)
 			((float *)r)[i] = (float)a[i].f;
+	} else if (floats(from) && floats(x->dt)) { /* float registers: exact in float, then rounded once */
+		const float *a = argf(w, s, x->a[0]);
+		for (int i = 0; i < n; i++)
+			((float *)r)[i] = a[i];
+		round_lanes((float *)r, x->dt, n);
 	} else {
 		for (int i = 0; i < n; i++)
 			put(w, dst, i, val_convert(get(w, s, x->a[0], i), from, x->dt));

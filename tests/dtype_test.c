@@ -4,7 +4,12 @@
  * round up to 2^1024 into 0.5, fixed here): every one of the 65536
  * patterns of each to double and back, every halfway point between two
  * neighbours with the doubles next to it, the edges of the subnormals and
- * of overflow, and random doubles of every exponent. Bit for bit.
+ * of overflow, and random doubles of every exponent. Then the float
+ * versions of the register machine's f16/bf16 lanes against the double
+ * ones: every pattern to a float, a float pattern in 61 and every 13-bit
+ * halfway point from one, and + - * /
+ * in f32 on random pairs of values and on every third value with the
+ * least and the greatest. Bit for bit.
  *
  *   dtype_test [SEED [COUNT]] */
 #include <math.h>
@@ -127,6 +132,68 @@ static void check_small(const Small *f)
 	}
 }
 
+/* The float versions against the double ones: float x rounded to f16 and
+ * bf16, bf16 bits to a float and back. */
+static void check_float(float x)
+{
+	double d = x;
+	bool ok = bits_of((double)f16_round_f(x)) == bits_of(f16_round(d)) &&
+	          bits_of((double)bf16_round_f(x)) == bits_of(bf16_round(d)) && bf16_from_float(x) == bf16_from_double(d) &&
+	          f16_from_float(x) == f16_from_double(d);
+	if (ok)
+		passed++;
+	else if (failed++ < 20)
+		printf("FAIL float %a: f16_round_f %a (want %a), bf16_round_f %a (want %a), bf16_from_float 0x%04x (want "
+		       "0x%04x), f16_from_float 0x%04x (want 0x%04x)\n",
+		       d, (double)f16_round_f(x), f16_round(d), (double)bf16_round_f(x), bf16_round(d), bf16_from_float(x),
+		       bf16_from_double(d), f16_from_float(x), f16_from_double(d));
+}
+
+/* a op b of two small-float values, in f32 then rounded to the small float,
+ * against the same in double (the exact result, for these, rounded once). */
+static void check_op_f(const Small *f, uint16_t ha, uint16_t hb)
+{
+	double a = f->to(ha), b = f->to(hb), want[4] = {a + b, a - b, a * b, a / b};
+	float fa = (float)a, fb = (float)b, got[4] = {fa + fb, fa - fb, fa * fb, fa / fb};
+	bool bf = f->mbits == 7;
+	for (int op = 0; op < 4; op++) {
+		double g = bf ? bf16_round_f(got[op]) : f16_round_f(got[op]), w = f->round(want[op]);
+		if (bits_of(g) == bits_of(w))
+			passed++;
+		else if (failed++ < 20)
+			printf("FAIL %s 0x%04x %c 0x%04x in f32: %a, want %a\n", f->name, ha, "+-*/"[op], hb, g, w);
+	}
+}
+
+static void check_floats(const Small *smalls, long count)
+{
+	for (uint64_t u = 0; u < (uint64_t)1 << 32; u += 61) /* a pattern in 61, every exponent and sign */
+		check_float(fof((uint32_t)u));
+	for (uint32_t hi = 0; hi < 1u << 19; hi++) { /* every 13-bit halfway point and its neighbours */
+		uint32_t lows[] = {0, 1, 0xfff, 0x1000, 0x1001, 0x1fff};
+		for (int k = 0; k < 6; k++)
+			check_float(fof(hi << 13 | lows[k]));
+	}
+	for (uint32_t h = 0; h < 1u << 16; h++) {
+		double want = bf16_to_double((uint16_t)h), want16 = f16_to_double((uint16_t)h);
+		if (bits_of((double)bf16_to_float((uint16_t)h)) == bits_of(want) &&
+		    bits_of((double)f16_to_float((uint16_t)h)) == bits_of(want16))
+			passed++;
+		else if (failed++ < 20)
+			printf("FAIL bf16_to_float(0x%04x): %a, want %a; f16_to_float %a, want %a\n", h,
+			       (double)bf16_to_float((uint16_t)h), want, (double)f16_to_float((uint16_t)h), want16);
+	}
+	for (int i = 0; i < 2; i++) {
+		for (long k = 0; k < count; k++) /* random pairs of patterns */
+			check_op_f(&smalls[i], (uint16_t)rnd(1u << 16), (uint16_t)rnd(1u << 16));
+		uint16_t greatest = smalls[i].mbits == 7 ? 0x7f7f : 0x7bff, sign = 0x8000;
+		uint16_t edges[] = {0x0001, greatest, 0x0001 | sign, greatest | sign}; /* the least subnormal, the greatest */
+		for (uint32_t h = 0; h < 1u << 16; h += 3) /* every third pattern against them */
+			for (int k = 0; k < 4; k++)
+				check_op_f(&smalls[i], (uint16_t)h, edges[k]);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t seed = argc > 1 ? strtoull(argv[1], NULL, 10) : 20261203;
@@ -150,6 +217,7 @@ int main(int argc, char **argv)
 			check_from(&smalls[i], of_bits(u));
 		}
 	}
+	check_floats(smalls, count);
 	/* dt_round_float: each dtype rounds through its pattern */
 	double vs[] = {1.0 / 3, 65519.0, 65520.0, 1e-8, -2.5e-45, 3.0e38, 3.4e38, 1e300};
 	for (size_t k = 0; k < sizeof vs / sizeof vs[0]; k++) {
