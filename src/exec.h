@@ -103,6 +103,10 @@ void copy_stream(void *dst, const void *src, size_t n);
  * calls copy_fence once after the last of them. */
 void copy_stream_nofence(void *dst, const void *src, size_t n);
 void copy_fence(void);
+/* f16 to float and back, n elements (F16C where the CPU has it; the same
+ * values as f16_to_float and f16_from_float in internal.h). */
+void f16_to_floats(float *d, const uint16_t *s, int64_t n);
+void f16_from_floats(uint16_t *d, const float *s, int64_t n);
 
 /* Is any of the n i64 at p (contiguous, any alignment) outside [lo, hi]
  * once mod is added to each negative one? (A row gather's indices, read

@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "exec.h"
+#include "internal.h" /* f16_to_float, f16_from_float */
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define X86 1
@@ -1566,6 +1567,69 @@ void pw_run(const PwProg *p, char *d, int64_t dp, int64_t rows, int64_t cols, bo
 #endif
 	(void)stream;
 	pw_scalar(p, d, dp, 0, rows, 0, cols);
+}
+
+/* ---------------------------------------------------- f16 rows */
+
+#ifdef X86
+/* f16 rows with F16C: exact one way, rounded once to nearest even the
+ * other, as f16_to_float and f16_from_float; NaNs are made the quiet NaN of
+ * their sign first (F16C keeps their payloads), as those do. */
+AVX2_FN static inline __m256 quiet_nans(__m256 v)
+{
+	__m256 sign = _mm256_and_ps(v, _mm256_castsi256_ps(_mm256_set1_epi32((int)0x80000000u)));
+	__m256 quiet = _mm256_or_ps(sign, _mm256_castsi256_ps(_mm256_set1_epi32(0x7fc00000)));
+	return _mm256_blendv_ps(v, quiet, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+}
+
+__attribute__((target("avx2,f16c"))) static void f16_load_f16c(float *d, const uint16_t *s, int64_t n)
+{
+	int64_t i = 0;
+	for (; i + 8 <= n; i += 8)
+		_mm256_storeu_ps(d + i, quiet_nans(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(s + i)))));
+	for (; i < n; i++)
+		d[i] = f16_to_float(s[i]);
+}
+
+__attribute__((target("avx2,f16c"))) static void f16_store_f16c(uint16_t *d, const float *s, int64_t n)
+{
+	int64_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		__m256 v = quiet_nans(_mm256_loadu_ps(s + i));
+		_mm_storeu_si128((__m128i *)(d + i), _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+	}
+	for (; i < n; i++)
+		d[i] = f16_from_float(s[i]);
+}
+
+static bool has_f16c(void)
+{
+	return pick_simd() == SIMD_AVX2 && __builtin_cpu_supports("f16c");
+}
+#endif
+
+void f16_to_floats(float *d, const uint16_t *s, int64_t n)
+{
+#ifdef X86
+	if (has_f16c()) {
+		f16_load_f16c(d, s, n);
+		return;
+	}
+#endif
+	for (int64_t i = 0; i < n; i++)
+		d[i] = f16_to_float(s[i]);
+}
+
+void f16_from_floats(uint16_t *d, const float *s, int64_t n)
+{
+#ifdef X86
+	if (has_f16c()) {
+		f16_store_f16c(d, s, n);
+		return;
+	}
+#endif
+	for (int64_t i = 0; i < n; i++)
+		d[i] = f16_from_float(s[i]);
 }
 
 void copy_fence(void)

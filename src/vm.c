@@ -104,7 +104,7 @@ HOT static void to_lanes(Val *r, const unsigned char *t, DType dt, int n)
 	switch (dt) {
 	case ATHENE_F32: memcpy(r, t, (size_t)n * sizeof(float)); break; /* a float register */
 	case ATHENE_F64: for (int i = 0; i < n; i++) r[i].f = ((const double *)t)[i]; break;
-	case ATHENE_F16: for (int i = 0; i < n; i++) ((float *)r)[i] = f16_to_float(((const uint16_t *)t)[i]); break;
+	case ATHENE_F16: f16_to_floats((float *)r, (const uint16_t *)t, n); break;
 	case ATHENE_BF16: for (int i = 0; i < n; i++) ((float *)r)[i] = bf16_to_float(((const uint16_t *)t)[i]); break;
 	case ATHENE_I8: for (int i = 0; i < n; i++) r[i].i = ((const int8_t *)t)[i]; break;
 	case ATHENE_I16: for (int i = 0; i < n; i++) r[i].i = ((const int16_t *)t)[i]; break;
@@ -120,7 +120,7 @@ HOT static void from_lanes(unsigned char *t, DType dt, const Val *r, int n)
 	switch (dt) {
 	case ATHENE_F32: memcpy(t, r, (size_t)n * sizeof(float)); break; /* a float register */
 	case ATHENE_F64: for (int i = 0; i < n; i++) ((double *)t)[i] = r[i].f; break;
-	case ATHENE_F16: for (int i = 0; i < n; i++) ((uint16_t *)t)[i] = f16_from_float(((const float *)r)[i]); break;
+	case ATHENE_F16: f16_from_floats((uint16_t *)t, (const float *)r, n); break;
 	case ATHENE_BF16: for (int i = 0; i < n; i++) ((uint16_t *)t)[i] = bf16_from_float(((const float *)r)[i]); break;
 	case ATHENE_I8: for (int i = 0; i < n; i++) ((int8_t *)t)[i] = (int8_t)r[i].i; break;
 	case ATHENE_I16: for (int i = 0; i < n; i++) ((int16_t *)t)[i] = (int16_t)r[i].i; break;

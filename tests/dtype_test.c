@@ -9,7 +9,8 @@
  * ones: every pattern to a float, a float pattern in 61 and every 13-bit
  * halfway point from one, and + - * /
  * in f32 on random pairs of values and on every third value with the
- * least and the greatest. Bit for bit.
+ * least and the greatest; and the register machine's f16 row conversions
+ * (F16C where the CPU has it) against them. Bit for bit.
  *
  *   dtype_test [SEED [COUNT]] */
 #include <math.h>
@@ -17,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exec.h"
 #include "testlib.h"
 
 static long passed, failed;
@@ -194,6 +196,44 @@ static void check_floats(const Small *smalls, long count)
 	}
 }
 
+/* The row conversions (f16_to_floats, f16_from_floats: F16C where the CPU
+ * has it, or portable) against the element ones, on every pattern and on
+ * a float pattern in 61, in rows of odd lengths (vector bodies and tails). */
+static void check_f16_rows(void)
+{
+	enum { ROW = 1021 };
+	static uint16_t h[ROW], back[ROW], want16[ROW];
+	static float f[ROW], fx[ROW];
+	for (int portable = 0; portable < 2; portable++) {
+		copy_set_portable(portable);
+		for (uint32_t at = 0; at < 1u << 16; at += ROW) {
+			int n = (int)((1u << 16) - at < ROW ? (1u << 16) - at : ROW);
+			for (int i = 0; i < n; i++)
+				h[i] = (uint16_t)(at + (uint32_t)i);
+			f16_to_floats(f, h, n);
+			for (int i = 0; i < n; i++)
+				if (bits_of((double)f[i]) == bits_of((double)f16_to_float(h[i])))
+					passed++;
+				else if (failed++ < 20)
+					printf("FAIL f16_to_floats (portable %d) 0x%04x: %a\n", portable, h[i], (double)f[i]);
+		}
+		for (uint64_t at = 0; at < (uint64_t)1 << 32; at += (uint64_t)61 * ROW) {
+			for (int i = 0; i < ROW; i++) {
+				fx[i] = fof((uint32_t)(at + (uint64_t)61 * (uint64_t)i));
+				want16[i] = f16_from_float(fx[i]);
+			}
+			f16_from_floats(back, fx, ROW);
+			for (int i = 0; i < ROW; i++)
+				if (back[i] == want16[i])
+					passed++;
+				else if (failed++ < 20)
+					printf("FAIL f16_from_floats (portable %d) %a: 0x%04x, want 0x%04x\n", portable, (double)fx[i],
+					       back[i], want16[i]);
+		}
+	}
+	copy_set_portable(false);
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t seed = argc > 1 ? strtoull(argv[1], NULL, 10) : 20261203;
@@ -218,6 +258,7 @@ int main(int argc, char **argv)
 		}
 	}
 	check_floats(smalls, count);
+	check_f16_rows();
 	/* dt_round_float: each dtype rounds through its pattern */
 	double vs[] = {1.0 / 3, 65519.0, 65520.0, 1e-8, -2.5e-45, 3.0e38, 3.4e38, 1e300};
 	for (size_t k = 0; k < sizeof vs / sizeof vs[0]; k++) {
