@@ -40,6 +40,7 @@
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define X86 1
+#include <cpuid.h>
 #include <immintrin.h>
 #define AVX2_FN __attribute__((target("avx2")))
 #endif
@@ -1602,9 +1603,12 @@ __attribute__((target("avx2,f16c"))) static void f16_store_f16c(uint16_t *d, con
 		d[i] = f16_from_float(s[i]);
 }
 
+/* CPUID leaf 1, ECX bit 29 (clang 14's __builtin_cpu_supports has no
+ * "f16c"); AVX2 already says that the OS saves the vector registers. */
 static bool has_f16c(void)
 {
-	return pick_simd() == SIMD_AVX2 && __builtin_cpu_supports("f16c");
+	unsigned a, b, c = 0, d;
+	return pick_simd() == SIMD_AVX2 && __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C);
 }
 #endif
 
