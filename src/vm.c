@@ -143,7 +143,7 @@ static bool floats(DType t)
 	return t == ATHENE_F32 || t == ATHENE_F16 || t == ATHENE_BF16;
 }
 
-static bool is32(const X *x, int r)
+static bool flt_reg(const X *x, int r)
 {
 	return floats(x->p->ins[r].dt);
 }
@@ -177,7 +177,7 @@ static const Val *arg(W *w, int s, int r)
 	if (rs == s)
 		return regv(w, r);
 	Val *sp = &w->splat[(size_t)r * REG_STRIDE];
-	if (is32(w->x, r)) {
+	if (flt_reg(w->x, r)) {
 		float v = regf(w, r)[w->lane[rs]], *f = (float *)sp;
 		for (int i = 0; i < w->lanes[s]; i++)
 			f[i] = v;
@@ -199,14 +199,14 @@ static Val get(W *w, int s, int r, int l)
 {
 	int rs = w->x->p->ins[r].scope;
 	int ll = rs == s ? l : w->lane[rs];
-	if (is32(w->x, r))
+	if (flt_reg(w->x, r))
 		return (Val){.f = regf(w, r)[ll]};
 	return regv(w, r)[ll];
 }
 
 static void put(W *w, int r, int l, Val v)
 {
-	if (is32(w->x, r))
+	if (flt_reg(w->x, r))
 		regf(w, r)[l] = (float)v.f;
 	else
 		regv(w, r)[l] = v;
@@ -534,7 +534,7 @@ HOT static void round_lanes(float *f, DType t, int n)
 /* Integer lanes wrapped to dtype t (dt_wrap_int), one loop per dtype. */
 HOT static void wrap_lanes(Val *r, DType t, int n)
 {
-	int64_t *v = (int64_t *)r; /* as round_lanes */
+	int64_t *v = (int64_t *)r; /* the lanes' integers: gcc 12 vectorises no in-place loop over a union member */
 	switch (t) {
 	case ATHENE_I8: for (int i = 0; i < n; i++) v[i] = (int8_t)(uint8_t)(uint64_t)v[i]; break;
 	case ATHENE_I16: for (int i = 0; i < n; i++) v[i] = (int16_t)(uint16_t)(uint64_t)v[i]; break;
@@ -641,7 +641,7 @@ HOT static void ramp_lanes(Val *r, int64_t base, int n)
 
 HOT static void ramp_add(Val *r, int n, int ext, int run, int64_t place)
 {
-	int64_t *v = (int64_t *)r; /* as round_lanes */
+	int64_t *v = (int64_t *)r; /* as wrap_lanes */
 	if (run == 1) { /* the innermost varying dim: a ramp along each row */
 		for (int l = 0; l < n; l += ext)
 			for (int q = 1; q < ext; q++)
@@ -663,7 +663,7 @@ static void op_lanes(W *w, int s, const Ins *x, Val *r)
 	if (!x->exact && x->nargs <= 2 && fast_op(x, r, a[0], a[1] ? a[1] : a[0], n))
 		return;
 	if (x->op == OP_WHERE) { /* its branches are cast to its dtype, its condition to bool */
-		where_lanes(r, a[0], a[1], a[2], is32(w->x, (int)(x - w->x->p->ins)), n);
+		where_lanes(r, a[0], a[1], a[2], flt_reg(w->x, (int)(x - w->x->p->ins)), n);
 		return;
 	}
 	DType t = op_info[x->op].kind == K_PRED ? w->x->p->ins[x->a[0]].dt : x->opdt;
@@ -1600,7 +1600,7 @@ static void run_block(const X *x, int64_t t, int worker)
 			if (x->p->ins[r].kind != I_CONST)
 				continue;
 			for (int l = 0; l < VM_LANES; l++) {
-				if (is32(x, r))
+				if (flt_reg(x, r))
 					((float *)w->rp[r])[l] = (float)x->p->ins[r].c.f;
 				else
 					w->rp[r][l] = x->p->ins[r].c;
