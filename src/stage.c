@@ -1604,11 +1604,18 @@ __attribute__((target("avx2,f16c"))) static void f16_store_f16c(uint16_t *d, con
 }
 
 /* CPUID leaf 1, ECX bit 29 (clang 14's __builtin_cpu_supports has no
- * "f16c"); AVX2 already says that the OS saves the vector registers. */
+ * "f16c"); AVX2 already says that the OS saves the vector registers. Asked
+ * once: every unit of f16 lanes asks, and in a VM CPUID traps to the host. */
 static bool has_f16c(void)
 {
-	unsigned a, b, c = 0, d;
-	return pick_simd() == SIMD_AVX2 && __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C);
+	static atomic_int known = -1;
+	int k = atomic_load_explicit(&known, memory_order_relaxed);
+	if (k < 0) {
+		unsigned a, b, c = 0, d;
+		k = __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C);
+		atomic_store_explicit(&known, k, memory_order_relaxed);
+	}
+	return k && pick_simd() == SIMD_AVX2;
 }
 #endif
 

@@ -764,9 +764,7 @@ static void cast_lanes(W *w, int s, const Ins *x, Val *r)
 		for (int i = 0; i < n; i++)
 			((float *)r)[i] = (float)a[i].f;
 	} else if (floats(from) && floats(x->dt)) { /* float registers: exact in float, then rounded once */
-		const float *a = argf(w, s, x->a[0]);
-		for (int i = 0; i < n; i++)
-			((float *)r)[i] = a[i];
+		memcpy(r, argf(w, s, x->a[0]), (size_t)n * sizeof(float));
 		round_lanes((float *)r, x->dt, n);
 	} else {
 		for (int i = 0; i < n; i++)
