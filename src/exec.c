@@ -563,6 +563,11 @@ static void walk_order(X *x)
 				x->chunk = run < 1 ? 1 : run < x->chunk ? run : x->chunk;
 			}
 	}
+	if (x->fast_g >= 0 && vm_whole_rows(x)) { /* a task: every block of one row of the grid */
+		const PlanVar *pv = &ps->vars[ps->grid_var[x->fast_g]];
+		x->merge = true;
+		x->chunk = i64_ceil_div(pv->n, pv->block);
+	}
 }
 
 static void row_form(X *x);

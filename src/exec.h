@@ -151,6 +151,7 @@ bool pw_fits(const PwProg *p);
 bool pw_transposes(const PwProg *p);
 /* Does p run over tiles in their fixed form, clamp(v * a + b)? (tests) */
 bool pw_form_fits(const PwProg *p);
+bool pw_whole_rows(const PwProg *p);
 /* Runs p (pw_fits) into d, row pitch dp bytes, columns contiguous;
  * streaming stores (unfenced, see copy_stream_nofence) if stream. */
 void pw_run(const PwProg *p, char *d, int64_t dp, int64_t rows, int64_t cols, bool stream);

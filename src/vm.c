@@ -1516,14 +1516,31 @@ static void grid_range(const PlanStmt *ps, int g, int64_t *t, int64_t *lo, int64
 	*t /= nb;
 }
 
-static void run_block(const X *x, int64_t t, int worker);
+static void run_block(const X *x, int64_t t, int64_t n, int worker);
 
-/* Task t: x->chunk consecutive blocks in the executor's walk order. */
+/* Task t: x->chunk consecutive blocks in the executor's walk order, one
+ * after the other, or as one range (x->merge). */
 void vm_block_task(void *arg, int64_t t, int worker)
 {
 	const X *x = arg;
+	if (x->merge) {
+		run_block(x, t * x->chunk, x->chunk, worker);
+		return;
+	}
 	for (int64_t b = t * x->chunk; b < (t + 1) * x->chunk && b < x->ntasks; b++)
-		run_block(x, b, worker);
+		run_block(x, b, 1, worker);
+}
+
+/* Does the statement run as a transposed chain that reads best in whole
+ * source rows (pw_whole_rows)? Its program as pw_box would build it for a
+ * box of several rows and columns. */
+bool vm_whole_rows(const X *x)
+{
+	PwProg pw;
+	int acc[PW_MAX], nsd = x->nsd[0];
+	if (nsd < 2 || !pw_build(x, &pw, acc))
+		return false;
+	return pw_strides(x, &pw, acc, x->sd[0][nsd - 2], x->sd[0][nsd - 1], 2, 2) && pw_whole_rows(&pw);
 }
 
 /* Marks the registers instruction in reads from another scope. */
@@ -1569,7 +1586,9 @@ static void mark_fallible(const X *x, bool *fallible)
 	}
 }
 
-static void run_block(const X *x, int64_t t, int worker)
+/* Blocks t to t + n - 1, n consecutive ones along fast_g in one row of
+ * the grid, as one range of its variable. */
+static void run_block(const X *x, int64_t t, int64_t n, int worker)
 {
 	const PlanStmt *ps = x->ps;
 	int64_t lo[MAXSCOPE], hi[MAXSCOPE], first = 0;
@@ -1577,8 +1596,12 @@ static void run_block(const X *x, int64_t t, int worker)
 		lo[i] = 0;
 		hi[i] = ps->vars[i].n;
 	}
-	if (x->fast_g >= 0)
+	if (x->fast_g >= 0) {
+		const PlanVar *fv = &ps->vars[ps->grid_var[x->fast_g]];
 		grid_range(ps, x->fast_g, &t, lo, hi);
+		int i = ps->grid_var[x->fast_g];
+		hi[i] = lo[i] + n * fv->block < fv->n ? lo[i] + n * fv->block : fv->n;
+	}
 	for (int g = ps->ngrid - 1; g >= 0; g--)
 		if (!ps->vars[ps->grid_var[g]].reduce && g != x->fast_g)
 			grid_range(ps, g, &t, lo, hi);
