@@ -1388,10 +1388,16 @@ static bool pw_uniform(const PwProg *p, const PwChain *ch)
  * at pitches that are no multiple of 4 KiB and 32 at those that are
  * (measured alternating on a Zen 3: relu(x.T * s + b) of 7264², 1216 x
  * 43408, 43408 x 1216 and 5000 x 3000 1.21-1.44x faster down; of 8192²,
- * x.T * s + b of 4096 x 16384 and x.T / s of 16384 x 1024 0.55-0.63x). */
-static inline bool pw_down(int64_t sp)
+ * x.T * s + b of 4096 x 16384 and x.T / s of 16384 x 1024 0.55-0.63x).
+ * A chain in pw_form's shape walks down there at every pitch, since its
+ * tasks read whole source rows (pw_whole_rows; measured alternating in one
+ * process on a Zen 4, at 4 KiB pitches: relu(x.T * s + b) of 8192² 1.05x,
+ * relu(x.T - s) of 16384 x 4096 1.07x, x.T * s + b of 4096 x 16384 1.00x;
+ * chains of other shapes lost, x.T / s of 16384 x 1024 0.95x and x.T + z
+ * of 8192² 0.83x). */
+static inline bool pw_down(int64_t sp, bool form)
 {
-	return small_l1() ? !pitch_4k(sp) : sets_collide(sp);
+	return small_l1() ? form || !pitch_4k(sp) : sets_collide(sp);
 }
 
 enum { PWF_NONE, PWF_RELU, PWF_MAX, PWF_MIN };
@@ -1448,7 +1454,7 @@ PWF_INLINE __m256 pw_form1(__m256 v, __m256 a, __m256 b, __m256 l, int clamp)
 PWF_INLINE void pw_form_tiles(const PwForm *f, const PwIns *m, char *d, int64_t dp, int64_t r8, int64_t c0,
 			     int64_t c16, int clamp, bool stream, int64_t ahead)
 {
-	PW_TILES(r8, c0, c16, pw_down(m->cs)) {
+	PW_TILES(r8, c0, c16, pw_down(m->cs, true)) {
 			const char *at = m->p + r * 4 + c * m->cs;
 			if (ahead && r % 16 == 0)
 				prefetch_rows(at, m->cs, 16, ahead);
@@ -1511,7 +1517,7 @@ PW_FN static void pw_chain_tiles(const PwProg *p, const PwChain *ch, char *d, in
 		prefetch_heads(m->p + c0 * m->cs, m->cs, c16 - c0, ahead);
 	if (form)
 		pw_form_run(&f, m, d, dp, r8, c0, c16, stream, ahead);
-	PW_TILES(form ? 0 : r8, c0, c16, pw_down(m->cs)) {
+	PW_TILES(form ? 0 : r8, c0, c16, pw_down(m->cs, false)) {
 			const char *at = m->p + r * 4 + c * m->cs;
 			if (ahead && r % 16 == 0)
 				prefetch_rows(at, m->cs, 16, ahead);
