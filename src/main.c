@@ -127,6 +127,19 @@ static int64_t int_option(const char *flag, const char *v, int64_t lo, int64_t h
 	return n;
 }
 
+/* ATHENE_THREADS as --threads takes it: the library falls back to one
+ * thread per online CPU on a value it cannot use, the command line says so
+ * (an empty value is no value). */
+static void check_threads_env(void)
+{
+	const char *e = getenv("ATHENE_THREADS");
+	int64_t n;
+	if (e && *e && !parse_int(e, 1, 1024, &n)) {
+		fprintf(stderr, "athene: ATHENE_THREADS takes an integer from 1 to 1024, not '%s'\n", e);
+		exit(2);
+	}
+}
+
 static bool known_command(const char *name);
 
 static Opts parse_args(int argc, char **argv)
@@ -848,6 +861,8 @@ int main(int argc, char **argv)
 	int rc = 0;
 	if (o.threads)
 		athene_set_threads(o.threads);
+	else if (!strcmp(o.cmd, "run") || !strcmp(o.cmd, "explain"))
+		check_threads_env();
 	if (athene_load(c, o.file, src)) {
 		if (strcmp(o.cmd, "check"))
 			fail(athene_errors(c));

@@ -18,6 +18,7 @@
  * threads). The done count, read with acquire, also orders all task writes
  * before the return. */
 #define _GNU_SOURCE /* MAP_ANONYMOUS, madvise, MADV_HUGEPAGE */
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -87,7 +88,14 @@ static int default_threads(void)
 static int read_default_threads(void)
 {
 	const char *e = getenv("ATHENE_THREADS");
-	long n = e ? strtol(e, NULL, 10) : 0;
+	long n = 0;
+	if (e && *e >= '0' && *e <= '9') { /* only a whole decimal number counts */
+		char *end;
+		errno = 0;
+		n = strtol(e, &end, 10);
+		if (errno || *end)
+			n = 0;
+	}
 	if (n <= 0)
 		n = sysconf(_SC_NPROCESSORS_ONLN);
 	if (n <= 0)

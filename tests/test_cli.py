@@ -248,6 +248,32 @@ def test_integers_accepted(tmp_path, args):
     assert r.returncode == 0, r.stderr
 
 
+@pytest.mark.parametrize("value", ["foo", "0", "-1", "1025", " 2", "2 ", "+2", "0x2"])
+def test_threads_env_is_strict(tmp_path, value):
+    src = tmp_path / "k.ath"
+    src.write_text("kernel k() -> (y: f32[N]) { y[i] = f32(i) }\n")
+    out = tmp_path / "y.npy"
+    env = dict(os.environ, ATHENE_THREADS=value)
+    r = subprocess.run([ATHENE, "run", str(src), "--size", "N=3", "--out", f"y={out}"], capture_output=True,
+                       text=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL, env=env)
+    assert r.returncode == 2, (value, r.stdout, r.stderr)
+    assert f"ATHENE_THREADS takes an integer from 1 to 1024, not '{value}'" in r.stderr
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("value,extra", [("", []), ("3", []), ("foo", ["--threads", "2"])])
+def test_threads_env_accepted(tmp_path, value, extra):
+    """An empty ATHENE_THREADS is none; --threads overrides it."""
+    src = tmp_path / "k.ath"
+    src.write_text("kernel k() -> (y: f32[N]) { y[i] = f32(i) }\n")
+    out = tmp_path / "y.npy"
+    env = dict(os.environ, ATHENE_THREADS=value)
+    r = subprocess.run([ATHENE, "run", str(src), "--size", "N=3", "--out", f"y={out}", *extra],
+                       capture_output=True, text=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL, env=env)
+    assert r.returncode == 0, r.stderr
+    assert np.array_equal(np.load(out), np.arange(3, dtype=np.float32))
+
+
 def test_negative_size_is_located(tmp_path):
     src = tmp_path / "k.ath"
     src.write_text("kernel k() -> (y: f32[N]) { y[i] = f32(i) }\n")

@@ -3,6 +3,8 @@
 import json
 import os
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -369,3 +371,15 @@ def test_big_outputs_are_aligned_and_freed():
     assert mid.ctypes.data % 64 == 0 and mid.flags.writeable and mid[5] == 1 and mid.shape == (1 << 20,)
     small = cp(np.zeros(16, np.float32))
     assert small.ctypes.data % 16 == 0 and small[3] == 1
+
+
+@pytest.mark.parametrize("value,want", [("3", 3), ("37abc", None), ("foo", None), (" 4", None), ("", None),
+                                        ("-2", None), ("100000", 256)])
+def test_threads_env(value, want):
+    """ATHENE_THREADS as a whole decimal number sets the default thread count (at most 256);
+    anything else is no value: one thread per online CPU."""
+    env = dict(os.environ, ATHENE_THREADS=value)
+    r = subprocess.run([sys.executable, "-c", "import athene; print(athene.threads())"], env=env,
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert int(r.stdout) == (want if want is not None else os.cpu_count())
