@@ -116,14 +116,22 @@ static void add_pair(Pair *p, int *n, const char *arg, const char *flag)
 	(*n)++;
 }
 
+/* v as an integer in [lo, hi] for what (a flag or a variable), or false
+ * after saying why. */
+static bool int_value(const char *what, const char *v, int64_t lo, int64_t hi, int64_t *n)
+{
+	if (parse_int(v, lo, hi, n))
+		return true;
+	fprintf(stderr, "athene: %s takes an integer from %lld to %lld, not '%s'\n", what, (long long)lo, (long long)hi,
+	        v);
+	return false;
+}
+
 static int64_t int_option(const char *flag, const char *v, int64_t lo, int64_t hi)
 {
 	int64_t n;
-	if (!parse_int(v, lo, hi, &n)) {
-		fprintf(stderr, "athene: %s takes an integer from %lld to %lld, not '%s'\n", flag, (long long)lo,
-		        (long long)hi, v);
+	if (!int_value(flag, v, lo, hi, &n))
 		usage(NULL, NULL);
-	}
 	return n;
 }
 
@@ -134,10 +142,8 @@ static void check_threads_env(void)
 {
 	const char *e = getenv("ATHENE_THREADS");
 	int64_t n;
-	if (e && *e && !parse_int(e, 1, 1024, &n)) {
-		fprintf(stderr, "athene: ATHENE_THREADS takes an integer from 1 to 1024, not '%s'\n", e);
+	if (e && *e && !int_value("ATHENE_THREADS", e, 1, 1024, &n))
 		exit(2);
-	}
 }
 
 static bool known_command(const char *name);

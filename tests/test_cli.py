@@ -37,9 +37,9 @@ kernel two(x: f32[4]) -> (y: f32[4], z: f32[4]) {
 """
 
 
-def athene(*args, timeout=TIMEOUT, preexec_fn=None):
+def athene(*args, timeout=TIMEOUT, preexec_fn=None, env=None):
     return subprocess.run([ATHENE, *map(str, args)], capture_output=True, text=True, timeout=timeout,
-                          stdin=subprocess.DEVNULL, preexec_fn=preexec_fn)
+                          stdin=subprocess.DEVNULL, preexec_fn=preexec_fn, env=env)
 
 
 def no_crash(r):
@@ -253,9 +253,7 @@ def test_threads_env_is_strict(tmp_path, value):
     src = tmp_path / "k.ath"
     src.write_text("kernel k() -> (y: f32[N]) { y[i] = f32(i) }\n")
     out = tmp_path / "y.npy"
-    env = dict(os.environ, ATHENE_THREADS=value)
-    r = subprocess.run([ATHENE, "run", str(src), "--size", "N=3", "--out", f"y={out}"], capture_output=True,
-                       text=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL, env=env)
+    r = athene("run", src, "--size", "N=3", "--out", f"y={out}", env=dict(os.environ, ATHENE_THREADS=value))
     assert r.returncode == 2, (value, r.stdout, r.stderr)
     assert f"ATHENE_THREADS takes an integer from 1 to 1024, not '{value}'" in r.stderr
     assert not out.exists()
@@ -267,9 +265,7 @@ def test_threads_env_accepted(tmp_path, value, extra):
     src = tmp_path / "k.ath"
     src.write_text("kernel k() -> (y: f32[N]) { y[i] = f32(i) }\n")
     out = tmp_path / "y.npy"
-    env = dict(os.environ, ATHENE_THREADS=value)
-    r = subprocess.run([ATHENE, "run", str(src), "--size", "N=3", "--out", f"y={out}", *extra],
-                       capture_output=True, text=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL, env=env)
+    r = athene("run", src, "--size", "N=3", "--out", f"y={out}", *extra, env=dict(os.environ, ATHENE_THREADS=value))
     assert r.returncode == 0, r.stderr
     assert np.array_equal(np.load(out), np.arange(3, dtype=np.float32))
 
