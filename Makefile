@@ -131,11 +131,18 @@ $(B)/exec_bench: bench/exec_bench.c tests/testlib.h $(B)/libathene.a
 $(B)/emit_bench: bench/emit_bench.c tests/testlib.h $(B)/libathene.a
 	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) -Itests $< $(B)/libathene.a -o $@ $(LDLIBS)
 
-bench: all $(B)/compile_bench $(B)/reliability_bench $(B)/exec_bench $(B)/emit_bench
+# The host's memory alone (no athene): the patterns that bound the kernels
+# that miss their targets (docs/performance.md).
+$(B)/mem_probe: bench/mem_probe.c
+	@mkdir -p $(B)
+	$(CC) $(WARN) $(CFLAGS) $< -o $@ $(LDLIBS)
+
+bench: all $(B)/compile_bench $(B)/reliability_bench $(B)/exec_bench $(B)/emit_bench $(B)/mem_probe
 	./$(B)/compile_bench $(SIZEARGS) $(EXAMPLES)
 	./$(B)/emit_bench $(SIZEARGS) $(EXAMPLES)
 	./$(B)/exec_bench bench/perf.ath
 	./$(B)/reliability_bench
+	./$(B)/mem_probe
 	@$(MAKE) --no-print-directory python-bench
 
 clean:
