@@ -131,11 +131,10 @@ $(B)/exec_bench: bench/exec_bench.c tests/testlib.h $(B)/libathene.a
 $(B)/emit_bench: bench/emit_bench.c tests/testlib.h $(B)/libathene.a
 	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) -Itests $< $(B)/libathene.a -o $@ $(LDLIBS)
 
-# The host's memory alone (no athene): the patterns that bound the kernels
-# that miss their targets (docs/performance.md).
-$(B)/mem_probe: bench/mem_probe.c
-	@mkdir -p $(B)
-	$(CC) $(WARN) $(CFLAGS) $< -o $@ $(LDLIBS)
+# The host's memory alone (athene's allocator, none of its kernels): the
+# patterns that bound the kernels that miss their targets (docs/performance.md).
+$(B)/mem_probe: bench/mem_probe.c $(B)/libathene.a
+	$(CC) $(WARN) $(CFLAGS) -Iinclude $< $(B)/libathene.a -o $@ $(LDLIBS)
 
 bench: all $(B)/compile_bench $(B)/reliability_bench $(B)/exec_bench $(B)/emit_bench $(B)/mem_probe
 	./$(B)/compile_bench $(SIZEARGS) $(EXAMPLES)

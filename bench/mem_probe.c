@@ -1,6 +1,7 @@
 /* What this host's memory does with the access patterns of the kernels
  * that miss their targets, without athene: two threads, each on its own
- * half of 1 GiB buffers, 2 MiB-aligned and madvise(MADV_HUGEPAGE)d. Every
+ * half of 1 GiB buffers from athene_alloc (2 MiB-aligned, huge pages, as
+ * athene's kernels get them; nothing else of athene runs). Every
  * pattern runs in turn with every other, round after round, and keeps its
  * best time, so all of them see the same stretches of a noisy host; each
  * line prints GB/s and the fraction of the copy measured in the same run.
@@ -24,8 +25,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
+
+#include "athene.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
@@ -38,6 +40,7 @@
 #define HALF ((size_t)512 << 20) /* each thread's part of a buffer */
 #define PITCH 4214784L          /* 28*28*28*48 floats: the 43210's row pitch */
 #define GATHER_ROWS 65536
+#define GATHER_ROW 512 /* bytes */
 
 enum { READ, READ_WRITE, GATHER };
 
@@ -51,9 +54,7 @@ typedef struct {
 	int hint;     /* 3: into L1, 2: into L2 */
 	int run;      /* written runs of this many bytes (0: sequential) */
 	long wpitch;  /* bytes between written rows */
-	int row;      /* gather row bytes */
 	double best;  /* seconds */
-	double bytes; /* moved per run, both threads */
 } Pat;
 
 static char *src, *dst;
@@ -67,17 +68,6 @@ static double now(void)
 	struct timespec t;
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static void *huge(size_t n)
-{
-	void *p = NULL;
-	if (posix_memalign(&p, (size_t)2 << 20, n))
-		return NULL;
-#ifdef MADV_HUGEPAGE
-	madvise(p, n, MADV_HUGEPAGE);
-#endif
-	return p;
 }
 
 /* 32 bytes from s into the accumulator, and to d with a streamed store when
@@ -195,11 +185,11 @@ AVX2_FN static float gather(const Pat *p, int tid)
 	Acc acc = acc_zero();
 	for (int r = from; r < from + per; r++) {
 		if (p->ahead && r + p->ahead < from + per)
-			for (int q = 0; q < p->row; q += 64)
-				hint(src + gidx[r + p->ahead] * p->row + q, p->hint);
-		const char *s = src + gidx[r] * p->row;
-		for (int q = 0; q < p->row; q += 32)
-			acc = move32(acc, s + q, dst + (size_t)r * (size_t)p->row + (size_t)q);
+			for (int q = 0; q < GATHER_ROW; q += 64)
+				hint(src + gidx[r + p->ahead] * GATHER_ROW + q, p->hint);
+		const char *s = src + gidx[r] * GATHER_ROW;
+		for (int q = 0; q < GATHER_ROW; q += 32)
+			acc = move32(acc, s + q, dst + (size_t)r * GATHER_ROW + (size_t)q);
 	}
 	return acc_sum(acc);
 }
@@ -235,7 +225,7 @@ static double run(const Pat *p)
 static double moved(const Pat *p)
 {
 	if (p->kind == GATHER)
-		return 2.0 * GATHER_ROWS * p->row;
+		return 2.0 * GATHER_ROWS * GATHER_ROW;
 	double read = (double)HALF;
 	if (p->rows) {
 		size_t block = (size_t)p->rows * (size_t)p->pitch;
@@ -247,9 +237,9 @@ static double moved(const Pat *p)
 
 static uint64_t rng = 88172645463325252ull;
 
-static void new_indices(int row)
+static void new_indices(void)
 {
-	int64_t n = (int64_t)(2 * HALF / (size_t)row);
+	int64_t n = (int64_t)(2 * HALF / GATHER_ROW);
 	for (int i = 0; i < GATHER_ROWS; i++) {
 		rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
 		gidx[i] = (int64_t)(rng % (uint64_t)n);
@@ -268,42 +258,42 @@ int main(int argc, char **argv)
 		}
 	}
 	Pat pats[] = {
-		{"copy (read, streamed write)", READ_WRITE, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-		{"read, one stream", READ, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-		{"read 8 rows", READ, 8, PITCH, 0, 0, 0, 0, 0, 0, 0, 0},
-		{"read 16 rows", READ, 16, PITCH, 0, 0, 0, 0, 0, 0, 0, 0},
-		{"read 20 rows", READ, 20, PITCH, 0, 0, 0, 0, 0, 0, 0, 0},
-		{"read 24 rows", READ, 24, PITCH, 0, 0, 0, 0, 0, 0, 0, 0},
-		{"read 32 rows", READ, 32, PITCH, 0, 0, 0, 0, 0, 0, 0, 0},
-		{"read 48 rows", READ, 48, PITCH, 0, 0, 0, 0, 0, 0, 0, 0},
-		{"read 32 rows, prefetch 768 B", READ, 32, PITCH, 0, 768, 3, 0, 0, 0, 0, 0},
-		{"read 32 rows, prefetch L2 768 B", READ, 32, PITCH, 0, 768, 2, 0, 0, 0, 0, 0},
-		{"read 48 rows, prefetch L2 768 B", READ, 48, PITCH, 0, 768, 2, 0, 0, 0, 0, 0},
-		{"read 48 rows, pieces 5376 B, L2 768 B", READ, 48, PITCH, 5376, 768, 2, 0, 0, 0, 0, 0},
-		{"read 16 rows, pieces 1344 B", READ, 16, PITCH, 1344, 0, 0, 0, 0, 0, 0, 0},
-		{"read 16 rows, pieces 5376 B", READ, 16, PITCH, 5376, 0, 0, 0, 0, 0, 0, 0},
-		{"read 16 rows, pieces 10752 B", READ, 16, PITCH, 10752, 0, 0, 0, 0, 0, 0, 0},
-		{"read 16 rows, pieces 37632 B", READ, 16, PITCH, 37632, 0, 0, 0, 0, 0, 0, 0},
-		{"16 rows, streamed write", READ_WRITE, 16, PITCH, 0, 0, 0, 0, 0, 0, 0, 0},
-		{"32 rows, streamed write", READ_WRITE, 32, PITCH, 0, 0, 0, 0, 0, 0, 0, 0},
-		{"16 rows, write runs of 64 B", READ_WRITE, 16, PITCH, 0, 0, 0, 64, PITCH, 0, 0, 0},
-		{"16 rows, write runs of 128 B", READ_WRITE, 16, PITCH, 0, 0, 0, 128, PITCH, 0, 0, 0},
-		{"16 rows, write runs of 192 B", READ_WRITE, 16, PITCH, 0, 0, 0, 192, PITCH, 0, 0, 0},
-		{"16 rows, write runs of 2752 B", READ_WRITE, 16, PITCH, 0, 0, 0, 2752, PITCH, 0, 0, 0},
-		{"32 rows, write runs of 2752 B", READ_WRITE, 32, PITCH, 0, 0, 0, 2752, PITCH, 0, 0, 0},
-		{"48 rows, L2 768 B, runs of 192 B", READ_WRITE, 48, PITCH, 0, 768, 2, 192, PITCH, 0, 0, 0},
-		{"48 rows, pieces 5376 B, L2 768 B, 192 B", READ_WRITE, 48, PITCH, 5376, 768, 2, 192, PITCH, 0, 0, 0},
-		{"one stream, write runs of 64 B", READ_WRITE, 0, 0, 0, 0, 0, 64, PITCH, 0, 0, 0},
-		{"one stream, write runs of 192 B", READ_WRITE, 0, 0, 0, 0, 0, 192, PITCH, 0, 0, 0},
-		{"one stream, runs of 64 B, 32 KiB", READ_WRITE, 0, 0, 0, 0, 0, 64, 32768, 0, 0, 0},
-		{"one stream, runs of 128 B, 32 KiB", READ_WRITE, 0, 0, 0, 0, 0, 128, 32768, 0, 0, 0},
-		{"gather 512 B rows", GATHER, 0, 0, 0, 0, 0, 0, 0, 512, 0, 0},
-		{"gather 512 B rows, prefetch L2 8 on", GATHER, 0, 0, 0, 8, 2, 0, 0, 512, 0, 0},
-		{"gather 512 B rows, prefetch L1 8 on", GATHER, 0, 0, 0, 8, 3, 0, 0, 512, 0, 0},
+		{"copy (read, streamed write)", READ_WRITE, 0, 0, 0, 0, 0, 0, 0, 0},
+		{"read, one stream", READ, 0, 0, 0, 0, 0, 0, 0, 0},
+		{"read 8 rows", READ, 8, PITCH, 0, 0, 0, 0, 0, 0},
+		{"read 16 rows", READ, 16, PITCH, 0, 0, 0, 0, 0, 0},
+		{"read 20 rows", READ, 20, PITCH, 0, 0, 0, 0, 0, 0},
+		{"read 24 rows", READ, 24, PITCH, 0, 0, 0, 0, 0, 0},
+		{"read 32 rows", READ, 32, PITCH, 0, 0, 0, 0, 0, 0},
+		{"read 48 rows", READ, 48, PITCH, 0, 0, 0, 0, 0, 0},
+		{"read 32 rows, prefetch 768 B", READ, 32, PITCH, 0, 768, 3, 0, 0, 0},
+		{"read 32 rows, prefetch L2 768 B", READ, 32, PITCH, 0, 768, 2, 0, 0, 0},
+		{"read 48 rows, prefetch L2 768 B", READ, 48, PITCH, 0, 768, 2, 0, 0, 0},
+		{"read 48 rows, pieces 5376 B, L2 768 B", READ, 48, PITCH, 5376, 768, 2, 0, 0, 0},
+		{"read 16 rows, pieces 1344 B", READ, 16, PITCH, 1344, 0, 0, 0, 0, 0},
+		{"read 16 rows, pieces 5376 B", READ, 16, PITCH, 5376, 0, 0, 0, 0, 0},
+		{"read 16 rows, pieces 10752 B", READ, 16, PITCH, 10752, 0, 0, 0, 0, 0},
+		{"read 16 rows, pieces 37632 B", READ, 16, PITCH, 37632, 0, 0, 0, 0, 0},
+		{"16 rows, streamed write", READ_WRITE, 16, PITCH, 0, 0, 0, 0, 0, 0},
+		{"32 rows, streamed write", READ_WRITE, 32, PITCH, 0, 0, 0, 0, 0, 0},
+		{"16 rows, write runs of 64 B", READ_WRITE, 16, PITCH, 0, 0, 0, 64, PITCH, 0},
+		{"16 rows, write runs of 128 B", READ_WRITE, 16, PITCH, 0, 0, 0, 128, PITCH, 0},
+		{"16 rows, write runs of 192 B", READ_WRITE, 16, PITCH, 0, 0, 0, 192, PITCH, 0},
+		{"16 rows, write runs of 2752 B", READ_WRITE, 16, PITCH, 0, 0, 0, 2752, PITCH, 0},
+		{"32 rows, write runs of 2752 B", READ_WRITE, 32, PITCH, 0, 0, 0, 2752, PITCH, 0},
+		{"48 rows, L2 768 B, runs of 192 B", READ_WRITE, 48, PITCH, 0, 768, 2, 192, PITCH, 0},
+		{"48 rows, pieces 5376 B, L2 768 B, 192 B", READ_WRITE, 48, PITCH, 5376, 768, 2, 192, PITCH, 0},
+		{"one stream, write runs of 64 B", READ_WRITE, 0, 0, 0, 0, 0, 64, PITCH, 0},
+		{"one stream, write runs of 192 B", READ_WRITE, 0, 0, 0, 0, 0, 192, PITCH, 0},
+		{"one stream, runs of 64 B, 32 KiB", READ_WRITE, 0, 0, 0, 0, 0, 64, 32768, 0},
+		{"one stream, runs of 128 B, 32 KiB", READ_WRITE, 0, 0, 0, 0, 0, 128, 32768, 0},
+		{"gather 512 B rows", GATHER, 0, 0, 0, 0, 0, 0, 0, 0},
+		{"gather 512 B rows, prefetch L2 8 on", GATHER, 0, 0, 0, 8, 2, 0, 0, 0},
+		{"gather 512 B rows, prefetch L1 8 on", GATHER, 0, 0, 0, 8, 3, 0, 0, 0},
 	};
 	int n = (int)(sizeof pats / sizeof pats[0]);
-	src = huge(2 * HALF);
-	dst = huge(2 * HALF);
+	src = athene_alloc(2 * HALF);
+	dst = athene_alloc(2 * HALF);
 	gidx = malloc(GATHER_ROWS * sizeof *gidx);
 	if (!src || !dst || !gidx) {
 		fprintf(stderr, "mem_probe: cannot allocate 2 GiB\n");
@@ -312,20 +302,23 @@ int main(int argc, char **argv)
 	memset(src, 1, 2 * HALF);
 	memset(dst, 0, 2 * HALF);
 	for (int i = 0; i < n; i++)
-		pats[i].best = 1e30, pats[i].bytes = moved(&pats[i]);
+		pats[i].best = 1e30;
 	for (int r = 0; r < rounds; r++)
 		for (int i = 0; i < n; i++)
 			for (int k = 0; k < 3; k++) {
 				if (pats[i].kind == GATHER)
-					new_indices(pats[i].row); /* fresh rows: none left in the caches */
+					new_indices(); /* fresh rows: none left in the caches */
 				double t = run(&pats[i]);
 				pats[i].best = t < pats[i].best ? t : pats[i].best;
 			}
-	double copy = pats[0].bytes / pats[0].best / 1e9;
+	double copy = moved(&pats[0]) / pats[0].best / 1e9;
 	printf("mem_probe: 2 threads, best of %d rounds of 3; GB/s counts bytes read + written\n", rounds);
 	for (int i = 0; i < n; i++) {
-		double g = pats[i].bytes / pats[i].best / 1e9;
+		double g = moved(&pats[i]) / pats[i].best / 1e9;
 		printf("%-38s %7.1f GB/s  %5.2f of copy\n", pats[i].name, g, g / copy);
 	}
+	athene_free(src, 2 * HALF);
+	athene_free(dst, 2 * HALF);
+	free(gidx);
 	return 0;
 }
