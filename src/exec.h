@@ -159,10 +159,17 @@ void pw_run(const PwProg *p, char *d, int64_t dp, int64_t rows, int64_t cols, bo
 /* Tests only: true forces the portable C kernels (no SIMD) in later plans. */
 void copy_set_portable(bool on);
 /* Tests and benchmarks: the core the transposes are tuned for (stage.c,
- * small_l1 and small_l2): a 32 KiB L1 with a 512 KiB L2 (SMALL_L1) or a
- * larger L2 (SMALL_L1_LARGE_L2), or a larger L1; AUTO asks the CPU at the
- * next plan. */
-enum { COPY_PROFILE_AUTO, COPY_PROFILE_SMALL_L1, COPY_PROFILE_LARGE_L1, COPY_PROFILE_SMALL_L1_LARGE_L2 };
+ * small_l1, small_l2 and few_misses): a 32 KiB L1 with a 512 KiB L2
+ * (SMALL_L1) or a larger L2 (SMALL_L1_LARGE_L2), or a larger L1, on an AMD
+ * core (LARGE_L1) or an Intel one (LARGE_L1_INTEL); AUTO asks the CPU at
+ * the next plan. */
+enum {
+	COPY_PROFILE_AUTO,
+	COPY_PROFILE_SMALL_L1,
+	COPY_PROFILE_LARGE_L1,
+	COPY_PROFILE_SMALL_L1_LARGE_L2,
+	COPY_PROFILE_LARGE_L1_INTEL
+};
 void copy_set_profile(int which);
 /* Do software prefetches ahead of sequential reads pay on this core? Not
  * with the Zen 4's tuning (SMALL_L1_LARGE_L2), where the hardware

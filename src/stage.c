@@ -92,14 +92,15 @@ void copy_set_portable(bool on)
 
 /* Transposes are tuned for two kinds of core, told apart by the size of
  * the L1 data cache: at most 32 KiB (measured on a Zen 3 and a Zen 4) or
- * more (measured on a Zen 5 and on an Intel Xeon of the Sapphire Rapids
+ * more (measured on a Zen 5 and on Intel Xeons of the Sapphire Rapids
  * class, both 48 KiB). The small one takes tiles of fewer rows, prefetches
  * one line ahead instead of two, and treats no pitch apart (plan_trans,
  * sets_collide). The cores differ in how many misses they keep in flight
  * more than in the cache's size, for which the size stands in: a tile's
  * rows all miss at once at each new line. Among small L1s, one rule of
  * plan_trans holds only with a 512 KiB L2 (the Zen 3's, small_l2) and
- * not with the Zen 4's 1 MiB. */
+ * not with the Zen 4's 1 MiB. Among large L1s, an Intel core (few_misses)
+ * takes at most 32 rows per tile and prefetches at 4 KiB pitches too. */
 static atomic_int profile = COPY_PROFILE_AUTO;
 
 void copy_set_profile(int which)
@@ -113,6 +114,18 @@ static long cache_size(int name)
 	return n > 0 ? n : -1;
 }
 
+/* Is this an Intel CPU? Asked once, by core_profile (CPUID traps to the
+ * host in a VM). */
+static bool cpu_is_intel(void)
+{
+#ifdef X86
+	unsigned a, b, c, d;
+	return __get_cpuid(0, &a, &b, &c, &d) && b == 0x756e6547u && d == 0x49656e69u && c == 0x6c65746eu;
+#else
+	return false;
+#endif
+}
+
 static int core_profile(void)
 {
 	int k = atomic_load_explicit(&profile, memory_order_relaxed);
@@ -122,7 +135,7 @@ static int core_profile(void)
 		l1 = cache_size(_SC_LEVEL1_DCACHE_SIZE);
 		l2 = cache_size(_SC_LEVEL2_CACHE_SIZE);
 #endif
-		k = l1 < 0 || l1 > 32768 ? COPY_PROFILE_LARGE_L1
+		k = l1 < 0 || l1 > 32768 ? (cpu_is_intel() ? COPY_PROFILE_LARGE_L1_INTEL : COPY_PROFILE_LARGE_L1)
 		    : l2 > 0 && l2 <= 524288 ? COPY_PROFILE_SMALL_L1 : COPY_PROFILE_SMALL_L1_LARGE_L2;
 		atomic_store_explicit(&profile, k, memory_order_relaxed);
 	}
@@ -131,12 +144,20 @@ static int core_profile(void)
 
 static bool small_l1(void)
 {
-	return core_profile() != COPY_PROFILE_LARGE_L1;
+	int k = core_profile();
+	return k != COPY_PROFILE_LARGE_L1 && k != COPY_PROFILE_LARGE_L1_INTEL;
 }
 
 static bool small_l2(void)
 {
 	return core_profile() == COPY_PROFILE_SMALL_L1;
+}
+
+/* A large L1 on a core that keeps fewer misses in flight than a Zen 5's
+ * (measured on an Intel Xeon with 48 KiB L1d and 2 MiB L2, plan_trans). */
+static bool few_misses(void)
+{
+	return core_profile() == COPY_PROFILE_LARGE_L1_INTEL;
 }
 
 bool seq_prefetch_pays(void)
@@ -383,7 +404,7 @@ static void plan_trans(BoxPlan *p, Box *b, int a, int c, int skip)
 		p->blk[0] = min64(p->n[0], tall ? TR_A * 4 : wide ? TR_A / 2 : TR_A / 4);
 	} else {
 		bool close = p->esize == 4 && row >= 128 && row <= 256 && sp <= 640;
-		int64_t cap = close ? TR_A / 4 : sets_collide(sp) ? TR_A / 2 : TR_A;
+		int64_t cap = close ? TR_A / 4 : sets_collide(sp) || few_misses() ? TR_A / 2 : TR_A;
 		p->blk[0] = min64(p->n[0] <= TR_A ? p->n[0] : row < TR_SHORT ? TR_A / 2 : TR_A, cap);
 	}
 	p->blk[1] = min64(p->n[1], TR_B);
@@ -553,7 +574,7 @@ static int64_t stream_head(const char *d, int64_t dp, size_t es, size_t width, i
  * pitch sp: 0 (not at all) where their lines collide. Asked once per tile. */
 static inline int64_t prefetch_ahead(int64_t sp)
 {
-	return sets_collide(sp) ? 0 : small_l1() ? PREFETCH_NEAR : PREFETCH_FAR;
+	return sets_collide(sp) ? (few_misses() ? PREFETCH_NEAR : 0) : small_l1() ? PREFETCH_NEAR : PREFETCH_FAR;
 }
 
 /* Prefetches ahead bytes ahead in n rows of pitch sp from s. */

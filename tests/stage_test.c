@@ -233,8 +233,10 @@ static long t0_among; /* boxes whose walk takes dim 0's tiles among the outer di
 /* Copies box c in one of three ways (the mode, or a random one for -1)
  * and compares with ref_copy; true when the plan's walk takes dim 0's
  * tiles among the outer dims. */
-/* The three tunings of stage.c's transposes. */
-static const int profiles[] = {COPY_PROFILE_SMALL_L1, COPY_PROFILE_SMALL_L1_LARGE_L2, COPY_PROFILE_LARGE_L1};
+/* The four tunings of stage.c's transposes. */
+static const int profiles[] = {COPY_PROFILE_SMALL_L1, COPY_PROFILE_SMALL_L1_LARGE_L2, COPY_PROFILE_LARGE_L1,
+			       COPY_PROFILE_LARGE_L1_INTEL};
+enum { NPROFILES = sizeof profiles / sizeof *profiles };
 
 static bool run_case(const Case *c, long id, int mode)
 {
@@ -244,7 +246,7 @@ static bool run_case(const Case *c, long id, int mode)
 	memcpy(ref, dst, c->dlen);
 	ref_copy(ref + c->dbase, src + c->sbase, c);
 	copy_set_portable(rnd(4) == 0);
-	copy_set_profile(profiles[rnd(3)]);
+	copy_set_profile(profiles[rnd(NPROFILES)]);
 	BoxPlan p;
 	int64_t n = box_plan(&p, dst + c->dbase, c->ds, src + c->sbase, c->ss, c->shape, c->rank, c->es, c->flags);
 	mode = mode < 0 ? (int)rnd(3) : mode;
@@ -322,11 +324,11 @@ static void tall_tile_cases(void)
 	float *src = (float *)alloc64(R * C * 4), *dst = (float *)alloc64(R * C * 4);
 	for (int i = 0; i < R * C; i++)
 		src[i] = (float)i;
-	for (int k = 0; k < 6; k++) {
+	for (int k = 0; k < 2 * NPROFILES; k++) {
 		int64_t shape[2] = {R, C}, ds[2] = {4, 4 * R}, ss[2] = {4 * C, 4};
 		memset(dst, 0, R * C * 4);
-		copy_set_profile(profiles[k % 3]);
-		copy_box(dst, ds, src, ss, shape, 2, 4, k < 3 ? COPY_STREAM : 0);
+		copy_set_profile(profiles[k % NPROFILES]);
+		copy_box(dst, ds, src, ss, shape, 2, 4, k < NPROFILES ? COPY_STREAM : 0);
 		copy_fence();
 		copy_set_profile(COPY_PROFILE_AUTO);
 		bool ok = true;
@@ -339,10 +341,15 @@ static void tall_tile_cases(void)
 	free(dst);
 }
 
-/* The three tunings' tiles, as stage.c's plan_trans gives them. */
+/* The four tunings' tiles, as stage.c's plan_trans gives them. */
 static void tile_rows_cases(void)
 {
-	enum { S = COPY_PROFILE_SMALL_L1, M = COPY_PROFILE_SMALL_L1_LARGE_L2, L = COPY_PROFILE_LARGE_L1 };
+	enum {
+		S = COPY_PROFILE_SMALL_L1,
+		M = COPY_PROFILE_SMALL_L1_LARGE_L2,
+		L = COPY_PROFILE_LARGE_L1,
+		I = COPY_PROFILE_LARGE_L1_INTEL
+	};
 	check(tile_rows(S, 7264, 7264, 4) == 16, "small L1: 16 rows of f32 29 KiB apart", 0);
 	check(tile_rows(S, 7264, 7264, 8) == 16, "small L1: 16 rows of f64", 0);
 	check(tile_rows(S, 384, 384, 4) == 32, "small L1: 32 rows of f32 1536 bytes apart", 0);
@@ -363,6 +370,11 @@ static void tile_rows_cases(void)
 	check(tile_rows(L, 7264, 7264, 4) == 64, "large L1: 64 rows of long f32 rows", 0);
 	check(tile_rows(L, 8192, 8192, 4) == 32, "large L1: 32 rows at a 4 KiB pitch", 0);
 	check(tile_rows(L, 384, 384, 4) == 32, "large L1: 32 rows of short rows", 0);
+	check(tile_rows(I, 7264, 7264, 4) == 32, "large L1, Intel: 32 rows of long f32 rows", 0);
+	check(tile_rows(I, 5000, 5000, 8) == 32, "large L1, Intel: 32 rows of long f64 rows", 0);
+	check(tile_rows(I, 8192, 8192, 4) == 32, "large L1, Intel: 32 rows at a 4 KiB pitch", 0);
+	check(tile_rows(I, 48, 48, 4) == 16, "large L1, Intel: 16 close rows of 192 bytes", 0);
+	check(tile_rows(I, 20, 7264, 4) == 20, "large L1, Intel: fewer rows than a tile", 0);
 }
 
 /* ----------------------------------------------------------- pool checks */
@@ -664,7 +676,7 @@ static void pw_case(long id)
 		copy_set_portable(portable);
 		/* either walk at either pitch: down the columns first at 4 KiB
 		 * pitches on a large L1, at the others on a small one */
-		copy_set_profile(profiles[rnd(3)]);
+		copy_set_profile(profiles[rnd(NPROFILES)]);
 		memcpy(d, noise, dn * sizeof(float));
 		pw_run(&p, (char *)(d + skew), dp * 4, rows, cols, stream);
 		copy_fence();
