@@ -5,10 +5,12 @@
  * within microseconds), then a condition variable, so an idle pool burns
  * no core.
  * A run writes its job into the slot of its generation's parity, then
- * publishes the generation and task 0 in one atomic word (the generation in
- * the high half, the next task in the low), and wakes the workers. A task is
- * claimed by a compare-and-swap of that word, so a worker that wakes late,
- * even jobs later, claims nothing of a job that is gone; a claim holds its
+ * publishes the generation and its tasks in one atomic word (the generation
+ * in the high half, the first and the end of the tasks left in 16 bits each,
+ * so a job holds at most 65535 tasks and longer runs go in pieces), and
+ * wakes the workers. A task is claimed by a compare-and-swap of that word,
+ * so a worker that wakes late, even jobs later, claims nothing of a job
+ * that is gone; a claim holds its
  * job in place, since the caller returns only when every task of it is done
  * (counted per slot), and a slot is rewritten two jobs later. So the caller
  * never waits for a worker that took no task: on a busy machine a worker
@@ -31,7 +33,7 @@
 #define SPINS 20000 /* polls before blocking: about 0.4 ms here (a pause takes ~20 ns on this CPU);
                     * 2000 (40 us) made a 0.4 ms gather beside torch 5-25 % slower: the
                     * worker slept between the calls and woke after the run had started */
-#define MAX_TASKS ((int64_t)1 << 31) /* tasks of one published job: the word's low half */
+#define MAX_TASKS ((int64_t)0xffff) /* tasks of one published job: a quarter of the word */
 static _Atomic int64_t max_tasks = MAX_TASKS; /* lowered by tests (pool_set_max_tasks) */
 
 typedef struct {
@@ -53,7 +55,7 @@ static struct {
 	bool atexit_done;
 	unsigned start_gen;   /* gen when the workers were created */
 	Job job[2];           /* by the parity of the generation */
-	_Atomic uint64_t next; /* gen << 32 | the job's next task */
+	_Atomic uint64_t next; /* gen << 32 | the job's first task left << 16 | its last + 1 */
 	_Atomic unsigned gen;
 	bool waiting;         /* the caller waits on done (under lock) */
 } P = {
@@ -104,18 +106,26 @@ static int read_default_threads(void)
 }
 
 /* Claims and runs tasks of the job published in P.next until it has none
- * left (or another is published); returns the generation it saw last. */
+ * left (or another is published); returns the generation it saw last.
+ * Even workers claim from the front, odd ones from the back, so that two
+ * threads each walk one contiguous half of a run's memory: tasks taken in
+ * turn put both threads' streams in neighbouring 64 KiB pieces (measured on
+ * an Intel Xeon, a + b of 8192² 1.04x, the 43210s and relu(x.T * s + b)
+ * 1.02-1.03x, alternating in one process; a hand loop of a + b in turns of
+ * 64 KiB ran at 0.84 of one in halves, a copy at 0.65). */
 static unsigned work(int worker)
 {
+	bool back = worker & 1;
 	for (;;) {
 		uint64_t v = atomic_load(&P.next);
 		unsigned g = (unsigned)(v >> 32);
 		Job *j = &P.job[g & 1];
-		int64_t t = (int64_t)(v & 0xffffffffu), n = atomic_load_explicit(&j->ntasks, memory_order_relaxed);
-		if (t >= n || worker >= atomic_load_explicit(&j->nthreads, memory_order_relaxed))
+		int64_t lo = (int64_t)(v >> 16 & 0xffff), hi = (int64_t)(v & 0xffff);
+		if (lo >= hi || worker >= atomic_load_explicit(&j->nthreads, memory_order_relaxed))
 			return g;
-		if (!atomic_compare_exchange_weak(&P.next, &v, v + 1))
+		if (!atomic_compare_exchange_weak(&P.next, &v, back ? v - 1 : v + 0x10000))
 			continue; /* another claim, or another job: look again */
+		int64_t t = back ? hi - 1 : lo, n = atomic_load_explicit(&j->ntasks, memory_order_relaxed);
 		j->fn(j->arg, t, worker);
 		if (atomic_fetch_add(&j->done, 1) + 1 == n) {
 			pthread_mutex_lock(&P.lock);
@@ -237,7 +247,7 @@ static void run_shared(int64_t ntasks, PoolFn fn, void *arg, int nthreads)
 	atomic_store(&j->ntasks, ntasks);
 	atomic_store(&j->nthreads, nthreads);
 	atomic_store(&j->done, 0);
-	atomic_store(&P.next, (uint64_t)g << 32);
+	atomic_store(&P.next, (uint64_t)g << 32 | (uint64_t)ntasks);
 	pthread_mutex_lock(&P.lock);
 	atomic_store(&P.gen, g);
 	pthread_cond_broadcast(&P.wake);

@@ -413,6 +413,25 @@ static void sum_task(void *arg, int64_t task, int worker)
 }
 
 /* An application thread making many small runs. */
+/* A run of n tasks (more than the 65535 one job holds: pieces), each
+ * counted in its own slot. */
+static void hit_task(void *arg, int64_t task, int worker)
+{
+	(void)worker;
+	atomic_fetch_add(&((_Atomic unsigned char *)arg)[task], 1);
+}
+
+static bool run_many(int64_t n)
+{
+	_Atomic unsigned char *hits = calloc((size_t)n, 1);
+	pool_run(n, hit_task, (void *)hits, 0);
+	bool ok = true;
+	for (int64_t t = 0; t < n; t++)
+		ok = ok && atomic_load(&hits[t]) == 1;
+	free((void *)hits);
+	return ok;
+}
+
 static void *caller(void *arg)
 {
 	long *bad = arg;
@@ -488,6 +507,7 @@ static void pool_checks(void)
 	for (int64_t n = 1; n <= 40; n += 3)
 		check(run_counted(n, 0), "a run in pieces covers every task once", n);
 	pool_set_max_tasks(0);
+	check(run_many(200000), "a run of more tasks than a job holds by default covers every task once", 0);
 	pool_set_threads(2);
 	check(pool_threads() == 2 && run_counted(1000, 0), "pool_set_threads(2)", 0);
 	pool_set_threads(0);
