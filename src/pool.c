@@ -10,9 +10,9 @@
  * so a job holds at most 65535 tasks and longer runs go in pieces), and
  * wakes the workers. A task is claimed by a compare-and-swap of that word,
  * so a worker that wakes late, even jobs later, claims nothing of a job
- * that is gone; a claim holds its
- * job in place, since the caller returns only when every task of it is done
- * (counted per slot), and a slot is rewritten two jobs later. So the caller
+ * that is gone; a claim holds its job in place, since the caller returns
+ * only when every task of it is done (counted per slot), and a slot is
+ * rewritten two jobs later. So the caller
  * never waits for a worker that took no task: on a busy machine a worker
  * the scheduler has not run yet (another library's threads spinning on the
  * same cores) costs a run nothing but its help, where waiting for it cost a

@@ -412,7 +412,6 @@ static void sum_task(void *arg, int64_t task, int worker)
 	atomic_fetch_add((_Atomic int64_t *)arg, task + 1);
 }
 
-/* An application thread making many small runs. */
 /* A run of n tasks (more than the 65535 one job holds: pieces), each
  * counted in its own slot. */
 static void hit_task(void *arg, int64_t task, int worker)
@@ -432,6 +431,7 @@ static bool run_many(int64_t n)
 	return ok;
 }
 
+/* An application thread making many small runs. */
 static void *caller(void *arg)
 {
 	long *bad = arg;
