@@ -341,6 +341,44 @@ static void tall_tile_cases(void)
 	free(dst);
 }
 
+/* 300 x 150 transposes of 2- and 1-byte elements into rows 384 elements
+ * apart (whole lines), the destination starting on a line or 5 elements
+ * past one, streamed or not, under each tuning and with the portable
+ * kernels, against the element-by-element copy: the streamed kernels that
+ * put 32 or 64 source rows together into whole lines, their heads and
+ * their last rows. */
+static void narrow_trans_cases(void)
+{
+	enum { R = 300, C = 150, P = 384 };
+	unsigned char *src = alloc64(R * C * 2), *dst = alloc64(C * P * 2 + 64);
+	for (int i = 0; i < R * C * 2; i++)
+		src[i] = (unsigned char)(i * 7 + i / 251);
+	int id = 0;
+	for (int es = 1; es <= 2; es++)
+		for (int k = 0; k < 4 * NPROFILES; k++, id++) {
+			int off = k & 1 ? 5 : 0;
+			bool stream = k & 2;
+			int64_t shape[2] = {R, C}, ds[2] = {es, es * P}, ss[2] = {es * C, es};
+			memset(dst, 0, C * P * 2 + 64);
+			copy_set_profile(profiles[k / 4]);
+			copy_set_portable(k == 0);
+			copy_box(dst + off * es, ds, src, ss, shape, 2, (size_t)es, stream ? COPY_STREAM : 0);
+			copy_fence();
+			copy_set_portable(false);
+			copy_set_profile(COPY_PROFILE_AUTO);
+			bool ok = true;
+			for (int i = 0; i < R && ok; i++)
+				for (int j = 0; j < C && ok; j++)
+					ok = !memcmp(dst + (off + j * P + i) * es, src + (i * C + j) * es, (size_t)es);
+			for (int j = 0; j < C && ok; j++) /* nothing written between the rows */
+				for (int i = R; i < P - off && ok; i++)
+					ok = !memcmp(dst + (off + j * P + i) * es, "\0\0", (size_t)es);
+			check(ok, "300 x 150 transpose of 1- and 2-byte elements", id);
+		}
+	free(src);
+	free(dst);
+}
+
 /* The four tunings' tiles, as stage.c's plan_trans gives them. */
 static void tile_rows_cases(void)
 {
@@ -375,6 +413,8 @@ static void tile_rows_cases(void)
 	check(tile_rows(I, 8192, 8192, 4) == 32, "large L1, Intel: 32 rows at a 4 KiB pitch", 0);
 	check(tile_rows(I, 48, 48, 4) == 16, "large L1, Intel: 16 close rows of 192 bytes", 0);
 	check(tile_rows(I, 20, 7264, 4) == 20, "large L1, Intel: fewer rows than a tile", 0);
+	check(tile_rows(I, 7264, 7264, 1) == 64 && tile_rows(S, 7264, 7264, 1) == 64,
+	      "1-byte elements: 64 rows, whole lines", 0);
 }
 
 /* ----------------------------------------------------------- pool checks */
@@ -777,6 +817,7 @@ int main(int argc, char **argv)
 	t0_among_cases();
 	tile_rows_cases();
 	tall_tile_cases();
+	narrow_trans_cases();
 	for (long i = 0; i < count / 2; i++)
 		pw_case(i);
 	check(pw_ran > count / 80 && pw_ran_rows > count / 20, "enough chains ran, transposed and not", 0);
