@@ -828,9 +828,220 @@ static void reduce_domain(W *w, int c, int acc, Red *red)
 			return;
 	}
 }
+/* One step of a float reduction, as red_step takes it: sum and mean add
+ * in double; max and min keep a NaN once they hold one, take a NaN, and
+ * otherwise replace only on a strict win, so the first of equal values
+ * (-0.0 before 0.0) stays. x != x is NaN; the compares are quiet ones and
+ * all evaluated (& and |), so the loops vectorise. */
+#define RED_SUM(a, v) ((a) + (v))
+#define RED_MAX(a, v) (((a) == (a)) & (((v) != (v)) | __builtin_isgreater(v, a)) ? (v) : (a))
+#define RED_MIN(a, v) (((a) == (a)) & (((v) != (v)) | __builtin_isless(v, a)) ? (v) : (a))
+#define RED_MAX1(a, v) (!isnan(a) && (isnan(v) || (v) > (a)) ? (v) : (a)) /* one lane at a time: branches */
+#define RED_MIN1(a, v) (!isnan(a) && (isnan(v) || (v) < (a)) ? (v) : (a))
+
+/* The inner domain of a fast reduction: nk dims, the last fastest, each
+ * of ext[k] points st[k] elements apart. */
+typedef struct {
+	int nk;
+	int64_t ext[XMAXD], st[XMAXD], total;
+} RDom;
+
+/* Steps *off (and idx) to the domain's next row: an odometer over all
+ * dims but the last; false after the last row. */
+static inline bool rdom_next_row(const RDom *r, int64_t *idx, int64_t *off)
+{
+	for (int k = r->nk - 2; k >= 0; k--) {
+		*off += r->st[k];
+		if (++idx[k] < r->ext[k])
+			return true;
+		*off -= r->ext[k] * r->st[k];
+		idx[k] = 0;
+	}
+	return false;
+}
+
+/* acc[l] (n lanes, lane l at element base + l·ls) reduced over the
+ * domain, every lane in the domain's order: one pass over the domain's
+ * rows with all lanes at each point (the lanes are the contiguous side). */
+#define RED_LANES(NAME, T, A, OP)                                                                     \
+	HOT static void NAME(double *acc, const T *base, int64_t ls, int n, const RDom *r, bool first) \
+	{                                                                                             \
+		int64_t idx[XMAXD] = {0}, off = 0, last = r->ext[r->nk - 1], st = r->st[r->nk - 1];   \
+		A a[VM_LANES];                                                                        \
+		for (int l = 0; l < n; l++)                                                           \
+			a[l] = (A)acc[l];                                                             \
+		do {                                                                                  \
+			for (int64_t i = 0; i < last; i++) {                                          \
+				const T *p = base + off + i * st;                                      \
+				if (first) {                                                          \
+					for (int l = 0; l < n; l++)                                   \
+						a[l] = p[l * ls];                                     \
+					first = false;                                                \
+				} else if (ls == 1) {                                                 \
+					for (int l = 0; l < n; l++)                                   \
+						a[l] = OP(a[l], (A)p[l]);                             \
+				} else {                                                              \
+					for (int l = 0; l < n; l++)                                   \
+						a[l] = OP(a[l], (A)p[l * ls]);                        \
+				}                                                                     \
+			}                                                                             \
+		} while (rdom_next_row(r, idx, &off));                                                \
+		for (int l = 0; l < n; l++)                                                           \
+			acc[l] = a[l];                                                                \
+	}
+/* The same with each lane's domain walked on its own, four lanes at a time
+ * (four chains of dependent adds in flight): lanes far apart (rows). */
+#define RED_ROWS(NAME, T, OP)                                                                         \
+	HOT static void NAME(double *acc, const T *base, const int64_t *lb, int n, const RDom *r, bool first) \
+	{                                                                                             \
+		int64_t last = r->ext[r->nk - 1], st = r->st[r->nk - 1];                              \
+		for (int l0 = 0; l0 < n; l0 += 4) {                                                   \
+			int m = n - l0 < 4 ? n - l0 : 4;                                              \
+			const T *p[4];                                                                \
+			double a[4];                                                                  \
+			for (int q = 0; q < 4; q++)                                                   \
+				p[q] = base + lb[l0 + (q < m ? q : 0)], a[q] = first ? (double)p[q][0] : 0; \
+			int64_t idx[XMAXD] = {0}, off = 0;                                            \
+			int64_t i = first ? 1 : 0;                                                    \
+			do {                                                                          \
+				if (st == 1)                                                          \
+					for (; i < last; i++) {                                       \
+						a[0] = OP(a[0], (double)p[0][off + i]);               \
+						a[1] = OP(a[1], (double)p[1][off + i]);               \
+						a[2] = OP(a[2], (double)p[2][off + i]);               \
+						a[3] = OP(a[3], (double)p[3][off + i]);               \
+					}                                                             \
+				else                                                                  \
+					for (; i < last; i++) {                                       \
+						a[0] = OP(a[0], (double)p[0][off + i * st]);          \
+						a[1] = OP(a[1], (double)p[1][off + i * st]);          \
+						a[2] = OP(a[2], (double)p[2][off + i * st]);          \
+						a[3] = OP(a[3], (double)p[3][off + i * st]);          \
+					}                                                             \
+				i = 0;                                                                \
+			} while (rdom_next_row(r, idx, &off));                                        \
+			for (int q = 0; q < m; q++)                                                   \
+				acc[l0 + q] = a[q];                                                   \
+		}                                                                                     \
+	}
+RED_LANES(red_lanes_sum_f32, float, double, RED_SUM)
+RED_LANES(red_lanes_max_f32, float, float, RED_MAX)
+RED_LANES(red_lanes_min_f32, float, float, RED_MIN)
+RED_LANES(red_lanes_sum_f64, double, double, RED_SUM)
+RED_LANES(red_lanes_max_f64, double, double, RED_MAX)
+RED_LANES(red_lanes_min_f64, double, double, RED_MIN)
+RED_ROWS(red_rows_sum_f32, float, RED_SUM)
+RED_ROWS(red_rows_max_f32, float, RED_MAX1)
+RED_ROWS(red_rows_min_f32, float, RED_MIN1)
+RED_ROWS(red_rows_sum_f64, double, RED_SUM)
+RED_ROWS(red_rows_max_f64, double, RED_MAX1)
+RED_ROWS(red_rows_min_f64, double, RED_MIN1)
+#undef RED_LANES
+#undef RED_ROWS
+#undef RED_SUM
+#undef RED_MAX
+#undef RED_MIN
+#undef RED_MAX1
+#undef RED_MIN1
+
+/* A reduction of scope 0 whose inner scope is one plain load of f32 or
+ * f64 (no gather, mask or guard), reduced by sum, mean, max or min over a
+ * non-empty domain whose every variable is one box: each lane's values
+ * are taken in the domain's row-major order, as reduce_domain takes them,
+ * into the same double accumulator, so the bits are the interpreter's;
+ * but with the lanes side by side (a column sum reads rows, all its lanes
+ * at once) or four lanes' chains of adds in flight (a row sum), instead
+ * of a generic step per value. False when it does not apply. */
+static bool reduce_fast(W *w, int s, const Ins *x)
+{
+	const X *xs = w->x;
+	const Prog *p = xs->p;
+	int c = x->inner, dst = (int)(x - p->ins);
+	if (s != 0 || x->guard >= 0 || p->scopes[c].parent != 0 || (x->opdt != ATHENE_F32 && x->opdt != ATHENE_F64) ||
+	    (x->op != R_SUM && x->op != R_MEAN && x->op != R_MAX && x->op != R_MIN))
+		return false;
+	const Ins *ld = &p->ins[x->a[0]];
+	if (ld->kind != I_LOAD || ld->scope != c || ld->natoms || ld->nchecks || ld->guard >= 0 || ld->dt != x->opdt)
+		return false;
+	for (int i = 0; i < p->n; i++)
+		if (p->ins[i].scope == c && i != x->a[0])
+			return false;
+	const XOp *o = &xs->op[ld->operand];
+	if (o->point || o->masked || o->piece || o->op->view->ngat || o->dt != x->opdt)
+		return false;
+	/* the domain: every variable one box (reduce_domain's single-box case) */
+	const Scope *sc = &p->scopes[c];
+	XBox box, vb[2];
+	for (int j = 0; j < sc->nvars; j++) {
+		int i = 0;
+		while (i < xs->ps->nvars && xs->ps->vars[i].var != sc->vars[j])
+			i++;
+		if (i == xs->ps->nvars || xs->ps->vars[i].n <= 0 || var_boxes(xs, i, 0, xs->ps->vars[i].n, vb, 2) != 1)
+			return false;
+		copy_var(xs, i, &vb[0], &box);
+	}
+	RDom r = {.nk = xs->nsd[c], .total = 1};
+	if (r.nk <= 0)
+		return false;
+	int64_t start = 0;
+	for (int k = 0; k < r.nk; k++) {
+		int d = xs->sd[c][k];
+		r.ext[k] = box.hi[d] - box.lo[d];
+		r.st[k] = o->stride[d];
+		start += box.lo[d] * o->stride[d];
+		r.total *= r.ext[k];
+	}
+	if (r.total <= 0)
+		return false;
+	int n = w->lanes[s];
+	int64_t lb[VM_LANES];
+	for (int l = 0; l < n; l++) {
+		lane_coords(w, s, l);
+		int64_t off = o->start + start;
+		for (int k = 0; k < xs->nd; k++)
+			if (xs->d[k].scope != c)
+				off += w->coord[k] * o->stride[k];
+		lb[l] = off;
+	}
+	int64_t ls = n > 1 ? lb[1] - lb[0] : 0;
+	bool lanes = n > 1;
+	for (int l = 2; l < n && lanes; l++)
+		lanes = lb[l] - lb[l - 1] == ls;
+	lanes = lanes && llabs(ls) < llabs(r.st[r.nk - 1]);
+	double acc[VM_LANES];
+	int op = x->op == R_MEAN ? R_SUM : x->op;
+	bool f32 = o->dt == ATHENE_F32, first = op != R_SUM;
+	for (int l = 0; l < n; l++)
+		acc[l] = 0; /* sum's start; max and min take the first value */
+	if (lanes && f32)
+		(op == R_SUM ? red_lanes_sum_f32 : op == R_MAX ? red_lanes_max_f32 : red_lanes_min_f32)(
+			acc, (const float *)o->base + lb[0], ls, n, &r, first);
+	else if (lanes)
+		(op == R_SUM ? red_lanes_sum_f64 : op == R_MAX ? red_lanes_max_f64 : red_lanes_min_f64)(
+			acc, (const double *)o->base + lb[0], ls, n, &r, first);
+	else if (f32)
+		(op == R_SUM ? red_rows_sum_f32 : op == R_MAX ? red_rows_max_f32 : red_rows_min_f32)(
+			acc, (const float *)o->base, lb, n, &r, first);
+	else
+		(op == R_SUM ? red_rows_sum_f64 : op == R_MAX ? red_rows_max_f64 : red_rows_min_f64)(
+			acc, (const double *)o->base, lb, n, &r, first);
+	for (int l = 0; l < n; l++) {
+		Red red;
+		Val v = {0};
+		red_init(&red, x->op, x->opdt);
+		red.f = acc[l];
+		red.count = r.total;
+		red_result(&red, x->dt, &v);
+		put(w, dst, l, v);
+	}
+	return true;
+}
+
 /* Writes through put(): an f32 result's register holds floats. */
 static void reduce_lanes(W *w, int s, const Ins *x)
 {
+	if (reduce_fast(w, s, x))
+		return;
 	const X *xs = w->x;
 	int c = x->inner, dst = (int)(x - xs->p->ins);
 	const Val *guard = x->guard >= 0 ? arg(w, s, x->guard) : NULL;

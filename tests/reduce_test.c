@@ -1,0 +1,120 @@
+/* Float reductions of one plain load (sum, mean, max, min of f32 and f64),
+ * which the register machine runs with its lanes side by side or four
+ * rows' chains at a time (vm.c, reduce_fast), against the interpreter, bit
+ * for bit (any NaN equals any NaN), with 1 and 2 threads: rows and columns,
+ * more lanes than a unit holds, counts that are no multiple of four, two
+ * reduction variables, strided and transposed reads, a 2-D output; data
+ * full of signed zeros and ties (max and min keep the first of equal
+ * values: -0.0 before 0.0), NaNs (they win) and infinities. Also kernels
+ * the fast form does not take (a guard, a reduction of an expression), so
+ * the two paths meet in one test. */
+#include <math.h>
+
+#include "testlib.h"
+
+static const char *src =
+	"kernel rows(x: f32[37, 1029]) -> (y: f32[37]) { y[i] = sum(j: x[i, j]) }\n"
+	"kernel cols(x: f32[1029, 1031]) -> (y: f32[1031]) { y[j] = sum(i: x[i, j]) }\n"
+	"kernel rowmax(x: f32[2051, 19]) -> (y: f32[2051]) { y[i] = max(j: x[i, j]) }\n"
+	"kernel colmin(x: f64[33, 70]) -> (y: f64[70]) { y[j] = min(i: x[i, j]) }\n"
+	"kernel colmax(x: f64[5, 2000]) -> (y: f64[2000]) { y[j] = max(i: x[i, j]) }\n"
+	"kernel rowmin(x: f64[300, 41]) -> (y: f64[300]) { y[i] = min(j: x[i, j]) }\n"
+	"kernel mean2(x: f32[6, 50, 7]) -> (y: f32[50]) { y[j] = mean(a, c: x[a, j, c]) }\n"
+	"kernel sum3(x: f64[9, 11, 13]) -> (y: f64[11]) { y[j] = sum(i, k: x[i, j, k]) }\n"
+	"kernel max4(x: f32[3, 10, 4, 6]) -> (y: f32[10]) { y[j] = max(a, b, c: x[a, j, b, c]) }\n"
+	"kernel tmax(x: f32[40, 300]) -> (y: f32[300]) { y[i] = max(k: x[k, i]) }\n"
+	"kernel strided(x: f32[64, 200]) -> (y: f32[64]) { y[i] = sum(k < 50: x[i, 4*k + 1]) }\n"
+	"kernel out2d(x: f32[20, 30, 40]) -> (y: f32[20, 40]) { y[i, k] = min(j: x[i, j, k]) }\n"
+	"kernel rev(x: f32[17, 90]) -> (y: f32[17]) { y[i] = max(j < 90: x[16 - i, 89 - j]) }\n"
+	"kernel wide(x: f32[3, 5000]) -> (y: f64[3]) { y[i] = f64(mean(j: x[i, j])) }\n"
+	"kernel one(x: f32[1, 1]) -> (y: f32[1]) { y[i] = min(j: x[i, j]) }\n"
+	"kernel guarded(x: f32[40, 30]) -> (y: f32[40]) {\n"
+	"    y[i] = where(i % 3 == 0, sum(j: x[i, j]), -1.0)\n"
+	"}\n"
+	"kernel expr(x: f32[40, 30]) -> (y: f32[40]) { y[i] = max(j: x[i, j] * 2.0) }\n";
+
+static int failed, passed;
+
+static void check(bool ok, const char *what, const char *kernel, int threads)
+{
+	if (ok) {
+		passed++;
+		return;
+	}
+	failed++;
+	printf("FAIL %s: %s (%d threads)\n", kernel, what, threads);
+}
+
+/* Values full of ties and signed zeros, some far apart in magnitude, and
+ * NaNs in some tensors. */
+static void fill(void *p, athene_dtype dt, int64_t n, bool nans)
+{
+	static const double pick[] = {0.0, -0.0, 1.0, -1.0, 2.5, -2.5, INFINITY, -INFINITY};
+	for (int64_t i = 0; i < n; i++) {
+		unsigned r = rnd(100);
+		double v = r < 50 ? pick[rnd(6)] : r < 52 ? pick[6 + rnd(2)] : (double)rnd(20001) / 1000.0 - 10.0;
+		if (r >= 52 && r < 60) /* magnitudes a double sum loses bits over: its order shows */
+			v *= r < 56 ? 1e25 : 1e-20;
+		if (nans && rnd(200) == 0)
+			v = NAN;
+		athene_store_f64(p, dt, i, v);
+	}
+}
+
+static bool same(const void *a, const void *b, athene_dtype dt, int64_t n)
+{
+	size_t es = athene_dtype_size(dt);
+	for (int64_t i = 0; i < n; i++) {
+		if (!memcmp((const char *)a + i * es, (const char *)b + i * es, es))
+			continue;
+		double x = athene_load_f64(a, dt, i), y = athene_load_f64(b, dt, i);
+		if (!(isnan(x) && isnan(y)))
+			return false;
+	}
+	return true;
+}
+
+int main(void)
+{
+	rng = 20261205;
+	athene_ctx *c = athene_create();
+	if (athene_load(c, "reduce_test", src)) {
+		printf("FAIL: %s", athene_errors(c));
+		return 1;
+	}
+	for (int round = 0; round < 8; round++)
+		for (int k = 0; k < athene_kernel_count(c); k++) {
+			athene_kernel *kn = athene_kernel_at(c, k);
+			const char *name = athene_kernel_name(kn);
+			athene_inst *in = kf_instance(kn);
+			if (!in) {
+				check(false, "compiles", name, 0);
+				continue;
+			}
+			athene_param px, py;
+			athene_param_info(in, 0, &px);
+			athene_param_info(in, 1, &py);
+			size_t xb = (size_t)px.storage_elems * athene_dtype_size(px.dtype);
+			size_t yb = (size_t)py.storage_elems * athene_dtype_size(py.dtype);
+			void *x = malloc(xb), *ref = malloc(yb), *got = malloc(yb);
+			fill(x, px.dtype, px.storage_elems, round % 7 == 3 || (round + k) % 5 == 0);
+			athene_status st;
+			void *sref[2] = {x, ref}, *sgot[2] = {x, got};
+			memset(ref, 0x55, yb);
+			bool ok = !athene_run(in, sref, ATHENE_REFERENCE, &st);
+			check(ok, "the interpreter runs", name, 0);
+			for (int threads = 1; ok && threads <= 2; threads++) {
+				athene_set_threads(threads);
+				memset(got, 0xaa, yb);
+				bool ran = !athene_run(in, sgot, 0, &st);
+				check(ran && same(ref, got, py.dtype, py.storage_elems), "the executor's bits are the interpreter's",
+				      name, threads);
+			}
+			athene_set_threads(0);
+			free(x), free(ref), free(got);
+			athene_instance_free(in);
+		}
+	athene_destroy(c);
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed != 0;
+}
