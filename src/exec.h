@@ -107,6 +107,9 @@ void copy_fence(void);
  * values as f16_to_float and f16_from_float in internal.h). */
 void f16_to_floats(float *d, const uint16_t *s, int64_t n);
 void f16_from_floats(uint16_t *d, const float *s, int64_t n);
+/* d[i] = (float)exp((double)s[i]) with libm's bits, vectorised where the
+ * rounding is sure (d == s allowed). */
+void exp_floats(float *d, const float *s, int64_t n);
 
 /* Is any of the n i64 at p (contiguous, any alignment) outside [lo, hi]
  * once mod is added to each negative one? (A row gather's indices, read

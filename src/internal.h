@@ -835,6 +835,9 @@ Val val_convert(Val v, DType from, DType to);
  * interpreter's semantics, for every evaluator of the body IR): ops on
  * logic values take 0/1, where() takes its pick in v[0]. */
 Val val_op(int op, DType t, const Val *v);
+/* A one-argument float op in double, before the dtype's rounding (what
+ * val_op computes for it). */
+double val_fop1(int op, double x);
 /* A reduction's running state: NumPy's order-free semantics for max/min
  * (NaN wins) and argmax/argmin (first occurrence); float sums accumulate in
  * double and round once at the end. */

