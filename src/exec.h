@@ -110,6 +110,8 @@ void f16_from_floats(uint16_t *d, const float *s, int64_t n);
 /* d[i] = (float)exp((double)s[i]) with libm's bits, vectorised where the
  * rounding is sure (d == s allowed). */
 void exp_floats(float *d, const float *s, int64_t n);
+/* The same for sigmoid, 1 / (1 + exp(-x)) in double, rounded once. */
+void sigmoid_floats(float *d, const float *s, int64_t n);
 
 /* Is any of the n i64 at p (contiguous, any alignment) outside [lo, hi]
  * once mod is added to each negative one? (A row gather's indices, read

@@ -385,12 +385,12 @@ static void narrow_trans_cases(void)
 	free(dst);
 }
 
-/* exp_floats against libm's exp rounded once, bit for bit (any NaN equals
- * any NaN), vectorised and portable: the edges of its vector range, of
+/* exp_floats and sigmoid_floats against libm's exp rounded once, bit for
+ * bit (any NaN equals any NaN), vectorised and portable: the edges of its vector range, of
  * overflow and of float subnormals, the two inputs that need its check of
  * the rounding (of all 2^32 float patterns, checked once against glibc's
- * exp, the only ones exp4 alone rounds otherwise), and 2^22 random float
- * patterns, half of them in [-87, 88]. */
+ * exp, the only ones exp4 alone rounds otherwise; for sigmoid there were
+ * none), and 2^22 random float patterns, half of them in [-87, 88]. */
 static void exp_cases(void)
 {
 	enum { N = 1 << 16 };
@@ -411,17 +411,20 @@ static void exp_cases(void)
 			if (n % 2)
 				x[n] = -87.0f + (float)(u % 175000000u) * 1e-6f;
 		}
-		copy_set_portable(pass % 2);
-		exp_floats(y, x, N - pass); /* the tail after the last 8, too */
-		copy_set_portable(false);
-		bool ok = true;
-		for (int i = 0; i < N - pass && ok; i++) {
-			float want = (float)exp((double)x[i]);
-			ok = !memcmp(&want, &y[i], 4) || (isnan(want) && isnan(y[i]));
-			if (!ok)
-				printf("exp(%a): %a, not %a\n", (double)x[i], (double)y[i], (double)want);
+		for (int f = 0; f < 2; f++) {
+			copy_set_portable(pass % 2);
+			(f ? sigmoid_floats : exp_floats)(y, x, N - pass); /* the tail after the last 8, too */
+			copy_set_portable(false);
+			bool ok = true;
+			for (int i = 0; i < N - pass && ok; i++) {
+				float want = f ? (float)(1.0 / (1.0 + exp(-(double)x[i]))) : (float)exp((double)x[i]);
+				ok = !memcmp(&want, &y[i], 4) || (isnan(want) && isnan(y[i]));
+				if (!ok)
+					printf("%s(%a): %a, not %a\n", f ? "sigmoid" : "exp", (double)x[i], (double)y[i],
+					       (double)want);
+			}
+			check(ok, "exp_floats and sigmoid_floats are libm's exp rounded once", 2 * pass + f);
 		}
-		check(ok, "exp_floats is libm's exp rounded once", pass);
 	}
 }
 
