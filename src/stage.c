@@ -1752,6 +1752,12 @@ void f16_from_floats(uint16_t *d, const float *s, int64_t n)
 		d[i] = f16_from_float(s[i]);
 }
 
+/* sigmoid as the interpreter has it, 1 / (1 + e^-x) in double. */
+static double sigmoid1(double x)
+{
+	return 1.0 / (1.0 + exp(-x));
+}
+
 #ifdef X86
 /* exp in double of 4 floats: n = round(x·log2 e), r = x - n·ln 2 in two
  * parts (n·LN2_HI is exact: n has at most 8 bits, LN2_HI 32 trailing
@@ -1789,54 +1795,41 @@ AVX2_FN static inline int exp_unsure(__m256d y)
 	return _mm256_movemask_pd(_mm256_castsi256_pd(in));
 }
 
-/* d[i] = (float)exp((double)s[i]), as the interpreter computes it (libm's
- * exp, rounded once), 8 at a time with exp4 where x lies in [-87, 88]
- * (no overflow, no float subnormal) and the rounding is sure, libm's exp
- * for the rest. */
-AVX2_FN static void exp_floats_avx2(float *d, const float *s, int64_t n)
+/* d[i] = f(s[i]) for n floats, as the interpreter computes f (in double
+ * by libm, rounded once), 8 at a time with f4 where x (or |x|, odd: f4
+ * then takes |x| and the sign is put back) lies in [lo, hi] and the
+ * rounding is sure (exp_unsure), f1 for the rest. d may be s. */
+AVX2_FN static inline __attribute__((always_inline)) void floats_by4(float *d, const float *s, int64_t n, float lo,
+								      float hi, bool odd, __m256d (*f4)(__m256d),
+								      double (*f1)(double))
 {
-	const __m256 lo = _mm256_set1_ps(-87.0f), hi = _mm256_set1_ps(88.0f);
+	const __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi), sign = _mm256_set1_ps(-0.0f);
 	int64_t i = 0;
 	for (; i + 8 <= n; i += 8) {
-		__m256 x = _mm256_loadu_ps(s + i);
-		int in = _mm256_movemask_ps(_mm256_and_ps(_mm256_cmp_ps(x, lo, _CMP_GE_OQ), _mm256_cmp_ps(x, hi, _CMP_LE_OQ)));
-		__m256d y0 = exp4(_mm256_cvtps_pd(_mm256_castps256_ps128(x)));
-		__m256d y1 = exp4(_mm256_cvtps_pd(_mm256_extractf128_ps(x, 1)));
+		float xs[8];
+		__m256 x = _mm256_loadu_ps(s + i), ax = odd ? _mm256_andnot_ps(sign, x) : x;
+		_mm256_storeu_ps(xs, x);
+		int in = _mm256_movemask_ps(_mm256_and_ps(_mm256_cmp_ps(ax, vlo, _CMP_GE_OQ), _mm256_cmp_ps(ax, vhi, _CMP_LE_OQ)));
+		__m256d y0 = f4(_mm256_cvtps_pd(_mm256_castps256_ps128(ax)));
+		__m256d y1 = f4(_mm256_cvtps_pd(_mm256_extractf128_ps(ax, 1)));
 		int sure = in & ~(exp_unsure(y0) | exp_unsure(y1) << 4);
-		_mm256_storeu_ps(d + i, _mm256_set_m128(_mm256_cvtpd_ps(y1), _mm256_cvtpd_ps(y0)));
+		__m256 y = _mm256_set_m128(_mm256_cvtpd_ps(y1), _mm256_cvtpd_ps(y0));
+		_mm256_storeu_ps(d + i, odd ? _mm256_or_ps(y, _mm256_and_ps(sign, x)) : y);
 		if (sure != 0xff)
 			for (int k = 0; k < 8; k++)
 				if (!(sure >> k & 1))
-					d[i + k] = (float)exp((double)s[i + k]);
+					d[i + k] = (float)f1((double)xs[k]);
 	}
 	for (; i < n; i++)
-		d[i] = (float)exp((double)s[i]);
+		d[i] = (float)f1((double)s[i]);
 }
 
-/* The same for sigmoid, 1 / (1 + e^-x) in double as the interpreter
- * computes it: with exp4, within 2^-45 of it, so the same check of the
- * rounding holds; x in [-87, 87]. */
-AVX2_FN static void sigmoid_floats_avx2(float *d, const float *s, int64_t n)
+/* The same with exp4: within 2^-45 of it, so the same check of the
+ * rounding holds (x in [-87, 87]). */
+AVX2_FN static inline __m256d sigmoid4(__m256d x)
 {
-	const __m256 lo = _mm256_set1_ps(-87.0f), hi = _mm256_set1_ps(87.0f);
-	const __m256d one = _mm256_set1_pd(1.0), neg = _mm256_set1_pd(-0.0);
-	int64_t i = 0;
-	for (; i + 8 <= n; i += 8) {
-		__m256 x = _mm256_loadu_ps(s + i);
-		int in = _mm256_movemask_ps(_mm256_and_ps(_mm256_cmp_ps(x, lo, _CMP_GE_OQ), _mm256_cmp_ps(x, hi, _CMP_LE_OQ)));
-		__m256d x0 = _mm256_xor_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(x)), neg);
-		__m256d x1 = _mm256_xor_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(x, 1)), neg);
-		__m256d y0 = _mm256_div_pd(one, _mm256_add_pd(one, exp4(x0)));
-		__m256d y1 = _mm256_div_pd(one, _mm256_add_pd(one, exp4(x1)));
-		int sure = in & ~(exp_unsure(y0) | exp_unsure(y1) << 4);
-		_mm256_storeu_ps(d + i, _mm256_set_m128(_mm256_cvtpd_ps(y1), _mm256_cvtpd_ps(y0)));
-		if (sure != 0xff)
-			for (int k = 0; k < 8; k++)
-				if (!(sure >> k & 1))
-					d[i + k] = (float)(1.0 / (1.0 + exp(-(double)s[i + k])));
-	}
-	for (; i < n; i++)
-		d[i] = (float)(1.0 / (1.0 + exp(-(double)s[i])));
+	const __m256d one = _mm256_set1_pd(1.0);
+	return _mm256_div_pd(one, _mm256_add_pd(one, exp4(_mm256_xor_pd(x, _mm256_set1_pd(-0.0)))));
 }
 
 /* e^r - 1 for r in [0, 1]: r·(1 + r/2 + r^2/6 + ... + r^16/17!), the
@@ -1867,64 +1860,54 @@ AVX2_FN static inline __m256d tanh4(__m256d a)
 	return _mm256_blendv_pd(big, small, _mm256_cmp_pd(a, _mm256_set1_pd(0.5), _CMP_LT_OQ));
 }
 
-/* The same for tanh where |x| is in [2^-126, 44] (no float subnormal;
- * past 9 it is 1 in float anyway): tanh4, its sign x's, libm's elsewhere. */
+/* The vectorised forms: exp where x is in [-87, 88] (no overflow, no
+ * float subnormal), sigmoid in [-87, 87], tanh where |x| is in [2^-126,
+ * 44] (past 9 it is 1 in float anyway). */
+AVX2_FN static void exp_floats_avx2(float *d, const float *s, int64_t n)
+{
+	floats_by4(d, s, n, -87.0f, 88.0f, false, exp4, exp);
+}
+
+AVX2_FN static void sigmoid_floats_avx2(float *d, const float *s, int64_t n)
+{
+	floats_by4(d, s, n, -87.0f, 87.0f, false, sigmoid4, sigmoid1);
+}
+
 AVX2_FN static void tanh_floats_avx2(float *d, const float *s, int64_t n)
 {
-	const __m256 lo = _mm256_set1_ps(0x1p-126f), hi = _mm256_set1_ps(44.0f), sign = _mm256_set1_ps(-0.0f);
-	int64_t i = 0;
-	for (; i + 8 <= n; i += 8) {
-		__m256 x = _mm256_loadu_ps(s + i), ax = _mm256_andnot_ps(sign, x), sx = _mm256_and_ps(sign, x);
-		int in = _mm256_movemask_ps(_mm256_and_ps(_mm256_cmp_ps(ax, lo, _CMP_GE_OQ), _mm256_cmp_ps(ax, hi, _CMP_LE_OQ)));
-		__m256d y0 = tanh4(_mm256_cvtps_pd(_mm256_castps256_ps128(ax)));
-		__m256d y1 = tanh4(_mm256_cvtps_pd(_mm256_extractf128_ps(ax, 1)));
-		int sure = in & ~(exp_unsure(y0) | exp_unsure(y1) << 4);
-		__m256 y = _mm256_set_m128(_mm256_cvtpd_ps(y1), _mm256_cvtpd_ps(y0));
-		_mm256_storeu_ps(d + i, _mm256_or_ps(y, sx));
-		if (sure != 0xff)
-			for (int k = 0; k < 8; k++)
-				if (!(sure >> k & 1))
-					d[i + k] = (float)tanh((double)s[i + k]);
-	}
-	for (; i < n; i++)
-		d[i] = (float)tanh((double)s[i]);
+	floats_by4(d, s, n, 0x1p-126f, 44.0f, true, tanh4, tanh);
 }
+#else
+#define exp_floats_avx2 NULL
+#define sigmoid_floats_avx2 NULL
+#define tanh_floats_avx2 NULL
 #endif
 
-void tanh_floats(float *d, const float *s, int64_t n)
+/* The vectorised form where the CPU has AVX2, else f1 element by element. */
+static void floats_fn(float *d, const float *s, int64_t n, void (*avx2)(float *, const float *, int64_t),
+		      double (*f1)(double))
 {
-#ifdef X86
-	if (pick_simd() == SIMD_AVX2) {
-		tanh_floats_avx2(d, s, n);
+	if (avx2 && pick_simd() == SIMD_AVX2) {
+		avx2(d, s, n);
 		return;
 	}
-#endif
 	for (int64_t i = 0; i < n; i++)
-		d[i] = (float)tanh((double)s[i]);
+		d[i] = (float)f1((double)s[i]);
 }
 
 void exp_floats(float *d, const float *s, int64_t n)
 {
-#ifdef X86
-	if (pick_simd() == SIMD_AVX2) {
-		exp_floats_avx2(d, s, n);
-		return;
-	}
-#endif
-	for (int64_t i = 0; i < n; i++)
-		d[i] = (float)exp((double)s[i]);
+	floats_fn(d, s, n, exp_floats_avx2, exp);
 }
 
 void sigmoid_floats(float *d, const float *s, int64_t n)
 {
-#ifdef X86
-	if (pick_simd() == SIMD_AVX2) {
-		sigmoid_floats_avx2(d, s, n);
-		return;
-	}
-#endif
-	for (int64_t i = 0; i < n; i++)
-		d[i] = (float)(1.0 / (1.0 + exp(-(double)s[i])));
+	floats_fn(d, s, n, sigmoid_floats_avx2, sigmoid1);
+}
+
+void tanh_floats(float *d, const float *s, int64_t n)
+{
+	floats_fn(d, s, n, tanh_floats_avx2, tanh);
 }
 
 void copy_fence(void)
