@@ -905,6 +905,15 @@ AVX2_FN static void tr_tile8(char *d, int64_t dp, const char *s, int64_t sp,
 	tr_scalar(d + nb4 * dp, dp, s + nb4 * 8, sp, na4, nb - nb4, 8);
 }
 
+/* The 8 lines of buf streamed to 8 dst rows dp bytes apart. */
+AVX2_FN static inline void stream_lines8(char *d, int64_t dp, char (*buf)[64])
+{
+	for (int k = 0; k < 8; k++) {
+		_mm256_stream_si256((__m256i *)(d + k * dp), _mm256_load_si256((const __m256i *)buf[k]));
+		_mm256_stream_si256((__m256i *)(d + k * dp + 32), _mm256_load_si256((const __m256i *)&buf[k][32]));
+	}
+}
+
 /* 32 src rows of 8 2-byte elements: each of 8 dst rows gets one whole
  * 64-byte line, put together in an L1 buffer by four 8x8 kernels and
  * streamed (a streamed half line costs a read of the line in memory). */
@@ -913,10 +922,7 @@ AVX2_FN static void tr32x8_2_stream(char *d, int64_t dp, const char *s, int64_t 
 	char buf[8][64] __attribute__((aligned(64)));
 	for (int q = 0; q < 4; q++)
 		tr8x8_2(&buf[0][16 * q], 64, s + 8 * q * sp, sp);
-	for (int k = 0; k < 8; k++) {
-		_mm256_stream_si256((__m256i *)(d + k * dp), _mm256_load_si256((const __m256i *)buf[k]));
-		_mm256_stream_si256((__m256i *)(d + k * dp + 32), _mm256_load_si256((const __m256i *)&buf[k][32]));
-	}
+	stream_lines8(d, dp, buf);
 }
 
 /* Tiles of 2-byte elements: 8x8 kernels with plain stores (16 bytes of a
@@ -954,10 +960,7 @@ AVX2_FN static void tr64x8_1_stream(char *d, int64_t dp, const char *s, int64_t 
 	char buf[8][64] __attribute__((aligned(64)));
 	for (int q = 0; q < 8; q++)
 		tr8x8_1(&buf[0][8 * q], 64, s + 8 * q * sp, sp);
-	for (int k = 0; k < 8; k++) {
-		_mm256_stream_si256((__m256i *)(d + k * dp), _mm256_load_si256((const __m256i *)buf[k]));
-		_mm256_stream_si256((__m256i *)(d + k * dp + 32), _mm256_load_si256((const __m256i *)&buf[k][32]));
-	}
+	stream_lines8(d, dp, buf);
 }
 
 /* Tiles of bytes, as tr_tile2 with 64 source rows per whole line (tiles
