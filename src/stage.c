@@ -412,7 +412,7 @@ static void plan_trans(BoxPlan *p, Box *b, int a, int c, int skip)
 		bool close = p->esize == 4 && row >= 128 && row <= 256 && sp <= 640;
 		int64_t cap = close ? TR_A / 4 : sets_collide(sp) || few_misses() ? TR_A / 2 : TR_A;
 		p->blk[0] = min64(p->n[0] <= TR_A ? p->n[0] : row < TR_SHORT ? TR_A / 2 : TR_A, cap);
-		if (p->esize == 1) /* whole lines of 64 rows (tr_tile1) */
+		if (p->esize == 1) /* whole lines of 64 rows (tr_tile_narrow) */
 			p->blk[0] = min64(p->n[0], TR_A);
 	}
 	p->blk[1] = min64(p->n[1], TR_B);
@@ -925,34 +925,6 @@ AVX2_FN static void tr32x8_2_stream(char *d, int64_t dp, const char *s, int64_t 
 	stream_lines8(d, dp, buf);
 }
 
-/* Tiles of 2-byte elements: 8x8 kernels with plain stores (16 bytes of a
- * row each), or, streamed (stream: AVX2 and a streamed copy), 32 source
- * rows at a time as whole lines of 8 destination rows, the rows' first
- * elements up to a line boundary and the last na % 32 rows by the plain
- * kernels. (Measured alternating in one process on an Intel Xeon against
- * the plain kernels alone: 7264² f16 6.2 to 24.7 GB/s, 8192² 5.5 to 20.7,
- * bf16 (64,2048,1024) to (0,2,1) 6.2 to 17.2.) */
-static void tr_tile2(char *d, int64_t dp, const char *s, int64_t sp,
-		     int64_t na, int64_t nb, bool stream)
-{
-	int64_t head;
-	bool aligned = stream_rows(d, dp, 2, na, stream, &head);
-	stream = aligned && na - head >= 32;
-	if (stream) {
-		tr_scalar(d, dp, s, sp, head, nb, 2);
-		d += head * 2, s += head * sp, na -= head;
-	}
-	int64_t na32 = stream ? na & ~(int64_t)31 : 0, na8 = na & ~(int64_t)7, nb8 = nb & ~(int64_t)7;
-	for (int64_t ib = 0; ib < nb8; ib += 8) {
-		for (int64_t ia = 0; ia < na32; ia += 32)
-			tr32x8_2_stream(d + ib * dp + ia * 2, dp, s + ia * sp + ib * 2, sp);
-		for (int64_t ia = na32; ia < na8; ia += 8)
-			tr8x8_2(d + ib * dp + ia * 2, dp, s + ia * sp + ib * 2, sp);
-	}
-	tr_scalar(d + na8 * 2, dp, s + na8 * sp, sp, na - na8, nb, 2);
-	tr_scalar(d + nb8 * dp, dp, s + nb8 * 2, sp, na8, nb - nb8, 2);
-}
-
 /* 64 src rows of 8 bytes: 8 dst rows of one whole line each, as
  * tr32x8_2_stream. */
 AVX2_FN static void tr64x8_1_stream(char *d, int64_t dp, const char *s, int64_t sp)
@@ -963,28 +935,34 @@ AVX2_FN static void tr64x8_1_stream(char *d, int64_t dp, const char *s, int64_t 
 	stream_lines8(d, dp, buf);
 }
 
-/* Tiles of bytes, as tr_tile2 with 64 source rows per whole line (tiles
- * take 64 rows: plan_trans). Measured as tr_tile2: u8 (64,2048,1024) to
- * (0,2,1) 6.0 to 17.0 GB/s, i8 8000² 7.7 to 17-25. */
-static void tr_tile1(char *d, int64_t dp, const char *s, int64_t sp,
-		     int64_t na, int64_t nb, bool stream)
+/* Tiles of 2- or 1-byte elements (es): 8x8 kernels with plain stores (16
+ * or 8 bytes of a row each), or, streamed (stream: AVX2 and a streamed
+ * copy), 64 / es source rows at a time as whole lines of 8 destination
+ * rows, the rows' first elements up to a line boundary and the last rows
+ * by the plain kernels (byte tiles take 64 rows: plan_trans). Measured
+ * alternating in one process on an Intel Xeon against the plain kernels
+ * alone: 7264² f16 6.2 to 24.7 GB/s, 8192² 5.5 to 20.7, bf16
+ * (64,2048,1024) to (0,2,1) 6.2 to 17.2, u8 the same 6.0 to 17.0, i8 8000²
+ * 7.7 to 17-25. */
+static void tr_tile_narrow(char *d, int64_t dp, const char *s, int64_t sp, int64_t na, int64_t nb, int64_t es,
+			   bool stream)
 {
-	int64_t head;
-	bool aligned = stream_rows(d, dp, 1, na, stream, &head);
-	stream = aligned && na - head >= 64;
+	int64_t head, line = 64 / es;
+	bool aligned = stream_rows(d, dp, (size_t)es, na, stream, &head);
+	stream = aligned && na - head >= line;
 	if (stream) {
-		tr_scalar(d, dp, s, sp, head, nb, 1);
-		d += head, s += head * sp, na -= head;
+		tr_scalar(d, dp, s, sp, head, nb, (size_t)es);
+		d += head * es, s += head * sp, na -= head;
 	}
-	int64_t na64 = stream ? na & ~(int64_t)63 : 0, na8 = na & ~(int64_t)7, nb8 = nb & ~(int64_t)7;
+	int64_t nal = stream ? na / line * line : 0, na8 = na & ~(int64_t)7, nb8 = nb & ~(int64_t)7;
 	for (int64_t ib = 0; ib < nb8; ib += 8) {
-		for (int64_t ia = 0; ia < na64; ia += 64)
-			tr64x8_1_stream(d + ib * dp + ia, dp, s + ia * sp + ib, sp);
-		for (int64_t ia = na64; ia < na8; ia += 8)
-			tr8x8_1(d + ib * dp + ia, dp, s + ia * sp + ib, sp);
+		for (int64_t ia = 0; ia < nal; ia += line)
+			(es == 2 ? tr32x8_2_stream : tr64x8_1_stream)(d + ib * dp + ia * es, dp, s + ia * sp + ib * es, sp);
+		for (int64_t ia = nal; ia < na8; ia += 8)
+			(es == 2 ? tr8x8_2 : tr8x8_1)(d + ib * dp + ia * es, dp, s + ia * sp + ib * es, sp);
 	}
-	tr_scalar(d + na8, dp, s + na8 * sp, sp, na - na8, nb, 1);
-	tr_scalar(d + nb8 * dp, dp, s + nb8, sp, na8, nb - nb8, 1);
+	tr_scalar(d + na8 * es, dp, s + na8 * sp, sp, na - na8, nb, (size_t)es);
+	tr_scalar(d + nb8 * dp, dp, s + nb8 * es, sp, na8, nb - nb8, (size_t)es);
 }
 
 /* Even elements of two vectors of 4-byte elements: one shuffle, then a
@@ -2012,11 +1990,11 @@ static void unit_trans(const BoxPlan *p, const Unit *t, const Unit *next)
 		return;
 	}
 	if (p->simd != SIMD_NONE && p->esize == 2) {
-		tr_tile2(d, dp, s, sp, na, nb, stream && p->simd == SIMD_AVX2);
+		tr_tile_narrow(d, dp, s, sp, na, nb, 2, stream && p->simd == SIMD_AVX2);
 		return;
 	}
 	if (p->simd != SIMD_NONE && p->esize == 1) {
-		tr_tile1(d, dp, s, sp, na, nb, stream && p->simd == SIMD_AVX2);
+		tr_tile_narrow(d, dp, s, sp, na, nb, 1, stream && p->simd == SIMD_AVX2);
 		return;
 	}
 #endif
