@@ -559,7 +559,7 @@ static bool float_fn_lanes(int op, float *r, const float *a, int n)
 	switch (op) {
 	case OP_EXP: exp_floats(r, a, n); break;
 	case OP_SIGMOID: sigmoid_floats(r, a, n); break;
-	case OP_LOG: for (int i = 0; i < n; i++) r[i] = (float)log((double)a[i]); break;
+	case OP_LOG: log_floats(r, a, n); break;
 	case OP_TANH: tanh_floats(r, a, n); break;
 	case OP_ERF: for (int i = 0; i < n; i++) r[i] = (float)erf((double)a[i]); break;
 	case OP_SQRT: for (int i = 0; i < n; i++) r[i] = (float)sqrt((double)a[i]); break;

@@ -385,13 +385,13 @@ static void narrow_trans_cases(void)
 	free(dst);
 }
 
-/* exp_floats, sigmoid_floats and tanh_floats against libm's functions
- * rounded once, bit for bit (any NaN equals any NaN), vectorised and
+/* exp_floats, sigmoid_floats, tanh_floats and log_floats against libm's
+ * functions rounded once, bit for bit (any NaN equals any NaN), vectorised and
  * portable: the edges of its vector range, of
  * overflow and of float subnormals, the two inputs that need its check of
  * the rounding (of all 2^32 float patterns, checked once against glibc's
- * exp, the only ones exp4 alone rounds otherwise; for sigmoid and tanh
- * there were none), and 2^22 random float patterns, half of them in
+ * exp, the only ones exp4 alone rounds otherwise; for the others there
+ * were none), and 2^22 random float patterns, half of them in
  * [-87, 88]. */
 static void exp_cases(void)
 {
@@ -401,7 +401,8 @@ static void exp_cases(void)
 				     -87.33655f, -87.33654f, 88.72283f, 88.72284f, -103.97208f, -103.97209f, 1e-45f,
 				     INFINITY, -INFINITY, NAN, 0.6931472f, -0.6931472f, 0.34657359f, 0.34657362f,
 				     /* the two floats whose exp the vector form alone rounds the other way */
-				     0x1.060e1ep+6f, -0x1.03d5bep+0f, 0.5f, -0.5f, 0.49999997f, 44.0f, -44.00001f, 9.01f};
+				     0x1.060e1ep+6f, -0x1.03d5bep+0f, 0.5f, -0.5f, 0.49999997f, 44.0f, -44.00001f, 9.01f,
+				     1.00000012f, 0.99999994f, 1.41421354f, 1.41421366f, 0x1p-126f, 0x1.fffffep+127f};
 	for (int pass = 0; pass < 2 * 64; pass++) {
 		int n = 0;
 		if (pass < 2)
@@ -413,10 +414,10 @@ static void exp_cases(void)
 			if (n % 2)
 				x[n] = -87.0f + (float)(u % 175000000u) * 1e-6f;
 		}
-		for (int f = 0; f < 3; f++) {
-			static void (*const fn[3])(float *, const float *, int64_t) = {exp_floats, sigmoid_floats,
-										      tanh_floats};
-			static const char *name[3] = {"exp", "sigmoid", "tanh"};
+		for (int f = 0; f < 4; f++) {
+			static void (*const fn[4])(float *, const float *, int64_t) = {exp_floats, sigmoid_floats,
+										      tanh_floats, log_floats};
+			static const char *name[4] = {"exp", "sigmoid", "tanh", "log"};
 			copy_set_portable(pass % 2);
 			if (pass % 4 == 2) { /* in place */
 				memcpy(y, x, sizeof y);
@@ -428,12 +429,13 @@ static void exp_cases(void)
 			bool ok = true;
 			for (int i = 0; i < N - pass && ok; i++) {
 				double v = x[i];
-				float want = (float)(f == 0 ? exp(v) : f == 1 ? 1.0 / (1.0 + exp(-v)) : tanh(v));
+				float want = (float)(f == 0 ? exp(v) : f == 1 ? 1.0 / (1.0 + exp(-v)) : f == 2 ? tanh(v) : log(v));
 				ok = !memcmp(&want, &y[i], 4) || (isnan(want) && isnan(y[i]));
 				if (!ok)
 					printf("%s(%a): %a, not %a\n", name[f], v, (double)y[i], (double)want);
 			}
-			check(ok, "exp_floats, sigmoid_floats and tanh_floats are libm's, rounded once", 3 * pass + f);
+			check(ok, "exp_floats, sigmoid_floats, tanh_floats and log_floats are libm's, rounded once",
+			      4 * pass + f);
 		}
 	}
 }
