@@ -116,6 +116,8 @@ void sigmoid_floats(float *d, const float *s, int64_t n);
 void tanh_floats(float *d, const float *s, int64_t n);
 /* The same for log (vectorised for positive normal floats). */
 void log_floats(float *d, const float *s, int64_t n);
+/* The same for sqrt (the float instruction: the same bits). */
+void sqrt_floats(float *d, const float *s, int64_t n);
 
 /* Is any of the n i64 at p (contiguous, any alignment) outside [lo, hi]
  * once mod is added to each negative one? (A row gather's indices, read

@@ -562,7 +562,7 @@ static bool float_fn_lanes(int op, float *r, const float *a, int n)
 	case OP_LOG: log_floats(r, a, n); break;
 	case OP_TANH: tanh_floats(r, a, n); break;
 	case OP_ERF: for (int i = 0; i < n; i++) r[i] = (float)erf((double)a[i]); break;
-	case OP_SQRT: for (int i = 0; i < n; i++) r[i] = (float)sqrt((double)a[i]); break;
+	case OP_SQRT: sqrt_floats(r, a, n); break;
 	default: for (int i = 0; i < n; i++) r[i] = (float)val_fop1(op, (double)a[i]); break;
 	}
 	return true;
@@ -598,6 +598,13 @@ HOT static bool fast_op(const Ins *x, Val *r, const Val *a, const Val *b, int n)
 		case OP_MIN: for (int i = 0; i < n; i++) rf[i] = af[i] != af[i] || bf[i] != bf[i] ? NAN : af[i] < bf[i] ? af[i] : bf[i]; return true;
 		case OP_LT: for (int i = 0; i < n; i++) r[i].i = af[i] < bf[i]; return true;
 		case OP_GT: for (int i = 0; i < n; i++) r[i].i = af[i] > bf[i]; return true;
+		/* exact in float: the same value as in double, and the dtype's own (an
+		 * integer as large as a value of the dtype fits it) */
+		case OP_ABS: for (int i = 0; i < n; i++) rf[i] = fabsf(af[i]); return true;
+		case OP_FLOOR: for (int i = 0; i < n; i++) rf[i] = floorf(af[i]); return true;
+		case OP_CEIL: for (int i = 0; i < n; i++) rf[i] = ceilf(af[i]); return true;
+		case OP_TRUNC: for (int i = 0; i < n; i++) rf[i] = truncf(af[i]); return true;
+		case OP_ROUND: for (int i = 0; i < n; i++) rf[i] = nearbyintf(af[i]); return true;
 		default: return t == ATHENE_F32 && float_fn_lanes(x->op, rf, af, n);
 		}
 		round_lanes(rf, t, n); /* + - * / */

@@ -385,8 +385,8 @@ static void narrow_trans_cases(void)
 	free(dst);
 }
 
-/* exp_floats, sigmoid_floats, tanh_floats and log_floats against libm's
- * functions rounded once, bit for bit (any NaN equals any NaN), vectorised and
+/* exp_floats, sigmoid_floats, tanh_floats, log_floats and sqrt_floats
+ * against libm's functions rounded once, bit for bit (any NaN equals any NaN), vectorised and
  * portable: the edges of its vector range, of
  * overflow and of float subnormals, the two inputs that need its check of
  * the rounding (of all 2^32 float patterns, checked once against glibc's
@@ -414,10 +414,10 @@ static void exp_cases(void)
 			if (n % 2)
 				x[n] = -87.0f + (float)(u % 175000000u) * 1e-6f;
 		}
-		for (int f = 0; f < 4; f++) {
-			static void (*const fn[4])(float *, const float *, int64_t) = {exp_floats, sigmoid_floats,
-										      tanh_floats, log_floats};
-			static const char *name[4] = {"exp", "sigmoid", "tanh", "log"};
+		for (int f = 0; f < 5; f++) {
+			static void (*const fn[5])(float *, const float *, int64_t) = {exp_floats, sigmoid_floats,
+										      tanh_floats, log_floats, sqrt_floats};
+			static const char *name[5] = {"exp", "sigmoid", "tanh", "log", "sqrt"};
 			copy_set_portable(pass % 2);
 			if (pass % 4 == 2) { /* in place */
 				memcpy(y, x, sizeof y);
@@ -429,13 +429,14 @@ static void exp_cases(void)
 			bool ok = true;
 			for (int i = 0; i < N - pass && ok; i++) {
 				double v = x[i];
-				float want = (float)(f == 0 ? exp(v) : f == 1 ? 1.0 / (1.0 + exp(-v)) : f == 2 ? tanh(v) : log(v));
+				float want = (float)(f == 0 ? exp(v) : f == 1 ? 1.0 / (1.0 + exp(-v)) : f == 2 ? tanh(v) :
+						     f == 3 ? log(v) : sqrt(v));
 				ok = !memcmp(&want, &y[i], 4) || (isnan(want) && isnan(y[i]));
 				if (!ok)
 					printf("%s(%a): %a, not %a\n", name[f], v, (double)y[i], (double)want);
 			}
-			check(ok, "exp_floats, sigmoid_floats, tanh_floats and log_floats are libm's, rounded once",
-			      4 * pass + f);
+			check(ok, "exp_floats, sigmoid_floats, tanh_floats, log_floats and sqrt_floats are libm's, rounded once",
+			      5 * pass + f);
 		}
 	}
 }
