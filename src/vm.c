@@ -547,11 +547,12 @@ HOT static void wrap_lanes(Val *r, DType t, int n)
 /* The common float and integer ops as plain loops; the rest through the
  * interpreter's scalar semantics (val_op), which they must equal. */
 /* A one-argument float function (exp, log, tanh, ...: K_FLOAT) over f32
- * lanes: in double, rounded once to float, as val_op; a loop per common
- * function calls libm straight (exp through exp_floats, vectorised where
- * its rounding is sure), the others go through val_fop1. False for any
- * other op. (Over 8192² f32 on an Intel Xeon, against val_op per lane: exp
- * 1.7 to 4.7 GB/s with libm's exp, to 7.1 with exp_floats.) */
+ * lanes: in double, rounded once to float, as val_op. exp, sigmoid, log,
+ * tanh and sqrt go through their vector forms in stage.c (libm's bits,
+ * vectorised where the rounding is sure), erf calls libm straight, the
+ * others go through val_fop1. False for any other op. (Over 8192² f32 on
+ * an Intel Xeon, against val_op per lane: exp 1.7 to 4.7 GB/s with a libm
+ * loop, to 7.1 with exp_floats.) */
 static bool float_fn_lanes(int op, float *r, const float *a, int n)
 {
 	if (op_info[op].kind != K_FLOAT || op_info[op].arity != 1)
