@@ -411,9 +411,8 @@ static void plan_trans(BoxPlan *p, Box *b, int a, int c, int skip)
 		 * 0.97-1.05x). */
 		bool close = p->esize == 4 && row >= 128 && row <= 256 && sp <= 640;
 		int64_t cap = close ? TR_A / 4 : sets_collide(sp) || few_misses() ? TR_A / 2 : TR_A;
-		p->blk[0] = min64(p->n[0] <= TR_A ? p->n[0] : row < TR_SHORT ? TR_A / 2 : TR_A, cap);
-		if (p->esize == 1) /* whole lines of 64 rows (tr_tile_narrow) */
-			p->blk[0] = min64(p->n[0], TR_A);
+		p->blk[0] = p->esize == 1 ? min64(p->n[0], TR_A) /* whole lines of 64 rows (tr_tile_narrow) */
+			    : min64(p->n[0] <= TR_A ? p->n[0] : row < TR_SHORT ? TR_A / 2 : TR_A, cap);
 	}
 	p->blk[1] = min64(p->n[1], TR_B);
 	p->next_tile = p->esize >= 4 && (p->flags & COPY_STREAM) && sp <= TR_CLOSE;
@@ -1740,23 +1739,34 @@ static double sigmoid1(double x)
 }
 
 #ifdef X86
+/* c[0] + c[1]·x + ... + c[n-1]·x^(n-1) by Horner's rule. */
+AVX2_FN static inline __m256d poly4(__m256d x, const double *c, int n)
+{
+	__m256d p = _mm256_set1_pd(c[n - 1]);
+	for (int k = n - 2; k >= 0; k--)
+		p = _mm256_add_pd(_mm256_mul_pd(p, x), _mm256_set1_pd(c[k]));
+	return p;
+}
+
+/* ln 2 in two parts: LN2_HI has 32 trailing zero bits, so its product
+ * with an integer of up to 21 bits is exact. */
+#define LN2_HI 6.93147180369123816490e-01
+#define LN2_LO 1.90821492927058770002e-10
+
 /* exp in double of 4 floats: n = round(x·log2 e), r = x - n·ln 2 in two
- * parts (n·LN2_HI is exact: n has at most 8 bits, LN2_HI 32 trailing
- * zeros), e^r by Taylor's series to r^11 (|r| <= 0.35: the first term left
+ * parts (n has at most 8 bits), e^r by Taylor's series to r^11 (|r| <= 0.35: the first term left
  * out is below 2^-47 of the sum; Horner's rounding adds a few 2^-53), times
  * 2^n put together in the exponent bits. Within 2^-46 of e^x, far less
  * than the margin exp_floats leaves. */
 AVX2_FN static inline __m256d exp4(__m256d x)
 {
-	const __m256d LOG2E = _mm256_set1_pd(1.4426950408889634), LN2_HI = _mm256_set1_pd(6.93147180369123816490e-01),
-		      LN2_LO = _mm256_set1_pd(1.90821492927058770002e-10);
-	__m256d n = _mm256_round_pd(_mm256_mul_pd(x, LOG2E), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-	__m256d r = _mm256_sub_pd(_mm256_sub_pd(x, _mm256_mul_pd(n, LN2_HI)), _mm256_mul_pd(n, LN2_LO));
 	static const double c[12] = {1.0, 1.0, 1.0 / 2, 1.0 / 6, 1.0 / 24, 1.0 / 120, 1.0 / 720, 1.0 / 5040,
 				     1.0 / 40320, 1.0 / 362880, 1.0 / 3628800, 1.0 / 39916800};
-	__m256d p = _mm256_set1_pd(c[11]);
-	for (int k = 10; k >= 0; k--)
-		p = _mm256_add_pd(_mm256_mul_pd(p, r), _mm256_set1_pd(c[k]));
+	__m256d n = _mm256_round_pd(_mm256_mul_pd(x, _mm256_set1_pd(1.4426950408889634)),
+				    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+	__m256d r = _mm256_sub_pd(_mm256_sub_pd(x, _mm256_mul_pd(n, _mm256_set1_pd(LN2_HI))),
+				  _mm256_mul_pd(n, _mm256_set1_pd(LN2_LO)));
+	__m256d p = poly4(r, c, 12);
 	__m256i e = _mm256_slli_epi64(_mm256_add_epi64(_mm256_cvtepi32_epi64(_mm256_cvtpd_epi32(n)), _mm256_set1_epi64x(1023)),
 				      52);
 	return _mm256_mul_pd(p, _mm256_castsi256_pd(e));
@@ -1827,10 +1837,7 @@ AVX2_FN static inline __m256d expm1_small4(__m256d r)
 				     1.0 / 40320, 1.0 / 362880, 1.0 / 3628800, 1.0 / 39916800, 1.0 / 479001600,
 				     1.0 / 6227020800.0, 1.0 / 87178291200.0, 1.0 / 1307674368000.0,
 				     1.0 / 20922789888000.0, 1.0 / 355687428096000.0};
-	__m256d p = _mm256_set1_pd(c[16]);
-	for (int k = 15; k >= 0; k--)
-		p = _mm256_add_pd(_mm256_mul_pd(p, r), _mm256_set1_pd(c[k]));
-	return _mm256_mul_pd(p, r);
+	return _mm256_mul_pd(poly4(r, c, 17), r);
 }
 
 /* tanh of 4 doubles a = |x| in [2^-126, 44]: q / (q + 2) with q = e^2a - 1
@@ -1850,12 +1857,11 @@ AVX2_FN static inline __m256d tanh4(__m256d a)
  * [sqrt(1/2), sqrt(2)), log m = 2·atanh(s) = 2s·(1 + s^2/3 + s^4/5 + ...)
  * with s = (m - 1) / (m + 1), |s| <= 0.172 (m - 1 is exact, so near x = 1
  * the result keeps its bits), to s^22 (the first term left out below
- * 2^-53 of the sum), plus e·ln 2 in two parts (e·LN2_HI exact). Within
+ * 2^-53 of the sum), plus e·ln 2 in two parts. Within
  * 2^-48 of log x. */
 AVX2_FN static inline __m256d log4(__m256d x)
 {
-	const __m256d one = _mm256_set1_pd(1.0), LN2_HI = _mm256_set1_pd(6.93147180369123816490e-01),
-		      LN2_LO = _mm256_set1_pd(1.90821492927058770002e-10);
+	const __m256d one = _mm256_set1_pd(1.0);
 	__m256i b = _mm256_castpd_si256(x);
 	__m256i ef = _mm256_srli_epi64(b, 52); /* the biased exponent: x is positive */
 	__m256d m = _mm256_castsi256_pd(_mm256_or_si256(_mm256_and_si256(b, _mm256_set1_epi64x(0xfffffffffffffll)),
@@ -1867,12 +1873,10 @@ AVX2_FN static inline __m256d log4(__m256d x)
 	e = _mm256_add_pd(e, _mm256_and_pd(big, one));
 	static const double c[12] = {1.0, 1.0 / 3, 1.0 / 5, 1.0 / 7, 1.0 / 9, 1.0 / 11,
 				     1.0 / 13, 1.0 / 15, 1.0 / 17, 1.0 / 19, 1.0 / 21, 1.0 / 23};
-	__m256d s = _mm256_div_pd(_mm256_sub_pd(m, one), _mm256_add_pd(m, one)), z = _mm256_mul_pd(s, s);
-	__m256d p = _mm256_set1_pd(c[11]);
-	for (int k = 10; k >= 0; k--)
-		p = _mm256_add_pd(_mm256_mul_pd(p, z), _mm256_set1_pd(c[k]));
-	__m256d lm = _mm256_mul_pd(_mm256_add_pd(s, s), p);
-	return _mm256_add_pd(_mm256_mul_pd(e, LN2_HI), _mm256_add_pd(_mm256_mul_pd(e, LN2_LO), lm));
+	__m256d s = _mm256_div_pd(_mm256_sub_pd(m, one), _mm256_add_pd(m, one));
+	__m256d lm = _mm256_mul_pd(_mm256_add_pd(s, s), poly4(_mm256_mul_pd(s, s), c, 12));
+	return _mm256_add_pd(_mm256_mul_pd(e, _mm256_set1_pd(LN2_HI)),
+			     _mm256_add_pd(_mm256_mul_pd(e, _mm256_set1_pd(LN2_LO)), lm));
 }
 
 /* The vectorised forms: exp where x is in [-87, 88] (no overflow, no
@@ -1916,6 +1920,8 @@ AVX2_FN static void sqrt_floats_avx2(float *d, const float *s, int64_t n)
 #define sigmoid_floats_avx2 NULL
 #define tanh_floats_avx2 NULL
 #endif
+#undef LN2_HI
+#undef LN2_LO
 
 /* The vectorised form where the CPU has AVX2, else f1 element by element. */
 static void floats_fn(float *d, const float *s, int64_t n, void (*avx2)(float *, const float *, int64_t),
