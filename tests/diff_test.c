@@ -1057,7 +1057,8 @@ static Ex big_gather(const Env *e)
 		ishape[k] = e->v[k].n;
 		isubs[k] = e->v[k].name;
 	}
-	Tens *ix = new_in(pct(70) ? I64 : I32, nv - 1, ishape);
+	static const int idts[] = {I64, I64, I64, I64, I64, I64, I32, I32, I16, I8, U8};
+	Tens *ix = new_in(idts[rn(11)], nv - 1, ishape);
 	const char *it = subs_text(ix->name, nv - 1, isubs);
 	int64_t tshape[2] = {rows, d->n};
 	Tens *t = new_in(rand_dtype(), 2, tshape);
