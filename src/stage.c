@@ -1010,8 +1010,12 @@ AVX2_FN static void gather_k4(char *d, const char *s, int64_t n, int k, bool str
 	i = i > 0 ? i : 0;
 	row_gather(d, s, step, i, 4);
 	for (; stream && i + 16 + 1 <= n; i += 16) {
-		for (int q = 0; q < k; q++) /* the k lines of a step, GATHER_AHEAD on */
-			prefetch(s + step * i, GATHER_AHEAD + 64 * q);
+		prefetch(s + step * i, GATHER_AHEAD); /* the k lines of a step, GATHER_AHEAD on */
+		prefetch(s + step * i, GATHER_AHEAD + 64);
+		if (k == 4) {
+			prefetch(s + step * i, GATHER_AHEAD + 128);
+			prefetch(s + step * i, GATHER_AHEAD + 192);
+		}
 		__m256 lo = k == 2 ? even_4(s + step * i) : every4_4(s + step * i);
 		__m256 hi = k == 2 ? even_4(s + step * (i + 8)) : every4_4(s + step * (i + 8));
 		_mm256_stream_ps((float *)(d + 4 * i), lo);
