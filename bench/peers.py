@@ -375,13 +375,20 @@ def best_of_turns(fns, repeat, min_time):
     min_time seconds (at most 200): a short case gets more chances at a quiet
     moment, for every peer alike. Each round calls them in an order of its
     own (a seeded shuffle), so that each function follows each other one
-    about as often: a call right after jax.jit's or torch's runs while their
-    threads still spin, which on two CPUs made a 0.5 ms gather take twice
-    as long, and one right after NumPy's runs on idle CPUs. (Rotating one
-    order kept every function behind the same one in every round.)"""
-    for fn in fns.values():
-        fn()
+    about as often. A function whose warm-up call took under SETTLE seconds
+    is called once more, untimed, right before each timed call, so that the
+    timed call follows a call of its own: a call right after jax.jit's or
+    torch's runs while their threads still spin (libgomp spins for
+    milliseconds after a parallel region), which on two CPUs made a 0.3 ms
+    gather up to twice as slow, and a user calls one function again and
+    again. Longer calls are timed as they come. (Rotating one order kept
+    every function behind the same one in every round.)"""
     names = list(fns)
+    settle = {}
+    for name in names:
+        t = time.perf_counter()
+        fns[name]()
+        settle[name] = time.perf_counter() - t < SETTLE
     best = dict.fromkeys(fns, math.inf)
     order = random.Random(2026)
     start = time.perf_counter()
@@ -389,11 +396,16 @@ def best_of_turns(fns, repeat, min_time):
     while r < repeat or (time.perf_counter() - start < min_time and r < 200):
         order.shuffle(names)
         for name in names:
+            if settle[name]:
+                fns[name]()
             t = time.perf_counter()
             fns[name]()
             best[name] = min(best[name], time.perf_counter() - t)
         r += 1
     return best
+
+
+SETTLE = 0.02  # seconds: calls shorter than this are timed right after an untimed call of their own
 
 
 def threaded_copy_fn(n, threads):
