@@ -1084,6 +1084,65 @@ AVX2_FN static bool i64_out_avx2(const char *p, int64_t n, int64_t mod, int64_t 
 }
 #endif
 
+#ifdef X86
+/* gather_rows_i64's loop for rows of len bytes (a multiple of 32; a
+ * constant where it is inlined with one): 32-byte moves, streamed or plain,
+ * the row ahead rows on prefetched into L2. */
+AVX2_FN static inline __attribute__((always_inline)) int64_t gather_rows_k(const RowGather *g, int64_t n, size_t len,
+                                                                          bool stream)
+{
+	const char *ip = g->ip, *tp = g->tp;
+	char *op = g->op;
+	int64_t istep = g->istep, toff = g->toff, istride = g->istride, ostep = g->ostep, lo = g->lo, mod = g->mod;
+	int64_t ahead = g->ahead, end = g->end;
+	uint64_t span = g->span;
+	for (int64_t r = 0; r < n; r++) {
+		if (r + ahead < end) {
+			int64_t q;
+			memcpy(&q, ip + (r + ahead) * istep, 8);
+			q += q < 0 ? mod : 0;
+			if ((uint64_t)q - (uint64_t)lo <= span) {
+				const char *p = tp + (toff + q * istride);
+				for (uintptr_t a = (uintptr_t)p & ~(uintptr_t)63; a < (uintptr_t)p + len; a += 64)
+					_mm_prefetch((const char *)a, _MM_HINT_T1);
+			}
+		}
+		int64_t j;
+		memcpy(&j, ip + r * istep, 8);
+		j += j < 0 ? mod : 0;
+		if ((uint64_t)j - (uint64_t)lo > span)
+			return r;
+		const char *s = tp + (toff + j * istride);
+		char *d = op + r * ostep;
+		for (size_t k = 0; k < len; k += 32) {
+			__m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(s + k));
+			if (stream)
+				_mm256_stream_si256((__m256i *)(void *)(d + k), v);
+			else
+				_mm256_storeu_si256((__m256i *)(void *)(d + k), v);
+		}
+	}
+	return n;
+}
+
+AVX2_FN static int64_t gather_rows_avx2(const RowGather *g, int64_t n)
+{
+	if (g->len == 64 && !g->stream)
+		return gather_rows_k(g, n, 64, false);
+	return g->stream ? gather_rows_k(g, n, g->len, true) : gather_rows_k(g, n, g->len, false);
+}
+#endif
+
+int64_t gather_rows_i64(const RowGather *g, int64_t n)
+{
+#ifdef X86
+	if (pick_simd() == SIMD_AVX2 && g->len % 32 == 0 && (!g->stream || (uintptr_t)g->op % 32 == 0))
+		return gather_rows_avx2(g, n);
+#endif
+	(void)g, (void)n;
+	return -1;
+}
+
 bool i64_out_of(const void *p, int64_t n, int64_t mod, int64_t lo, int64_t hi)
 {
 #ifdef X86
