@@ -123,7 +123,9 @@ int main(void)
 			bool wrap = rnd(2) && it != ATHENE_U8;
 			int64_t V = it == ATHENE_U8 ? 200 : 1000 + (int64_t)rnd(50), S = 2000 + (int64_t)rnd(1500);
 			size_t off = rnd(3) == 0 ? 0 : athene_dtype_size(dts[a]) * (1 + rnd(7)) % 64;
-			run_case(dts[a], widths[w], it, wrap, V, S, off, rnd(2) ? 0 : 16, rnd(3) ? 0 : 1 + (int)rnd(3));
+			size_t out_off = rnd(2) ? 0 : 16;
+			int bad = rnd(3) ? 0 : 1 + (int)rnd(3);
+			run_case(dts[a], widths[w], it, wrap, V, S, off, out_off, bad);
 		}
 	/* i64 indices into rows of whole lines, every way */
 	for (int bad = 0; bad <= 3; bad++)
