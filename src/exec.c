@@ -992,10 +992,10 @@ static inline __attribute__((always_inline)) int64_t rows_span_w(const RowRun *c
 
 static __attribute__((noinline)) int64_t rows_span(const RowRun *c, const XOp *io, int64_t r0, int64_t n, int64_t end)
 {
-	if (io->dt == ATHENE_I64 && c->sstep == 0) { /* the common case, in AVX2 where the CPU has it */
+	if ((io->dt == ATHENE_I64 || io->dt == ATHENE_I32) && c->sstep == 0) { /* in AVX2 where the CPU has it */
 		RowGather g = {c->ip + r0 * c->istep, c->tp, c->op + r0 * c->ostep, c->istep, c->toff, c->istride, c->ostep,
-		               c->lo, c->mod, c->ahead, end - r0, c->span, c->len, c->stream};
-		int64_t k = gather_rows_i64(&g, n);
+		               c->lo, c->mod, c->ahead, end - r0, c->span, c->len, io->dt == ATHENE_I64 ? 8 : 4, c->stream};
+		int64_t k = copy_gathered_rows(&g, n);
 		if (k >= 0)
 			return r0 + k;
 	}

@@ -124,24 +124,27 @@ void sqrt_floats(float *d, const float *s, int64_t n);
  * before it moves a row.) */
 bool i64_out_of(const void *p, int64_t n, int64_t mod, int64_t lo, int64_t hi);
 
-/* Rows 0 .. n-1 of a row gather with i64 indices: row r's index at
- * ip + r·istep, plus mod when negative, is good when index - lo <= span
- * (unsigned) and then selects tp + toff + index·istride, whose len bytes
- * go to op + r·ostep (streamed with stream: op and ostep whole lines);
- * before each row, the row ahead rows on (when below end) is prefetched. */
+/* Rows 0 .. n-1 of a row gather with i64 or i32 indices (iw bytes): row
+ * r's index at ip + r·istep, plus mod when negative, is good when
+ * index - lo <= span (unsigned) and then selects tp + toff + index·istride,
+ * whose len bytes go to op + r·ostep (streamed with stream: op and ostep
+ * whole lines); before each row, the row ahead rows on (when below end) is
+ * prefetched. */
 typedef struct {
 	const char *ip, *tp;
 	char *op;
 	int64_t istep, toff, istride, ostep, lo, mod, ahead, end;
 	uint64_t span;
 	size_t len;
+	int iw;
 	bool stream;
 } RowGather;
 
 /* Copies rows until the first whose index is not good: returns how many
  * it copied, or -1 when it has no kernel for them (no AVX2; len no
- * multiple of 32). The caller fences after streamed rows. */
-int64_t gather_rows_i64(const RowGather *g, int64_t n);
+ * multiple of 32; other index dtypes). The caller fences after streamed
+ * rows. */
+int64_t copy_gathered_rows(const RowGather *g, int64_t n);
 
 /* dst[i] = a[i] op b[i] (b unused for the unary ones) for n floats, each
  * rounded as float arithmetic rounds it (relu: a where a > 0 or a is NaN,

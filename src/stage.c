@@ -1085,11 +1085,25 @@ AVX2_FN static bool i64_out_avx2(const char *p, int64_t n, int64_t mod, int64_t 
 #endif
 
 #ifdef X86
-/* gather_rows_i64's loop for rows of len bytes (a multiple of 32; a
- * constant where it is inlined with one): 32-byte moves, streamed or plain,
- * the row ahead rows on prefetched into L2. */
-AVX2_FN static inline __attribute__((always_inline)) int64_t gather_rows_k(const RowGather *g, int64_t n, size_t len,
-                                                                          bool stream)
+/* Index r of a row gather: i64 (w 8) or i32 (w 4), plus mod when negative. */
+static inline int64_t gather_index(const char *ip, int64_t istep, int w, int64_t r, int64_t mod)
+{
+	int64_t v;
+	if (w == 8)
+		memcpy(&v, ip + r * istep, 8);
+	else {
+		int32_t v32;
+		memcpy(&v32, ip + r * istep, 4);
+		v = v32;
+	}
+	return v + (v < 0 ? mod : 0);
+}
+
+/* gather_rows' loop for w-byte indices and rows of len bytes (a multiple
+ * of 32; a constant where it is inlined with one): 32-byte moves,
+ * streamed or plain, the row ahead rows on prefetched into L2. */
+AVX2_FN static inline __attribute__((always_inline)) int64_t gather_rows_k(const RowGather *g, int64_t n, int w,
+                                                                          size_t len, bool stream)
 {
 	const char *ip = g->ip, *tp = g->tp;
 	char *op = g->op;
@@ -1098,18 +1112,14 @@ AVX2_FN static inline __attribute__((always_inline)) int64_t gather_rows_k(const
 	uint64_t span = g->span;
 	for (int64_t r = 0; r < n; r++) {
 		if (r + ahead < end) {
-			int64_t q;
-			memcpy(&q, ip + (r + ahead) * istep, 8);
-			q += q < 0 ? mod : 0;
+			int64_t q = gather_index(ip, istep, w, r + ahead, mod);
 			if ((uint64_t)q - (uint64_t)lo <= span) {
 				const char *p = tp + (toff + q * istride);
 				for (uintptr_t a = (uintptr_t)p & ~(uintptr_t)63; a < (uintptr_t)p + len; a += 64)
 					_mm_prefetch((const char *)a, _MM_HINT_T1);
 			}
 		}
-		int64_t j;
-		memcpy(&j, ip + r * istep, 8);
-		j += j < 0 ? mod : 0;
+		int64_t j = gather_index(ip, istep, w, r, mod);
 		if ((uint64_t)j - (uint64_t)lo > span)
 			return r;
 		const char *s = tp + (toff + j * istride);
@@ -1125,18 +1135,23 @@ AVX2_FN static inline __attribute__((always_inline)) int64_t gather_rows_k(const
 	return n;
 }
 
+#define GATHER_ROWS(w)                                                                                                 \
+	(g->len == 64 && !g->stream ? gather_rows_k(g, n, w, 64, false)                                                 \
+	 : g->stream                ? gather_rows_k(g, n, w, g->len, true)                                              \
+	                            : gather_rows_k(g, n, w, g->len, false))
+
 AVX2_FN static int64_t gather_rows_avx2(const RowGather *g, int64_t n)
 {
-	if (g->len == 64 && !g->stream)
-		return gather_rows_k(g, n, 64, false);
-	return g->stream ? gather_rows_k(g, n, g->len, true) : gather_rows_k(g, n, g->len, false);
+	return g->iw == 8 ? GATHER_ROWS(8) : GATHER_ROWS(4);
 }
+#undef GATHER_ROWS
 #endif
 
-int64_t gather_rows_i64(const RowGather *g, int64_t n)
+int64_t copy_gathered_rows(const RowGather *g, int64_t n)
 {
 #ifdef X86
-	if (pick_simd() == SIMD_AVX2 && g->len % 32 == 0 && (!g->stream || (uintptr_t)g->op % 32 == 0))
+	if (pick_simd() == SIMD_AVX2 && (g->iw == 8 || g->iw == 4) && g->len % 32 == 0 &&
+	    (!g->stream || (uintptr_t)g->op % 32 == 0))
 		return gather_rows_avx2(g, n);
 #endif
 	(void)g, (void)n;

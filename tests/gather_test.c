@@ -1,6 +1,6 @@
 /* Row gathers y[s, d] = t[idx[s], d], which the executor runs in loops of
- * their own (exec.c fast_rows; stage.c gather_rows_i64 for i64 indices with
- * rows of whole 32-byte chunks), against the interpreter, byte for byte,
+ * their own (exec.c fast_rows; stage.c copy_gathered_rows for i64 and i32
+ * indices with rows of whole 32-byte chunks), against the interpreter, byte for byte,
  * with 1, 2 and 3 threads: tables of 1- to 8-byte elements, rows of 1 to
  * 128 elements, i64, i32, i16 and u8 indices, with and without wrap(),
  * table and output at addresses off their lines (as NumPy's are), and one
