@@ -18,14 +18,14 @@
  * loops over the other dims in destination order, and so does K_RUN with
  * runs shorter than RUN_SHORT bytes; longer runs are tiled along the dim
  * where they lie closest together in the source, and the other dims walked
- * in source order. The two transposing kinds walk the
- * source too: a block of a (a few KiB of each
- * destination row, whole lines) is outermost, and under it b and the other
- * dims in source order, so every source row is read from start to end, with
- * software prefetches running ahead; measured, reading in long sequential
- * stretches is what a transpose needs, while streamed writes only need
- * whole 64-byte lines, written back to back. A task is a run of
- * consecutive tiles, so tasks touch disjoint destination bytes.
+ * in source order. The two transposing kinds walk the source too: a block
+ * of a (a few KiB of each destination row, whole lines) is outermost, and
+ * under it b and the other dims in source order, so every source row is
+ * read from start to end, with software prefetches running ahead;
+ * measured, reading in long sequential stretches is what a transpose
+ * needs, while streamed writes only need whole 64-byte lines, written back
+ * to back. A task is a run of consecutive tiles, so tasks touch disjoint
+ * destination bytes.
  *
  * The library is built without -mavx2: AVX2 kernels carry a target
  * attribute and are chosen at plan time by a CPU check; SSE2 is the x86-64
@@ -1099,9 +1099,9 @@ static inline int64_t gather_index(const char *ip, int64_t istep, int w, int64_t
 	return v + (v < 0 ? mod : 0);
 }
 
-/* gather_rows' loop for w-byte indices and rows of len bytes (a multiple
- * of 32; a constant where it is inlined with one): 32-byte moves,
- * streamed or plain, the row ahead rows on prefetched into L2. */
+/* copy_gathered_rows' loop for w-byte indices and rows of len bytes (a
+ * multiple of 32; a constant where it is inlined with one): 32-byte
+ * moves, streamed or plain, the row ahead rows on prefetched into L2. */
 AVX2_FN static inline __attribute__((always_inline)) int64_t gather_rows_k(const RowGather *g, int64_t n, int w,
                                                                           size_t len, bool stream)
 {
