@@ -892,6 +892,12 @@ static RowSrc row_src(const X *x)
 	                io->start, io->stride[kr], (int64_t)src->es};
 }
 
+/* Row r's table row for index j (in range). */
+static inline const char *row_at(const RowSrc *g, int64_t r, int64_t j)
+{
+	return g->table + (g->sbase + r * g->sstep + j * g->istride) * g->es;
+}
+
 /* Row r's index, after the wrap (in range when lo <= it <= hi). */
 static inline int64_t row_index(const RowSrc *g, int64_t r)
 {
@@ -921,89 +927,31 @@ static inline void prefetch_row(const RowSrc *g, int64_t q, size_t len)
 	int64_t j = row_index(g, q);
 	if (j < g->lo || j > g->hi)
 		return;
-	prefetch_lines(g->table + (g->sbase + q * g->sstep + j * g->istride) * g->es, len);
+	prefetch_lines(row_at(g, q, j), len);
 }
 
-/* Rows of a fast_rows gather, in the byte form its lean loop reads:
- * row r's index at ip + r·istep, its table row at tp + toff + r·sstep +
- * idx·istride, its output at op + r·ostep; an index is good when
- * idx - lo <= span (unsigned) after the wrap by mod. */
-typedef struct {
-	const char *ip, *tp;
-	char *op;
-	int64_t istep, toff, sstep, istride, ostep, lo, mod, ahead;
-	uint64_t span;
-	size_t len;
-	bool stream;
-} RowRun;
-
-static inline int64_t load_i64(const char *p)
+/* Rows [r0, r0 + n) of a fast_rows gather copied while their indices are
+ * in range, each after a prefetch of the row rg->ahead rows on (below
+ * rg->end): in copy_gathered_rows's AVX2 loop where it takes them, else
+ * row by row here. Returns the first row whose index is out of range, or
+ * r0 + n. A function of its own with few live values: the loop inlined
+ * into rows_task spilled registers to the stack, stores that queue behind
+ * the copies' stores to output lines not yet in cache and leave fewer rows
+ * in flight (64-byte rows in L3 on a Xeon: 1.2x). */
+static __attribute__((noinline)) int64_t rows_span(const RowSrc *g, const RowGather *rg, int64_t r0, int64_t n)
 {
-	int64_t v;
-	memcpy(&v, p, 8);
-	return v;
-}
-
-static inline int64_t load_i32(const char *p)
-{
-	int32_t v;
-	memcpy(&v, p, 4);
-	return v;
-}
-
-/* Rows [r0, r0 + n) copied while their indices are good, each row's
- * copy after a prefetch of the row c->ahead rows on (within [r0, end)).
- * Returns the first row whose index is not good, or r0 + n. Its own
- * function with few live values: the loop inlined into rows_task spilled
- * registers to the stack, stores that queue behind the copies' missing
- * output lines and leave fewer rows in flight (64-byte rows in L3 on a
- * Xeon: 1.2x). */
-static inline __attribute__((always_inline)) int64_t rows_span_w(const RowRun *c, const XOp *io, int w, int64_t r0,
-                                                                 int64_t n, int64_t end)
-{
-	const char *ip = c->ip, *tp = c->tp;
-	char *op = c->op;
-	int64_t istep = c->istep, toff = c->toff, sstep = c->sstep, istride = c->istride, ostep = c->ostep;
-	int64_t lo = c->lo, mod = c->mod;
-	int64_t ahead = c->ahead;
-	uint64_t span = c->span;
-	size_t len = c->len;
-	bool stream = c->stream;
-	DType dt = io->dt;
-#define RUN_INDEX(r)                                                                                                   \
-	(w == 8 ? load_i64(ip + (r) * istep) : w == 4 ? load_i32(ip + (r) * istep) : dt_load_i(ip + (r) * istep, dt, 0))
+	int64_t done = copy_gathered_rows(rg, r0, n);
+	if (done >= 0)
+		return done;
 	for (int64_t r = r0; r < r0 + n; r++) {
-		int64_t q = r + ahead;
-		if (q < end) {
-			int64_t jq = RUN_INDEX(q);
-			jq += jq < 0 ? mod : 0;
-			if ((uint64_t)jq - (uint64_t)lo <= span)
-				prefetch_lines(tp + (toff + q * sstep + jq * istride), len);
-		}
-		int64_t j = RUN_INDEX(r);
-		j += j < 0 ? mod : 0;
-		if ((uint64_t)j - (uint64_t)lo > span)
+		if (r + rg->ahead < rg->end)
+			prefetch_row(g, r + rg->ahead, rg->len);
+		int64_t j = row_index(g, r);
+		if (j < g->lo || j > g->hi)
 			return r;
-		copy_row(op + r * ostep, tp + (toff + r * sstep + j * istride), len, stream);
+		copy_row(rg->op + r * rg->ostep, row_at(g, r, j), rg->len, rg->stream);
 	}
-#undef RUN_INDEX
 	return r0 + n;
-}
-
-static __attribute__((noinline)) int64_t rows_span(const RowRun *c, const XOp *io, int64_t r0, int64_t n, int64_t end)
-{
-	if ((io->dt == ATHENE_I64 || io->dt == ATHENE_I32) && c->sstep == 0) { /* in AVX2 where the CPU has it */
-		RowGather g = {c->ip + r0 * c->istep, c->tp, c->op + r0 * c->ostep, c->istep, c->toff, c->istride, c->ostep,
-		               c->lo, c->mod, c->ahead, end - r0, c->span, c->len, io->dt == ATHENE_I64 ? 8 : 4, c->stream};
-		int64_t k = copy_gathered_rows(&g, n);
-		if (k >= 0)
-			return r0 + k;
-	}
-	if (io->dt == ATHENE_I64)
-		return rows_span_w(c, io, 8, r0, n, end);
-	if (io->dt == ATHENE_I32)
-		return rows_span_w(c, io, 4, r0, n, end);
-	return rows_span_w(c, io, 0, r0, n, end);
 }
 
 /* The common row gather, rows [from, to): one row variable, the index
@@ -1019,21 +967,23 @@ static void fast_rows(const X *x, Point *pt, int64_t from, int64_t to, size_t le
 	const RowSrc g = row_src(x);
 	int rv = x->row_var[0];
 	int64_t *var = &pt->val[x->ps->vars[rv].var->id];
-	int64_t es = g.es, pstride = x->pstride[rv], dstep = dst->stride[row_axis(x)];
-	int64_t iw = dt_bits(g.io->dt) / 8;
-	RowRun c = {g.io->base + g.ibase * iw, g.table, dst->base + dst->start * es, g.istep * iw, g.sbase * es,
-	            g.sstep * es, g.istride * es, dstep * es, g.lo, g.mod, row_ahead(len),
-	            (uint64_t)g.hi - (uint64_t)g.lo, len, false};
+	int64_t es = g.es, pstride = x->pstride[rv], ostep = dst->stride[row_axis(x)] * es;
+	char *out = dst->base + dst->start * es;
+	/* the AVX2 loop's byte form: i64 and i32 indices, the table's row not
+	 * moving with the row variable */
+	int iw = g.sstep == 0 && (g.io->dt == ATHENE_I64 || g.io->dt == ATHENE_I32) ? dt_bits(g.io->dt) / 8 : 0;
 	/* streamed only in whole lines: a row that shares a line with the next
 	 * (NumPy's arrays are 16-byte aligned) mixes plain and streamed stores
 	 * in it, and 512-byte rows at 16 bytes off a line ran 2.9x slower
 	 * streamed than plain (in L3, on a Xeon) */
-	c.stream = x->stream && (uintptr_t)c.op % 64 == 0 && c.ostep % 64 == 0 && len % 64 == 0;
-	for (int64_t q = from; q < from + c.ahead && q < to; q++) /* the rows the loop's prefetches do not reach */
+	bool stream = x->stream && (uintptr_t)out % 64 == 0 && ostep % 64 == 0 && len % 64 == 0;
+	RowGather rg = {g.io->base + g.ibase * iw, g.table, out, g.istep * iw, g.sbase * es, g.istride * es, ostep,
+	                g.lo, g.mod, row_ahead(len), to, (uint64_t)g.hi - (uint64_t)g.lo, len, iw, stream};
+	for (int64_t q = from; q < from + rg.ahead && q < to; q++) /* the rows the loop's prefetches do not reach */
 		prefetch_row(&g, q, len);
 	for (int64_t r = from; r < to && r * pstride <= atomic_load(&x->err->first);) {
 		int64_t stop = (r | 63) + 1 < to ? (r | 63) + 1 : to;
-		r = rows_span(&c, g.io, r, stop - r, to);
+		r = rows_span(&g, &rg, r, stop - r);
 		if (r == stop)
 			continue;
 		*var = r; /* the general form, and the interpreter's error */
@@ -1041,11 +991,10 @@ static void fast_rows(const X *x, Point *pt, int64_t from, int64_t to, size_t le
 		point_scope(pt, 0);
 		if (pt->bad)
 			break;
-		copy_row(c.op + r * c.ostep, c.tp + (c.toff + r * c.sstep + pt->reg[ld->atom_reg[0]].i * c.istride), len,
-		         c.stream);
+		copy_row(out + r * ostep, row_at(&g, r, pt->reg[ld->atom_reg[0]].i), len, stream);
 		r++;
 	}
-	if (c.stream)
+	if (stream)
 		copy_fence();
 }
 

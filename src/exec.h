@@ -124,7 +124,7 @@ void sqrt_floats(float *d, const float *s, int64_t n);
  * before it moves a row.) */
 bool i64_out_of(const void *p, int64_t n, int64_t mod, int64_t lo, int64_t hi);
 
-/* Rows 0 .. n-1 of a row gather with i64 or i32 indices (iw bytes): row
+/* A row gather with i64 or i32 indices (iw bytes; 0: other dtypes): row
  * r's index at ip + r·istep, plus mod when negative, is good when
  * index - lo <= span (unsigned) and then selects tp + toff + index·istride,
  * whose len bytes go to op + r·ostep (streamed with stream: op and ostep
@@ -140,11 +140,11 @@ typedef struct {
 	bool stream;
 } RowGather;
 
-/* Copies rows until the first whose index is not good: returns how many
- * it copied, or -1 when it has no kernel for them (no AVX2; len no
- * multiple of 32; other index dtypes). The caller fences after streamed
- * rows. */
-int64_t copy_gathered_rows(const RowGather *g, int64_t n);
+/* Copies rows r0, r0 + 1, ... (n at most) until the first whose index is
+ * not good: returns that row, or r0 + n; -1 when it has no kernel for them
+ * (no AVX2, len no multiple of 32, iw not 8 or 4). The caller fences after
+ * streamed rows. */
+int64_t copy_gathered_rows(const RowGather *g, int64_t r0, int64_t n);
 
 /* dst[i] = a[i] op b[i] (b unused for the unary ones) for n floats, each
  * rounded as float arithmetic rounds it (relu: a where a > 0 or a is NaN,

@@ -1113,15 +1113,15 @@ static inline int64_t gather_index(const char *ip, int64_t istep, int w, int64_t
 /* copy_gathered_rows' loop for w-byte indices and rows of len bytes (a
  * multiple of 32; a constant where it is inlined with one): 32-byte
  * moves, streamed or plain, the row ahead rows on prefetched into L2. */
-AVX2_FN static inline __attribute__((always_inline)) int64_t gather_rows_k(const RowGather *g, int64_t n, int w,
-                                                                          size_t len, bool stream)
+AVX2_FN static inline __attribute__((always_inline)) int64_t gather_rows_k(const RowGather *g, int64_t r0, int64_t n,
+                                                                          int w, size_t len, bool stream)
 {
 	const char *ip = g->ip, *tp = g->tp;
 	char *op = g->op;
 	int64_t istep = g->istep, toff = g->toff, istride = g->istride, ostep = g->ostep, lo = g->lo, mod = g->mod;
 	int64_t ahead = g->ahead, end = g->end;
 	uint64_t span = g->span;
-	for (int64_t r = 0; r < n; r++) {
+	for (int64_t r = r0; r < r0 + n; r++) {
 		if (r + ahead < end) {
 			int64_t q = gather_index(ip, istep, w, r + ahead, mod);
 			if ((uint64_t)q - (uint64_t)lo <= span) {
@@ -1143,29 +1143,29 @@ AVX2_FN static inline __attribute__((always_inline)) int64_t gather_rows_k(const
 				_mm256_storeu_si256((__m256i *)(void *)(d + k), v);
 		}
 	}
-	return n;
+	return r0 + n;
 }
 
 #define GATHER_ROWS(w)                                                                                                 \
-	(g->len == 64 && !g->stream ? gather_rows_k(g, n, w, 64, false)                                                 \
-	 : g->stream                ? gather_rows_k(g, n, w, g->len, true)                                              \
-	                            : gather_rows_k(g, n, w, g->len, false))
+	(g->len == 64 && !g->stream ? gather_rows_k(g, r0, n, w, 64, false)                                             \
+	 : g->stream                ? gather_rows_k(g, r0, n, w, g->len, true)                                          \
+	                            : gather_rows_k(g, r0, n, w, g->len, false))
 
-AVX2_FN static int64_t gather_rows_avx2(const RowGather *g, int64_t n)
+AVX2_FN static int64_t gather_rows_avx2(const RowGather *g, int64_t r0, int64_t n)
 {
 	return g->iw == 8 ? GATHER_ROWS(8) : GATHER_ROWS(4);
 }
 #undef GATHER_ROWS
 #endif
 
-int64_t copy_gathered_rows(const RowGather *g, int64_t n)
+int64_t copy_gathered_rows(const RowGather *g, int64_t r0, int64_t n)
 {
 #ifdef X86
 	if (pick_simd() == SIMD_AVX2 && (g->iw == 8 || g->iw == 4) && g->len % 32 == 0 &&
 	    (!g->stream || (uintptr_t)g->op % 32 == 0))
-		return gather_rows_avx2(g, n);
+		return gather_rows_avx2(g, r0, n);
 #endif
-	(void)g, (void)n;
+	(void)g, (void)r0, (void)n;
 	return -1;
 }
 
@@ -2089,17 +2089,10 @@ static void copy_run(const BoxPlan *p, char *d, const char *s, size_t n)
 /* K_RUN: nb runs of na elements. */
 static void unit_run(const BoxPlan *p, char *d, const char *s, int64_t na, int64_t nb)
 {
-	size_t len = (size_t)na * p->esize;
-	if (len > RUN_SHORT && nb > 1) { /* RUN_PIECE bytes of each run in turn */
-		for (size_t off = 0; off < len; off += RUN_PIECE) {
-			size_t m = len - off < RUN_PIECE ? len - off : RUN_PIECE;
-			for (int64_t ib = 0; ib < nb; ib++)
-				copy_run(p, d + ib * p->ds[1] + off, s + ib * p->ss[1] + off, m);
-		}
-		return;
-	}
-	for (int64_t ib = 0; ib < nb; ib++)
-		copy_run(p, d + ib * p->ds[1], s + ib * p->ss[1], len);
+	size_t len = (size_t)na * p->esize, piece = len > RUN_SHORT && nb > 1 ? RUN_PIECE : len;
+	for (size_t off = 0; off < len; off += piece) /* long runs: RUN_PIECE bytes of each in turn */
+		for (int64_t ib = 0; ib < nb; ib++)
+			copy_run(p, d + ib * p->ds[1] + off, s + ib * p->ss[1] + off, len - off < piece ? len - off : piece);
 }
 
 /* Prefetches a run's bytes RUN_PREFETCH ahead along its source row. */
@@ -2172,12 +2165,8 @@ static void unit_trans(const BoxPlan *p, const Unit *t, const Unit *next)
 			tr_tile8(d, dp, s, sp, na, nb, stream, nt.per ? &nt : NULL);
 		return;
 	}
-	if (p->simd != SIMD_NONE && p->esize == 2) {
-		tr_tile_narrow(d, dp, s, sp, na, nb, 2, stream && p->simd == SIMD_AVX2);
-		return;
-	}
-	if (p->simd != SIMD_NONE && p->esize == 1) {
-		tr_tile_narrow(d, dp, s, sp, na, nb, 1, stream && p->simd == SIMD_AVX2);
+	if (p->simd != SIMD_NONE && p->esize <= 2) {
+		tr_tile_narrow(d, dp, s, sp, na, nb, (int64_t)p->esize, stream && p->simd == SIMD_AVX2);
 		return;
 	}
 #endif

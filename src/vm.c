@@ -544,15 +544,12 @@ HOT static void wrap_lanes(Val *r, DType t, int n)
 	}
 }
 
-/* The common float and integer ops as plain loops; the rest through the
- * interpreter's scalar semantics (val_op), which they must equal. */
 /* A one-argument float function (exp, log, tanh, ...: K_FLOAT) over f32
  * lanes: in double, rounded once to float, as val_op. exp, sigmoid, log,
  * tanh and sqrt go through their vector forms in stage.c (libm's bits,
- * vectorised where the rounding is sure), erf calls libm straight, the
- * others go through val_fop1. False for any other op. (Over 8192² f32 on
- * an Intel Xeon, against val_op per lane: exp 1.7 to 4.7 GB/s with a libm
- * loop, to 7.1 with exp_floats.) */
+ * vectorised where the rounding is sure), the others through val_fop1.
+ * False for any other op. (Over 8192² f32 on an Intel Xeon, against val_op
+ * per lane: exp 1.7 to 4.7 GB/s with a libm loop, to 7.1 with exp_floats.) */
 static bool float_fn_lanes(int op, float *r, const float *a, int n)
 {
 	if (op_info[op].kind != K_FLOAT || op_info[op].arity != 1)
@@ -562,7 +559,6 @@ static bool float_fn_lanes(int op, float *r, const float *a, int n)
 	case OP_SIGMOID: sigmoid_floats(r, a, n); break;
 	case OP_LOG: log_floats(r, a, n); break;
 	case OP_TANH: tanh_floats(r, a, n); break;
-	case OP_ERF: for (int i = 0; i < n; i++) r[i] = (float)erf((double)a[i]); break;
 	case OP_SQRT: sqrt_floats(r, a, n); break;
 	default: for (int i = 0; i < n; i++) r[i] = (float)val_fop1(op, (double)a[i]); break;
 	}
@@ -574,14 +570,13 @@ static bool double_fn_lanes(int op, Val *r, const Val *a, int n)
 {
 	if (op_info[op].kind != K_FLOAT || op_info[op].arity != 1)
 		return false;
-	switch (op) {
-	case OP_EXP: for (int i = 0; i < n; i++) r[i].f = exp(a[i].f); break;
-	case OP_LOG: for (int i = 0; i < n; i++) r[i].f = log(a[i].f); break;
-	default: for (int i = 0; i < n; i++) r[i].f = val_fop1(op, a[i].f); break;
-	}
+	for (int i = 0; i < n; i++)
+		r[i].f = val_fop1(op, a[i].f);
 	return true;
 }
 
+/* The common float and integer ops as plain loops; the rest through the
+ * interpreter's scalar semantics (val_op), which they must equal. */
 HOT static bool fast_op(const Ins *x, Val *r, const Val *a, const Val *b, int n)
 {
 	DType t = x->opdt;

@@ -1,7 +1,7 @@
 /* Row gathers y[s, d] = t[idx[s], d], which the executor runs in loops of
  * their own (exec.c fast_rows; stage.c copy_gathered_rows for i64 and i32
- * indices with rows of whole 32-byte chunks), against the interpreter, byte for byte,
- * with 1, 2 and 3 threads: tables of 1- to 8-byte elements, rows of 1 to
+ * indices with rows of whole 32-byte chunks), against the interpreter,
+ * byte for byte, with 1, 2 and 3 threads: tables of 1- to 8-byte elements, rows of 1 to
  * 128 elements, i64, i32, i16 and u8 indices, with and without wrap(),
  * table and output at addresses off their lines (as NumPy's are), and one
  * output large enough to be streamed. A third of the runs hold one index
@@ -9,23 +9,6 @@
  * the interpreter's message, and with ATHENE_UNTOUCHED leave the output as
  * it was. */
 #include "testlib.h"
-
-static int failed, passed;
-
-static void check(bool ok, const char *what, const char *kernel, int threads)
-{
-	if (ok) {
-		passed++;
-		return;
-	}
-	failed++;
-	printf("FAIL %s: %s (%d threads)\n", kernel, what, threads);
-}
-
-static const char *dt_text(athene_dtype dt)
-{
-	return athene_dtype_name(dt);
-}
 
 /* Storage for n elements of es bytes at off bytes past a 64-byte line. */
 typedef struct {
@@ -47,22 +30,22 @@ static void run_case(athene_dtype dt, int64_t D, athene_dtype it, bool wrap, int
                      size_t out_off, int bad)
 {
 	char src[512], name[96], index[64];
-	snprintf(name, sizeof name, "g_%s_%lld_%s%s", dt_text(dt), (long long)D, dt_text(it), wrap ? "_wrap" : "");
+	const char *tn = athene_dtype_name(dt), *itn = athene_dtype_name(it);
+	snprintf(name, sizeof name, "g_%s_%lld_%s%s", tn, (long long)D, itn, wrap ? "_wrap" : "");
 	snprintf(index, sizeof index, wrap ? "wrap(idx[s], %lld)" : "idx[s]", (long long)V);
 	snprintf(src, sizeof src,
 	         "kernel %s(t: %s[%lld, %lld], idx: %s[%lld]) -> (y: %s[%lld, %lld]) {\n"
 	         "    y[s, d] = t[%s, d]\n}\n",
-	         name, dt_text(dt), (long long)V, (long long)D, dt_text(it), (long long)S, dt_text(dt), (long long)S,
-	         (long long)D, index);
+	         name, tn, (long long)V, (long long)D, itn, (long long)S, tn, (long long)S, (long long)D, index);
 	athene_ctx *c = athene_create();
 	if (athene_load(c, name, src)) {
-		check(false, athene_errors(c), name, 0);
+		kcheck(false, athene_errors(c), name, 0);
 		athene_destroy(c);
 		return;
 	}
 	athene_inst *in = kf_instance(athene_kernel_at(c, 0));
 	if (!in) {
-		check(false, "compiles", name, 0);
+		kcheck(false, "compiles", name, 0);
 		athene_destroy(c);
 		return;
 	}
@@ -87,22 +70,22 @@ static void run_case(athene_dtype dt, int64_t D, athene_dtype it, bool wrap, int
 	athene_status rs, gs;
 	memset(ref.p, 0x5a, ref.bytes);
 	int rrc = athene_run(in, sref, ATHENE_REFERENCE, &rs);
-	check((rrc != 0) == (bad != 0), "the interpreter fails exactly when an index is bad", name, 0);
+	kcheck((rrc != 0) == (bad != 0), "the interpreter fails exactly when an index is bad", name, 0);
 	for (int threads = 1; threads <= 3; threads++)
 		for (int flags = 0; flags <= ATHENE_UNTOUCHED; flags += ATHENE_UNTOUCHED) {
 			athene_set_threads(threads);
 			memset(got.p, 0x5a, got.bytes);
 			int grc = athene_run(in, sgot, flags, &gs);
-			check((grc != 0) == (rrc != 0), "fails as the interpreter does", name, threads);
+			kcheck((grc != 0) == (rrc != 0), "fails as the interpreter does", name, threads);
 			if (rrc && grc)
-				check(!strcmp(rs.message, gs.message), "the interpreter's message", name, threads);
+				kcheck(!strcmp(rs.message, gs.message), "the interpreter's message", name, threads);
 			if (!rrc && !grc)
-				check(!memcmp(ref.p, got.p, ref.bytes), "the interpreter's bytes", name, threads);
+				kcheck(!memcmp(ref.p, got.p, ref.bytes), "the interpreter's bytes", name, threads);
 			if (grc && flags) {
 				bool same = true;
 				for (size_t b = 0; b < got.bytes; b++)
 					same &= (unsigned char)got.p[b] == 0x5a;
-				check(same, "a failed untouched run leaves the output as it was", name, threads);
+				kcheck(same, "a failed untouched run leaves the output as it was", name, threads);
 			}
 		}
 	athene_set_threads(0);
@@ -135,6 +118,5 @@ int main(void)
 	run_case(ATHENE_F32, 128, ATHENE_I64, false, 4096, 24576, 0, 0, 0);
 	run_case(ATHENE_F32, 128, ATHENE_I64, true, 4096, 24576, 16, 16, 0);
 	run_case(ATHENE_F32, 128, ATHENE_I64, false, 4096, 24576, 0, 0, 1);
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed != 0;
+	return kcheck_report();
 }

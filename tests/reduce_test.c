@@ -33,18 +33,6 @@ static const char *src =
 	"}\n"
 	"kernel expr(x: f32[40, 30]) -> (y: f32[40]) { y[i] = max(j: x[i, j] * 2.0) }\n";
 
-static int failed, passed;
-
-static void check(bool ok, const char *what, const char *kernel, int threads)
-{
-	if (ok) {
-		passed++;
-		return;
-	}
-	failed++;
-	printf("FAIL %s: %s (%d threads)\n", kernel, what, threads);
-}
-
 /* Values full of ties and signed zeros, some far apart in magnitude, and
  * NaNs in some tensors. */
 static void fill(void *p, athene_dtype dt, int64_t n, bool nans)
@@ -88,7 +76,7 @@ int main(void)
 			const char *name = athene_kernel_name(kn);
 			athene_inst *in = kf_instance(kn);
 			if (!in) {
-				check(false, "compiles", name, 0);
+				kcheck(false, "compiles", name, 0);
 				continue;
 			}
 			athene_param px, py;
@@ -102,12 +90,12 @@ int main(void)
 			void *sref[2] = {x, ref}, *sgot[2] = {x, got};
 			memset(ref, 0x55, yb);
 			bool ok = !athene_run(in, sref, ATHENE_REFERENCE, &st);
-			check(ok, "the interpreter runs", name, 0);
+			kcheck(ok, "the interpreter runs", name, 0);
 			for (int threads = 1; ok && threads <= 2; threads++) {
 				athene_set_threads(threads);
 				memset(got, 0xaa, yb);
 				bool ran = !athene_run(in, sgot, 0, &st);
-				check(ran && same(ref, got, py.dtype, py.storage_elems), "the executor's bits are the interpreter's",
+				kcheck(ran && same(ref, got, py.dtype, py.storage_elems), "the executor's bits are the interpreter's",
 				      name, threads);
 			}
 			athene_set_threads(0);
@@ -115,6 +103,5 @@ int main(void)
 			athene_instance_free(in);
 		}
 	athene_destroy(c);
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed != 0;
+	return kcheck_report();
 }

@@ -386,13 +386,12 @@ static void narrow_trans_cases(void)
 }
 
 /* exp_floats, sigmoid_floats, tanh_floats, log_floats and sqrt_floats
- * against libm's functions rounded once, bit for bit (any NaN equals any NaN), vectorised and
- * portable: the edges of its vector range, of
- * overflow and of float subnormals, the two inputs that need its check of
+ * against libm's functions rounded once, bit for bit (any NaN equals any
+ * NaN), vectorised and portable: the edges of the vector ranges, of
+ * overflow and of float subnormals, the two inputs that need the check of
  * the rounding (of all 2^32 float patterns, checked once against glibc's
  * exp, the only ones exp4 alone rounds otherwise; for the others there
- * were none), and 2^22 random float patterns, half of them in
- * [-87, 88]. */
+ * were none), and 2^22 random float patterns, half of them in [-87, 88]. */
 static void exp_cases(void)
 {
 	enum { N = 1 << 16 };
@@ -409,7 +408,7 @@ static void exp_cases(void)
 			for (; n < (int)(sizeof edge / sizeof *edge); n++)
 				x[n] = edge[n];
 		for (; n < N; n++) {
-			uint32_t u = (uint32_t)rng_next32();
+			uint32_t u = rng_next32();
 			memcpy(&x[n], &u, 4);
 			if (n % 2)
 				x[n] = -87.0f + (float)(u % 175000000u) * 1e-6f;

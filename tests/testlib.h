@@ -21,6 +21,27 @@ static inline unsigned rnd(unsigned n)
 	return (unsigned)(rng % n);
 }
 
+/* A test's tally: kcheck counts a check of a kernel run with some threads
+ * (printing the failed ones), kcheck_report prints the counts and gives
+ * the exit status. */
+static int kcheck_passed, kcheck_failed;
+
+static inline void kcheck(bool ok, const char *what, const char *kernel, int threads)
+{
+	if (ok) {
+		kcheck_passed++;
+		return;
+	}
+	kcheck_failed++;
+	printf("FAIL %s: %s (%d threads)\n", kernel, what, threads);
+}
+
+static inline int kcheck_report(void)
+{
+	printf("%d passed, %d failed\n", kcheck_passed, kcheck_failed);
+	return kcheck_failed != 0;
+}
+
 static const char *kf_names[64];
 static long kf_vals[64];
 static int kf_nsyms;
