@@ -69,7 +69,14 @@ enum { SIMD_NONE, SIMD_SSE2, SIMD_AVX2 };
 #define RUN_SHORT 2048
 #define RUNS_A 1024
 #define CHUNK 65536
-#define TASK_BYTES (256 << 10)
+/* A task: its tiles one after the other, the pool's two ends walked by
+ * two threads (pool.c); each new task costs the hardware prefetchers a
+ * fresh start (measured alternating in one process on an Intel Xeon, the
+ * L3 flushed between runs, 1 MiB against 256 KiB: the copy of 256 MiB
+ * 1.05x, (2307,64,368) to (1,0,2) and (355,384,384) to (0,2,1) 1.08x, the
+ * 43210s 1.03x, other permutations -2 to +2 %; 4 MiB: the copy 1.07x,
+ * 021 1.14x, (2307,64,368) 1.00x) */
+#define TASK_BYTES (1 << 20)
 #define PREFETCH_FAR 128  /* bytes ahead along a source row of a transpose (large L1) */
 #define PREFETCH_NEAR 64  /* the same with a 32 KiB L1 (small_l1) */
 #define RUN_PREFETCH 256  /* the same for rows of short runs */
@@ -1480,24 +1487,28 @@ PW_INLINE void pw_uniform_half(const PwChain *ch, const __m256 *e, __m256 *val)
 #undef PW_MINV
 #undef PW_INLINE
 
-/* The 4 lines PW_AHEAD bytes past the 64 lanes at at. */
-static inline void pw_prefetch_ahead(const char *at)
+/* The 4 lines ahead bytes past the 64 lanes at at. */
+static inline void pw_prefetch_ahead(const char *at, int64_t ahead)
 {
 	for (int k = 0; k < 4; k++)
-		prefetch(at, PW_AHEAD + 64 * k);
+		prefetch(at, ahead + 64 * k);
 }
 
 /* Rows of a chain, 64 lanes at a time in registers, the rows it reads
- * prefetched PW_AHEAD ahead, except with the Zen 4's tuning: there the
- * hardware prefetchers alone are faster (measured alternating on a Zen 4,
- * a + b of 8192² 1.04-1.13x, 1.10 at the median of ten rounds, then within
- * 5 % of a hand-written loop of streamed adds). */
+ * prefetched PW_AHEAD ahead (half that on an Intel core: a + b of 8192²
+ * 1.03x, measured alternating in one process on an Intel Xeon, the L3
+ * flushed between runs; a hand loop of streamed adds there ran 1.06x
+ * faster with 1 KiB than with 2 KiB), except with the Zen 4's tuning:
+ * there the hardware prefetchers alone are faster (measured alternating on
+ * a Zen 4, a + b of 8192² 1.04-1.13x, 1.10 at the median of ten rounds,
+ * then within 5 % of a hand-written loop of streamed adds). */
 PW_FN static void pw_chain_rows(const PwProg *p, const PwChain *ch, char *d, int64_t dp, int64_t rows, int64_t cols,
 				bool stream)
 {
 	const PwIns *m = &p->ins[ch->main], *ahead[PW_MAX]; /* the sides read along rows */
 	int nahead = 0;
 	bool pf = seq_prefetch_pays();
+	int64_t dist = few_misses() ? PW_AHEAD / 2 : PW_AHEAD;
 	for (int t = 0; t < ch->n; t++) {
 		const PwIns *q = ch->st[t].side >= 0 ? &p->ins[ch->st[t].side] : NULL;
 		if (q && q->kind == PW_LOAD && q->cs == 4 && q->rs)
@@ -1514,9 +1525,9 @@ PW_FN static void pw_chain_rows(const PwProg *p, const PwChain *ch, char *d, int
 			if (m->kind == PW_LOAD && m->cs) {
 				const float *at = (const float *)(m->p + r * m->rs + c * 4);
 				if (pf) {
-					pw_prefetch_ahead((const char *)at);
+					pw_prefetch_ahead((const char *)at, dist);
 					for (int k = 0; k < nahead; k++)
-						pw_prefetch_ahead(ahead[k]->p + r * ahead[k]->rs + c * 4);
+						pw_prefetch_ahead(ahead[k]->p + r * ahead[k]->rs + c * 4, dist);
 				}
 				PW_UNROLL for (int k = 0; k < 8; k++)
 					val[k] = _mm256_loadu_ps(at + 8 * k);
