@@ -13,14 +13,19 @@
  * cores (workers that wake after their run), runs of more tasks than a
  * job holds (in pieces); big_alloc for alignment.
  * The row gathers' index check (i64_out_of) against a plain loop.
+ * The stride-2 and -4 gathers against a source that ends at a page no
+ * read may touch.
  *   stage_test [SEED [COUNT]]
  * Prints one line per failed check, then "N passed, M failed". */
+#define _GNU_SOURCE /* MAP_ANONYMOUS */
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "exec.h"
 
@@ -441,6 +446,41 @@ static void exp_cases(void)
 }
 
 /* The four tunings' tiles, as stage.c's plan_trans gives them. */
+/* Every 2nd and 4th element of 4-byte elements (the vector gathers of
+ * K_GEN), n of them from a source whose last one ends where a page that
+ * cannot be read begins: nothing past it is read, with the output streamed
+ * or not, at every alignment, n up to five lines. */
+static void gather_edge_cases(void)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), span = 4 * page;
+	char *m = mmap(NULL, span + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *dst = alloc64(1024);
+	if (m == MAP_FAILED || mprotect(m + span, page, PROT_NONE) || !dst) {
+		check(false, "a guarded source for the gather edge cases", 0);
+		return;
+	}
+	fill(m, span);
+	copy_set_portable(false);
+	for (int k = 2; k <= 4; k += 2)
+		for (int64_t n = 1; n <= 80; n++)
+			for (int64_t off = 0; off < 64; off += 4)
+				for (int flags = 0; flags <= COPY_STREAM; flags += COPY_STREAM) {
+					const char *src = m + span - ((n - 1) * k + 1) * 4;
+					int64_t shape[1] = {n}, ds[1] = {4}, ss[1] = {4 * k};
+					memset(dst, 0x5a, 1024);
+					copy_box(dst + off, ds, src, ss, shape, 1, 4, flags);
+					bool ok = true;
+					for (int64_t i = 0; i < 1024; i++) {
+						int64_t e = (i - off) / 4;
+						char want = i >= off && e < n ? src[e * k * 4 + (i - off) % 4] : 0x5a;
+						ok = ok && dst[i] == want;
+					}
+					check(ok, "a stride-2 or -4 gather up to a page that cannot be read", k * 100000 + n * 100 + off + flags);
+				}
+	munmap(m, span + page);
+	free(dst);
+}
+
 static void tile_rows_cases(void)
 {
 	enum {
@@ -880,6 +920,7 @@ int main(int argc, char **argv)
 	tall_tile_cases();
 	narrow_trans_cases();
 	exp_cases();
+	gather_edge_cases();
 	for (long i = 0; i < count / 2; i++)
 		pw_case(i);
 	check(pw_ran > count / 80 && pw_ran_rows > count / 20, "enough chains ran, transposed and not", 0);
