@@ -512,7 +512,9 @@ static void tile_rows_cases(void)
 	check(tile_rows(I, 7264, 7264, 4) == 32, "large L1, Intel: 32 rows of long f32 rows", 0);
 	check(tile_rows(I, 5000, 5000, 8) == 32, "large L1, Intel: 32 rows of long f64 rows", 0);
 	check(tile_rows(I, 8192, 8192, 4) == 32, "large L1, Intel: 32 rows at a 4 KiB pitch", 0);
-	check(tile_rows(I, 48, 48, 4) == 16, "large L1, Intel: 16 close rows of 192 bytes", 0);
+	check(tile_rows(I, 48, 48, 4) == 48 && tile_rows(I, 96, 96, 4) == 64,
+	      "large L1, Intel: up to 64 rows at most 640 bytes apart on both sides", 0);
+	check(tile_rows(I, 192, 192, 4) == 32, "large L1, Intel: 32 rows of 768 bytes", 0);
 	check(tile_rows(I, 20, 7264, 4) == 20, "large L1, Intel: fewer rows than a tile", 0);
 	check(tile_rows(I, 7264, 7264, 1) == 64 && tile_rows(S, 7264, 7264, 1) == 64,
 	      "1-byte elements: 64 rows, whole lines", 0);
