@@ -378,6 +378,7 @@ static void plan_trans(BoxPlan *p, Box *b, int a, int c, int skip)
 	 * 1.06-1.27x; rows of 64 or 512 bytes 0.79x and 0.89x, pitches of 1920
 	 * bytes and more 0.73-0.87x). */
 	int64_t row = p->n[1] * (int64_t)p->esize, sp = abs64(p->ss[0]);
+	bool compact = few_misses() && p->esize == 4 && sp <= 640 && abs64(p->ds[1]) <= 640;
 	/* With a small L1 (small_l1), 4- and 8-byte elements take TR_A / 4
 	 * rows, or TR_A / 2 where they lie within 2 KiB of each other, so that
 	 * a tile reads one nearly contiguous stretch (measured alternating in
@@ -436,14 +437,16 @@ static void plan_trans(BoxPlan *p, Box *b, int a, int c, int skip)
 		 * (2,0,4,1,5,3) 1.11x, the other permutations of the set within 3 %;
 		 * TR_A wherever the source rows lie within 2 KiB lost up to 0.87x). */
 		bool close = p->esize == 4 && row >= 128 && row <= 256 && sp <= 640;
-		bool compact = few_misses() && p->esize == 4 && sp <= 640 && abs64(p->ds[1]) <= 640;
 		int64_t cap = close ? TR_A / 4 : sets_collide(sp) || few_misses() ? TR_A / 2 : TR_A;
 		p->blk[0] = p->esize == 1 ? min64(p->n[0], TR_A) /* whole lines of 64 rows (tr_tile_narrow) */
 			    : compact ? min64(p->n[0], TR_A)
 			    : min64(p->n[0] <= TR_A ? p->n[0] : row < TR_SHORT ? TR_A / 2 : TR_A, cap);
 	}
 	p->blk[1] = min64(p->n[1], TR_B);
-	p->next_tile = p->esize >= 4 && (p->flags & COPY_STREAM) && sp <= TR_CLOSE;
+	/* compact tiles (above) do without it: (75,75,96,96) to (1,0,3,2)
+	 * 1.13x, (15,15,15,112,5,32) to (2,0,4,1,5,3) 0.98x (Intel Xeon,
+	 * alternating in one process, the L3 flushed between runs) */
+	p->next_tile = p->esize >= 4 && (p->flags & COPY_STREAM) && sp <= TR_CLOSE && !compact;
 	/* An Intel core at a 4 KiB pitch: tiles TR_A columns wide, each
 	 * prefetching the next one's source (NextTile) and not along its own
 	 * rows, as pw_form_tiles's sub-tiles (measured alternating in one
