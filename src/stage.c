@@ -1065,8 +1065,8 @@ AVX2_FN static inline __m256 every4_4(const char *s, bool last)
  * halves stored back to back, the last line too: its last vector is read
  * through a mask, so nothing past the last element is read (a half line
  * left to plain stores at the end of every 64 KiB piece made x[:, ::2] of
- * 8192² 1.17x slower and x[:, 1::4] 1.05x: measured alternating in one
- * process on an Intel Xeon, the L3 flushed between runs). A tail shorter
+ * 8192² 1.13x slower and x[:, 1::4] 1.08x: measured on an Intel Xeon, the
+ * L3 flushed between runs). A tail shorter
  * than a line takes plain stores; the unstreamed loop stops before the
  * last element. */
 AVX2_FN static void gather_k4(char *d, const char *s, int64_t n, int k, bool stream)
@@ -1707,11 +1707,12 @@ PWF_INLINE void pw_form_step(const PwForm *f, const PwIns *m, char *d, int64_t d
  * 4 KiB apart) the steps go along PW_SUB output rows at a time, and each
  * such sub-tile prefetches the next one's source lines, row after row,
  * spread over its steps (NextTile), instead of PW_TILES's walk down the
- * columns with its prefetch along the rows. Measured alternating in one
- * process on an Intel Xeon, tasks of whole source rows (pw_whole_rows)
- * both ways: relu(x.T * s + b) of 8192² 1.10x, x.T * s + b of 4096 x
- * 16384 1.19x; at other pitches the walk down the columns stays ahead
- * (7264² 0.97x). */
+ * columns with its prefetch along the rows. Measured on an Intel Xeon
+ * with the L3 flushed between runs, this and pw_whole_rows together against
+ * neither: relu(x.T * s + b) of 8192² 1.10x, x.T * s + b of 4096 x 16384
+ * 1.20x; alternating in one process with the L3 warm, whole-row tasks both
+ * ways, at other pitches the walk down the columns stayed ahead (7264²
+ * 0.97x). */
 PWF_INLINE void pw_form_tiles(const PwForm *f, const PwIns *m, char *d, int64_t dp, int64_t r8, int64_t c0,
 			     int64_t c16, int clamp, bool stream, int64_t ahead, bool sub)
 {
@@ -1831,11 +1832,12 @@ bool pw_form_fits(const PwProg *p)
  * and on an Intel core (few_misses). Measured alternating on a Zen 4,
  * relu(x.T * s + b) as the plan's blocks of 32 source rows by 1 KiB of
  * each, one task per block, against a task per 32 source rows, whole:
- * 1.04-1.10x at 8192², 1.12-1.15x at 7264². On an Intel Xeon, alternating
- * in one process: relu(x.T * s + b) 1.15x at 7264², 1.06x at 1216 x 43408,
- * 1.12x at 43408 x 1216, 1.06x at a pitch of 8208 floats, and with
- * pw_form_tiles's sub-tiles 1.10x at 8192²; x.T / s of 16384 x 1024 1.03x;
- * x.T + z of 8192² 0.95x (which reads z 128 bytes per row either way). */
+ * 1.04-1.10x at 8192², 1.12-1.15x at 7264². On an Intel Xeon, the L3
+ * flushed between runs, against the plan's blocks: relu(x.T * s + b) 1.11x
+ * at 7264², 1.03x at 1216 x 43408, 1.12x at 43408 x 1216, 1.08x at a pitch
+ * of 8208 floats, and with pw_form_tiles's sub-tiles 1.10x at 8192²;
+ * x.T / s of 16384 x 1024 1.05x; with the L3 warm, x.T + z of 8192² 0.95x
+ * (which reads z 128 bytes per row either way). */
 bool pw_whole_rows(const PwProg *p)
 {
 #ifdef X86
