@@ -573,10 +573,13 @@ static void walk_order(X *x)
 				x->chunk = run < 1 ? 1 : run < x->chunk ? run : x->chunk;
 			}
 	}
-	if (x->fast_g >= 0 && vm_whole_rows(x)) { /* a task: every block of one row of the grid */
+	int whole = x->fast_g >= 0 ? vm_whole_rows(x) : PW_BLOCKS;
+	if (whole != PW_BLOCKS) { /* a task: every block of one row of the grid, or half of them */
 		const PlanVar *pv = &ps->vars[ps->grid_var[x->fast_g]];
 		x->merge = true;
-		x->chunk = i64_ceil_div(pv->n, pv->block);
+		x->row_blocks = i64_ceil_div(pv->n, pv->block);
+		x->halves = whole == PW_HALVES;
+		x->chunk = x->halves ? i64_ceil_div(x->row_blocks, 2) : x->row_blocks;
 	}
 }
 
@@ -1247,7 +1250,8 @@ static bool exec_stmt(const Inst *in, int si, void *const *storage, void **lets,
 			pool_run(i64_ceil_div(x->rows, x->row_task), rows_task, x, nw);
 	}
 	else if (ok)
-		pool_run(i64_ceil_div(x->ntasks, x->chunk), vm_block_task, x, nw);
+		pool_run(x->halves ? x->ntasks / x->row_blocks * 2 : i64_ceil_div(x->ntasks, x->chunk), vm_block_task, x,
+		         nw);
 	if (x && x->w)
 		vm_free_workers(x, nw);
 	x_free(x);

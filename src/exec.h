@@ -186,7 +186,11 @@ bool pw_fits(const PwProg *p);
 bool pw_transposes(const PwProg *p);
 /* Does p run over tiles in their fixed form, clamp(v * a + b)? (tests) */
 bool pw_form_fits(const PwProg *p);
-bool pw_whole_rows(const PwProg *p);
+/* How a transposed chain's tasks read its source rows (vm_whole_rows):
+ * PW_BLOCKS the plan's blocks, PW_WHOLE a task per row of the grid,
+ * PW_HALVES half of one a task, both halves of a row at once. */
+enum { PW_BLOCKS, PW_WHOLE, PW_HALVES };
+int pw_whole_rows(const PwProg *p);
 /* Runs p (pw_fits) into d, row pitch dp bytes, columns contiguous;
  * streaming stores (unfenced, see copy_stream_nofence) if stream. */
 void pw_run(const PwProg *p, char *d, int64_t dp, int64_t rows, int64_t cols, bool stream);

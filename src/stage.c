@@ -1895,14 +1895,22 @@ bool pw_form_fits(const PwProg *p)
  * of 8208 floats, and with pw_form_tiles's sub-tiles 1.10x at 8192²;
  * x.T / s of 16384 x 1024 1.05x; with the L3 warm, x.T + z of 8192² 0.95x
  * (which reads z 128 bytes per row either way). */
-bool pw_whole_rows(const PwProg *p)
+int pw_whole_rows(const PwProg *p)
 {
 #ifdef X86
 	PwChain ch;
-	return (small_l1() || few_misses()) && pw_fits(p) && pw_chain(p, &ch) && pw_trans(&p->ins[ch.main]);
+	if (!(small_l1() || few_misses()) || !pw_fits(p) || !pw_chain(p, &ch) || !pw_trans(&p->ins[ch.main]))
+		return PW_BLOCKS;
+	/* pw_form_tiles's sub-tiles read best with the two threads on the two
+	 * halves of the same source rows (measured alternating in one process
+	 * on an Intel Xeon, the L3 flushed between runs, against whole rows:
+	 * relu(x.T * s + b) of 8192² 1.04x, x.T * s + b of 4096 x 16384
+	 * 0.99x; at other pitches, without the sub-tiles, 7264² 0.96x, a pitch
+	 * of 8208 floats 0.98x) */
+	return few_misses() && pw_form_fits(p) && pitch_4k(p->ins[ch.main].cs) ? PW_HALVES : PW_WHOLE;
 #else
 	(void)p;
-	return false;
+	return PW_BLOCKS;
 #endif
 }
 

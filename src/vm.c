@@ -1759,10 +1759,20 @@ static void grid_range(const PlanStmt *ps, int g, int64_t *t, int64_t *lo, int64
 static void run_block(const X *x, int64_t t, int64_t n, int worker);
 
 /* Task t: x->chunk consecutive blocks in the executor's walk order, one
- * after the other, or as one range (x->merge). */
+ * after the other, or as one range (x->merge), or half of one row of them
+ * (x->halves: the pool's front thread takes tasks 0, 1, ... and its back
+ * thread 2 rows - 1, 2 rows - 2, ..., so the two work on the two halves of
+ * the same rows, in order). */
 void vm_block_task(void *arg, int64_t t, int worker)
 {
 	const X *x = arg;
+	if (x->merge && x->halves) { /* the pool's two ends: both halves of row t at once, rows in order */
+		int64_t rows = x->ntasks / x->row_blocks, row = t < rows ? t : 2 * rows - 1 - t, second = t >= rows;
+		int64_t n = second ? x->row_blocks - x->chunk : x->chunk;
+		if (n > 0)
+			run_block(x, row * x->row_blocks + second * x->chunk, n, worker);
+		return;
+	}
 	if (x->merge) {
 		run_block(x, t * x->chunk, x->chunk, worker);
 		return;
@@ -1774,13 +1784,13 @@ void vm_block_task(void *arg, int64_t t, int worker)
 /* Does the statement run as a transposed chain that reads best in whole
  * source rows (pw_whole_rows)? Its program as pw_box would build it for a
  * box of several rows and columns. */
-bool vm_whole_rows(const X *x)
+int vm_whole_rows(const X *x)
 {
 	PwProg pw;
 	int acc[PW_MAX], nsd = x->nsd[0];
-	if (nsd < 2 || !pw_build(x, &pw, acc))
-		return false;
-	return pw_strides(x, &pw, acc, x->sd[0][nsd - 2], x->sd[0][nsd - 1], 2, 2) && pw_whole_rows(&pw);
+	if (nsd < 2 || !pw_build(x, &pw, acc) || !pw_strides(x, &pw, acc, x->sd[0][nsd - 2], x->sd[0][nsd - 1], 2, 2))
+		return PW_BLOCKS;
+	return pw_whole_rows(&pw);
 }
 
 /* Marks the registers instruction in reads from another scope. */

@@ -79,6 +79,8 @@ typedef struct {
 	int64_t chunk;    /* consecutive blocks per task */
 	bool merge;       /* a task's blocks (all of fast_g's, one row of the grid) run as one
 	                   * range of its variable: a transposed chain on a small L1 (pw_whole_rows) */
+	bool halves;      /* ... half of them, tasks t and 2 rows - 1 - t the two halves of row t */
+	int64_t row_blocks; /* fast_g's blocks in a row of the grid, where merge */
 	int64_t pstride[MAXSCOPE]; /* row-major position of each output variable */
 	bool stream;
 	struct W *w;      /* per worker: its scratch */
@@ -116,7 +118,7 @@ void box_copy(char *dst, const int64_t *ds, const char *src, const int64_t *ss, 
 /* Pool task t of a statement on the register machine: the boxes of grid
  * block t, each evaluated in units and stored through the output's view. */
 void vm_block_task(void *arg, int64_t t, int worker);
-bool vm_whole_rows(const X *x);
+int vm_whole_rows(const X *x);
 /* The per-worker scratch of x->w, empty until a worker's first block. */
 struct W *vm_workers(int nw);
 void vm_free_workers(X *x, int nw);
