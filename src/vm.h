@@ -78,7 +78,8 @@ typedef struct {
 	int fast_g;       /* the grid axis whose blocks a task walks first, -1: the plan's order */
 	int64_t chunk;    /* consecutive blocks per task */
 	bool merge;       /* a task's blocks (all of fast_g's, one row of the grid) run as one
-	                   * range of its variable: a transposed chain on a small L1 (pw_whole_rows) */
+	                   * range of its variable: a transposed chain on a small L1 or an Intel core
+	                   * (pw_whole_rows) */
 	bool halves;      /* ... half of them, tasks t and 2 rows - 1 - t the two halves of row t */
 	int64_t row_blocks; /* fast_g's blocks in a row of the grid, where merge */
 	int64_t pstride[MAXSCOPE]; /* row-major position of each output variable */
