@@ -69,6 +69,7 @@ enum { SIMD_NONE, SIMD_SSE2, SIMD_AVX2 };
 #define RUN_SHORT 2048
 #define RUNS_A 1024
 #define RUNS_MIN 16 /* runs per block of short runs at least, on an Intel core (plan_runs) */
+#define TR_STAGED 128 /* source rows of a tile whose rows go through tr_rows_staged */
 #define CHUNK 65536
 /* A task: its tiles one after the other, the pool's two ends walked by
  * two threads (pool.c); each new task costs the hardware prefetchers a
@@ -466,8 +467,9 @@ static void plan_trans(BoxPlan *p, Box *b, int a, int c, int skip)
 	 * tiles of 32 rows: 4100² 1.7x, 5000² 1.45x, 5008 x 3000 1.45x, 8000 x
 	 * 1001 1.1x, (1000,300,200) to (2,1,0) 1.0x; 64 rows 1.2-1.3x, 96 and
 	 * 192 within 5 % of 128; 128 rows with plain stores 1.1x) */
-	if (few_misses() && p->esize == 4 && (p->flags & COPY_STREAM) && p->ds[1] % 64) {
-		p->blk[0] = min64(p->n[0], TR_A * 2);
+	if (few_misses() && p->esize == 4 && (p->flags & COPY_STREAM) && p->ds[1] % 64 && p->ds[1] % 4 == 0 &&
+	    (uintptr_t)b->dst % 4 == 0) {
+		p->blk[0] = min64(p->n[0], TR_STAGED);
 		p->staged = true;
 	}
 	/* dim 0's tiles among the outer dims, by their step's src stride (unit_at) */
@@ -523,7 +525,8 @@ static void plan_runs(BoxPlan *p, Box *b)
 	 * and (582,75,16,80) 1.07x, (15,15,32,15,10,48) to (4,1,0,3,2,5)
 	 * 1.08x, the other short-run permutations of the set the same; 8 and
 	 * 32 runs within 5 % of 16, alternating in one process) */
-	p->blk[0] = clamp64(few_misses() ? RUNS_A / run > RUNS_MIN ? RUNS_A / run : RUNS_MIN : RUNS_A / run, 1, p->n[0]);
+	int64_t runs = RUNS_A / run;
+	p->blk[0] = clamp64(few_misses() && runs < RUNS_MIN ? RUNS_MIN : runs, 1, p->n[0]);
 	p->blk[1] = clamp64(CHUNK / run, 1, p->n[1]);
 }
 
@@ -914,7 +917,6 @@ static inline void next_tile_step(NextTile *nt)
  * row at its own offset in the buffer's lines, and then each row is
  * streamed in whole lines, its partial first and last lines by plain
  * stores. Prefetches as tr_tile4's. */
-#define TR_STAGED 256 /* source rows a tile may have for it */
 AVX2_FN static void tr_rows_staged(char *d, int64_t dp, const char *s, int64_t sp, int64_t n16, int64_t ahead,
 				   NextTile *next)
 {
@@ -958,9 +960,8 @@ AVX2_FN static void tr_tile4(char *d, int64_t dp, const char *s, int64_t sp,
 			     int64_t na, int64_t nb, bool stream, bool staged, NextTile *next)
 {
 	int64_t head;
-	bool want = stream;
-	stream = stream_rows(d, dp, 4, na, stream, &head);
-	staged = staged && want && !stream && dp % 4 == 0 && (uintptr_t)d % 4 == 0 && na <= TR_STAGED;
+	stream = stream_rows(d, dp, 4, na, stream, &head); /* false where staged: dp is no multiple of 64 */
+	assert(!staged || (!stream && na <= TR_STAGED));
 	tr_scalar(d, dp, s, sp, head, nb, 4);
 	d += head * 4, s += head * sp, na -= head;
 	int64_t ahead = next && next->only ? 0 : prefetch_ahead(sp);
@@ -971,13 +972,14 @@ AVX2_FN static void tr_tile4(char *d, int64_t dp, const char *s, int64_t sp,
 		bool pf = ahead && ib % 16 == 0;
 		if (staged)
 			tr_rows_staged(d + ib * dp, dp, s + ib * 4, sp, na16, pf ? ahead : 0, next);
-		for (int64_t ia = 0; !staged && ia < na16; ia += 16) {
-			if (pf)
-				prefetch_rows(s + ia * sp + ib * 4, sp, 16, ahead);
-			tr16x8_4(d + ib * dp + ia * 4, dp, s + ia * sp + ib * 4, sp, stream);
-			if (next)
-				next_tile_step(next);
-		}
+		else
+			for (int64_t ia = 0; ia < na16; ia += 16) {
+				if (pf)
+					prefetch_rows(s + ia * sp + ib * 4, sp, 16, ahead);
+				tr16x8_4(d + ib * dp + ia * 4, dp, s + ia * sp + ib * 4, sp, stream);
+				if (next)
+					next_tile_step(next);
+			}
 		if (na8 > na16) { /* half lines: plain stores */
 			__m256 o[8];
 			if (pf)
@@ -1117,33 +1119,42 @@ AVX2_FN static inline __m256 every4_4(const char *s, bool last)
 	return _mm256_permutevar8x32_ps(_mm256_shuffle_ps(ab, cd, 0x88), order);
 }
 
+/* One streamed line of gather_k4: d[0..16) = s[0], s[k], ..., the k
+ * source lines GATHER_AHEAD on prefetched; last: the line ends at the
+ * last element, whose successor is not read. */
+AVX2_FN static inline void gather_line_k4(char *d, const char *s, int k, bool last)
+{
+	prefetch(s, GATHER_AHEAD);
+	prefetch(s, GATHER_AHEAD + 64);
+	if (k == 4) {
+		prefetch(s, GATHER_AHEAD + 128);
+		prefetch(s, GATHER_AHEAD + 192);
+	}
+	__m256 lo = k == 2 ? even_4(s, false) : every4_4(s, false);
+	__m256 hi = k == 2 ? even_4(s + 32 * k, last) : every4_4(s + 32 * k, last);
+	_mm256_stream_ps((float *)d, lo);
+	_mm256_stream_ps((float *)(d + 32), hi);
+}
+
 /* d[i] = s[k·i] for 4-byte elements, k = 2 or 4. Streamed, from the first
  * whole line of d on, sixteen elements (a whole line) per step, its two
  * halves stored back to back, the last line too: its last vector is read
  * through a mask, so nothing past the last element is read (a half line
  * left to plain stores at the end of every 64 KiB piece made x[:, ::2] of
  * 8192² 1.13x slower and x[:, 1::4] 1.08x: measured on an Intel Xeon, the
- * L3 flushed between runs). A tail shorter
- * than a line takes plain stores; the unstreamed loop stops before the
- * last element. */
+ * L3 flushed between runs). A tail shorter than a line takes plain
+ * stores; the unstreamed loop stops before the last element. */
 AVX2_FN static void gather_k4(char *d, const char *s, int64_t n, int k, bool stream)
 {
 	int64_t i = stream ? stream_head(d, 0, 4, 64, n) : 0, step = 4 * k;
 	stream = stream && i >= 0;
 	i = i > 0 ? i : 0;
 	row_gather(d, s, step, i, 4);
-	for (; stream && i + 16 <= n; i += 16) {
-		bool last = i + 16 == n;
-		prefetch(s + step * i, GATHER_AHEAD); /* the k lines of a step, GATHER_AHEAD on */
-		prefetch(s + step * i, GATHER_AHEAD + 64);
-		if (k == 4) {
-			prefetch(s + step * i, GATHER_AHEAD + 128);
-			prefetch(s + step * i, GATHER_AHEAD + 192);
-		}
-		__m256 lo = k == 2 ? even_4(s + step * i, false) : every4_4(s + step * i, false);
-		__m256 hi = k == 2 ? even_4(s + step * (i + 8), last) : every4_4(s + step * (i + 8), last);
-		_mm256_stream_ps((float *)(d + 4 * i), lo);
-		_mm256_stream_ps((float *)(d + 4 * i + 32), hi);
+	for (; stream && i + 16 < n; i += 16)
+		gather_line_k4(d + 4 * i, s + step * i, k, false);
+	if (stream && i + 16 == n) {
+		gather_line_k4(d + 4 * i, s + step * i, k, true);
+		i += 16;
 	}
 	for (; i + 8 + 1 <= n; i += 8)
 		store_4(d + 4 * i, k == 2 ? even_4(s + step * i, false) : every4_4(s + step * i, false), false);
@@ -1740,6 +1751,13 @@ PWF_INLINE __m256 pw_form1(__m256 v, __m256 a, __m256 b, __m256 l, int clamp)
 	       clamp == PWF_MIN ? sop8(SOP_MIN, v, l) : v;
 }
 
+/* Does a chain of pw_form's shape whose transposed load's source rows lie
+ * cs bytes apart walk pw_form_tiles's sub-tiles? */
+static bool sub_tiles(int64_t cs)
+{
+	return few_misses() && pitch_4k(cs);
+}
+
 /* One step of pw_form_tiles: output rows r to r + 8, columns c to c + 16
  * (16 source rows). */
 PWF_INLINE void pw_form_step(const PwForm *f, const PwIns *m, char *d, int64_t dp, int64_t r, int64_t c, int clamp,
@@ -1835,7 +1853,7 @@ PW_FN static void pw_chain_tiles(const PwProg *p, const PwChain *ch, char *d, in
 	int64_t c16 = c0 + ((cols - c0) & ~(int64_t)15);
 	PwForm f;
 	bool uniform = pw_uniform(p, ch), form = uniform && pw_form(p, ch, &f);
-	bool sub = form && few_misses() && pitch_4k(m->cs);
+	bool sub = form && sub_tiles(m->cs);
 	int64_t ahead = sub ? 0 : prefetch_ahead(m->cs);
 	if (ahead)
 		prefetch_heads(m->p + c0 * m->cs, m->cs, c16 - c0, ahead);
@@ -1907,7 +1925,8 @@ int pw_whole_rows(const PwProg *p)
 	 * relu(x.T * s + b) of 8192² 1.04x, x.T * s + b of 4096 x 16384
 	 * 0.99x; at other pitches, without the sub-tiles, 7264² 0.96x, a pitch
 	 * of 8208 floats 0.98x) */
-	return few_misses() && pw_form_fits(p) && pitch_4k(p->ins[ch.main].cs) ? PW_HALVES : PW_WHOLE;
+	PwForm f;
+	return pw_uniform(p, &ch) && pw_form(p, &ch, &f) && sub_tiles(p->ins[ch.main].cs) ? PW_HALVES : PW_WHOLE;
 #else
 	(void)p;
 	return PW_BLOCKS;

@@ -37,15 +37,11 @@ static void run_case(athene_dtype dt, int64_t D, athene_dtype it, bool wrap, int
 	         "kernel %s(t: %s[%lld, %lld], idx: %s[%lld]) -> (y: %s[%lld, %lld]) {\n"
 	         "    y[s, d] = t[%s, d]\n}\n",
 	         name, tn, (long long)V, (long long)D, itn, (long long)S, tn, (long long)S, (long long)D, index);
-	athene_ctx *c = athene_create();
-	if (athene_load(c, name, src)) {
-		kcheck(false, athene_errors(c), name, 0);
-		athene_destroy(c);
+	athene_ctx *c = kcheck_load(name, src);
+	if (!c)
 		return;
-	}
-	athene_inst *in = kf_instance(athene_kernel_at(c, 0));
+	athene_inst *in = kcheck_instance(athene_kernel_at(c, 0));
 	if (!in) {
-		kcheck(false, "compiles", name, 0);
 		athene_destroy(c);
 		return;
 	}

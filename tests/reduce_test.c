@@ -65,20 +65,16 @@ static bool same(const void *a, const void *b, athene_dtype dt, int64_t n)
 int main(void)
 {
 	rng = 20261205;
-	athene_ctx *c = athene_create();
-	if (athene_load(c, "reduce_test", src)) {
-		printf("FAIL: %s", athene_errors(c));
-		return 1;
-	}
+	athene_ctx *c = kcheck_load("reduce_test", src);
+	if (!c)
+		return kcheck_report();
 	for (int round = 0; round < 8; round++)
 		for (int k = 0; k < athene_kernel_count(c); k++) {
 			athene_kernel *kn = athene_kernel_at(c, k);
 			const char *name = athene_kernel_name(kn);
-			athene_inst *in = kf_instance(kn);
-			if (!in) {
-				kcheck(false, "compiles", name, 0);
+			athene_inst *in = kcheck_instance(kn);
+			if (!in)
 				continue;
-			}
 			athene_param px, py;
 			athene_param_info(in, 0, &px);
 			athene_param_info(in, 1, &py);

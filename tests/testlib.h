@@ -42,6 +42,19 @@ static inline int kcheck_report(void)
 	return kcheck_failed != 0;
 }
 
+/* A context holding the kernels of src (named name), or NULL, the load's
+ * errors counted as a failed check. */
+static inline athene_ctx *kcheck_load(const char *name, const char *src)
+{
+	athene_ctx *c = athene_create();
+	if (c && !athene_load(c, name, src))
+		return c;
+	kcheck(false, c ? athene_errors(c) : "cannot create a context", name, 0);
+	athene_destroy(c);
+	return NULL;
+}
+
+
 static const char *kf_names[64];
 static long kf_vals[64];
 static int kf_nsyms;
@@ -92,6 +105,15 @@ static inline athene_inst *kf_instance(athene_kernel *k)
 	fprintf(stderr, "FAIL %s: %s", athene_kernel_name(k), in ? athene_inst_errors(in) : "out of memory\n");
 	athene_instance_free(in);
 	return NULL;
+}
+
+/* kf_instance of kernel k, or NULL counted as a failed check. */
+static inline athene_inst *kcheck_instance(athene_kernel *k)
+{
+	athene_inst *in = kf_instance(k);
+	if (!in)
+		kcheck(false, "compiles", athene_kernel_name(k), 0);
+	return in;
 }
 
 #endif

@@ -53,19 +53,15 @@ static void fill(float *p, int64_t n)
 int main(void)
 {
 	rng = 20261205;
-	athene_ctx *c = athene_create();
-	if (athene_load(c, "tuning_test", src)) {
-		printf("FAIL: %s", athene_errors(c));
-		return 1;
-	}
+	athene_ctx *c = kcheck_load("tuning_test", src);
+	if (!c)
+		return kcheck_report();
 	for (int k = 0; k < athene_kernel_count(c); k++) {
 		athene_kernel *kn = athene_kernel_at(c, k);
 		const char *name = athene_kernel_name(kn);
-		athene_inst *in = kf_instance(kn);
-		if (!in) {
-			kcheck(false, "compiles", name, 0);
+		athene_inst *in = kcheck_instance(kn);
+		if (!in)
 			continue;
-		}
 		int np = athene_kernel_nparams(kn), out = np - 1;
 		void *ref[8] = {0}, *got[8] = {0};
 		size_t bytes[8];
