@@ -901,6 +901,23 @@ typedef struct {
 	bool only;      /* the tile prefetches nothing else (BoxPlan.next_only) */
 } NextTile;
 
+/* The prefetch of rows rows of lines lines each, sp bytes apart from s on,
+ * spread over steps steps. */
+static inline NextTile next_tile(const char *s, int64_t sp, int64_t lines, int64_t rows, int64_t steps, bool only)
+{
+	int64_t left = lines * rows;
+	return (NextTile){s, sp, lines, left, steps ? (left + steps - 1) / steps : 0, 0, 0, only};
+}
+
+/* How many lines bytes from p take in every row, the rows pitch bytes
+ * apart: exact where the rows start at the same offset in their lines,
+ * else the most a row can take. */
+static inline int64_t row_lines(const char *p, int64_t pitch, int64_t bytes)
+{
+	int64_t off = pitch % 64 ? 63 : (int64_t)((uintptr_t)p % 64);
+	return bytes > 0 ? (off + bytes + 63) / 64 : 0;
+}
+
 static inline void next_tile_step(NextTile *nt)
 {
 	for (int64_t q = 0; q < nt->per && nt->left > 0; q++, nt->left--) {
@@ -1592,6 +1609,19 @@ PW_INLINE void pw_uniform_half(const PwChain *ch, const __m256 *e, __m256 *val)
 #undef PW_MINV
 #undef PW_INLINE
 
+/* The sides of a chain that it reads along the output's rows (a matrix,
+ * like z in x.T + z), into side; how many. */
+static int pw_row_sides(const PwProg *p, const PwChain *ch, const PwIns **side)
+{
+	int n = 0;
+	for (int t = 0; t < ch->n; t++) {
+		const PwIns *q = ch->st[t].side >= 0 ? &p->ins[ch->st[t].side] : NULL;
+		if (q && q->kind == PW_LOAD && q->cs == 4 && q->rs)
+			side[n++] = q;
+	}
+	return n;
+}
+
 /* The 4 lines ahead bytes past the 64 lanes at at. */
 static inline void pw_prefetch_ahead(const char *at, int64_t ahead)
 {
@@ -1610,15 +1640,10 @@ static inline void pw_prefetch_ahead(const char *at, int64_t ahead)
 PW_FN static void pw_chain_rows(const PwProg *p, const PwChain *ch, char *d, int64_t dp, int64_t rows, int64_t cols,
 				bool stream)
 {
-	const PwIns *m = &p->ins[ch->main], *ahead[PW_MAX]; /* the sides read along rows */
-	int nahead = 0;
+	const PwIns *m = &p->ins[ch->main], *ahead[PW_MAX];
+	int nahead = pw_row_sides(p, ch, ahead);
 	bool pf = seq_prefetch_pays();
 	int64_t dist = few_misses() ? PW_AHEAD / 2 : PW_AHEAD;
-	for (int t = 0; t < ch->n; t++) {
-		const PwIns *q = ch->st[t].side >= 0 ? &p->ins[ch->st[t].side] : NULL;
-		if (q && q->kind == PW_LOAD && q->cs == 4 && q->rs)
-			ahead[nahead++] = q;
-	}
 	for (int64_t r = 0; r < rows; r++) {
 		char *dr = d + r * dp;
 		int64_t c = 0;
@@ -1751,11 +1776,48 @@ PWF_INLINE __m256 pw_form1(__m256 v, __m256 a, __m256 b, __m256 l, int clamp)
 	       clamp == PWF_MIN ? sop8(SOP_MIN, v, l) : v;
 }
 
-/* Does a chain of pw_form's shape whose transposed load's source rows lie
- * cs bytes apart walk pw_form_tiles's sub-tiles? */
-static bool sub_tiles(int64_t cs)
+/* Does a transposed chain walk sub-tiles of PW_SUB output rows, each
+ * prefetching the next one's lines (pw_form_tiles, pw_chain_sub), with
+ * both threads on the two halves of the same source rows (pw_whole_rows)?
+ * On an Intel core (few_misses): where the source rows lie a multiple of 4
+ * KiB apart, and a chain not in pw_form's shape also where it reads a side
+ * along the output's rows (measured alternating in one process on an
+ * Intel Xeon, the L3 flushed between runs, against whole rows walked down
+ * the columns: x.T + z of 8192² 1.5-1.6x, of 7264² 1.25x, at a pitch of
+ * 8208 floats 1.35x, x.T * z of 4096 x 16384 1.6x; x.T / s of 8192² 1.11x,
+ * of 16384 x 1024 1.13x; without a side at other pitches x.T / s of 7264²
+ * lost, 0.93x). */
+static bool sub_tiles(const PwProg *p, const PwChain *ch, bool form)
 {
-	return few_misses() && pitch_4k(cs);
+	const PwIns *side[PW_MAX];
+	return few_misses() && (pitch_4k(p->ins[ch->main].cs) || (!form && pw_row_sides(p, ch, side) > 0));
+}
+
+/* The prefetches of a sub-tile of output rows r0 to r1 for the next one,
+ * rows r1 to rn, spread over the sub-tile's steps: the source's lines,
+ * row after row, and those of each side read along rows. */
+typedef struct {
+	NextTile t[1 + PW_MAX];
+	int n;
+} SubNext;
+
+static inline void sub_next(SubNext *w, const PwIns *m, const PwIns *const *side, int nside, int64_t r0, int64_t r1,
+			    int64_t rn, int64_t c0, int64_t c16)
+{
+	int64_t steps = (r1 - r0) / 8 * ((c16 - c0) / 16);
+	const char *at = m->p + r1 * 4 + c0 * m->cs;
+	w->n = 1 + nside;
+	w->t[0] = next_tile(at, m->cs, row_lines(at, m->cs, (rn - r1) * 4), c16 - c0, steps, true);
+	for (int k = 0; k < nside; k++) {
+		at = side[k]->p + r1 * side[k]->rs + c0 * 4;
+		w->t[1 + k] = next_tile(at, side[k]->rs, row_lines(at, side[k]->rs, (c16 - c0) * 4), rn - r1, steps, true);
+	}
+}
+
+static inline void sub_next_step(SubNext *w)
+{
+	for (int k = 0; k < w->n; k++)
+		next_tile_step(&w->t[k]);
 }
 
 /* One step of pw_form_tiles: output rows r to r + 8, columns c to c + 16
@@ -1793,15 +1855,13 @@ PWF_INLINE void pw_form_tiles(const PwForm *f, const PwIns *m, char *d, int64_t 
 {
 	if (sub) {
 		for (int64_t r0 = 0; r0 < r8; r0 += PW_SUB) {
-			int64_t r1 = min64(r0 + PW_SUB, r8), rn = min64(r1 + PW_SUB, r8);
-			int64_t lines = ((rn - r1) * 4 + 63) / 64 + 1, left = lines * (c16 - c0);
-			int64_t steps = (r1 - r0) / 8 * ((c16 - c0) / 16);
-			NextTile nt = {m->p + r1 * 4 + c0 * m->cs, m->cs, lines, left, steps ? (left + steps - 1) / steps : 0,
-				       0, 0, true};
+			int64_t r1 = min64(r0 + PW_SUB, r8);
+			SubNext w;
+			sub_next(&w, m, NULL, 0, r0, r1, min64(r1 + PW_SUB, r8), c0, c16);
 			for (int64_t r = r0; r < r1; r += 8)
 				for (int64_t c = c0; c < c16; c += 16) {
 					pw_form_step(f, m, d, dp, r, c, clamp, stream);
-					next_tile_step(&nt);
+					sub_next_step(&w);
 				}
 		}
 		return;
@@ -1833,18 +1893,71 @@ PW_FN static void pw_form_run(const PwForm *f, const PwIns *m, char *d, int64_t 
 #undef PWF_INLINE
 #undef PW_FORM_CASE
 
+/* One step of a chain not in pw_form's shape: output rows r to r + 8,
+ * columns c to c + 16, half a tile (8 vectors in registers) at a time, into
+ * an L1 buffer from which each row's two halves are stored back to back
+ * (its steps on all 16 vectors at once spilled them around every step:
+ * 1.4-1.5x the form's time on relu(x.T * s + b)). */
+AVX2_FN static inline __attribute__((always_inline)) void pw_chain_step(const PwProg *p, const PwChain *ch,
+									bool uniform, char *d, int64_t dp,
+									int64_t r, int64_t c, bool stream)
+{
+	const PwIns *m = &p->ins[ch->main];
+	const char *at = m->p + r * 4 + c * m->cs;
+	float buf[8][16] __attribute__((aligned(32)));
+	for (int h = 0; h < 2; h++) { /* each half's 8 vectors in registers */
+		__m256 v[8];
+		tr8x8_4(at + 8 * h * m->cs, m->cs, v);
+		if (uniform) {
+			__m256 e[PW_MAX];
+			for (int t = 0; t < ch->n; t++)
+				e[t] = pw_side(ch->st[t].side >= 0 ? &p->ins[ch->st[t].side] : NULL, c + 8 * h, false, 0.0f);
+			pw_uniform_half(ch, e, v);
+		} else {
+			pw_chain_half(p, ch, v, r, c + 8 * h);
+		}
+		PW_UNROLL for (int k = 0; k < 8; k++)
+			_mm256_store_ps(&buf[k][8 * h], v[k]);
+	}
+	PW_UNROLL for (int k = 0; k < 8; k++) { /* whole lines, back to back */
+		char *dr = d + (r + k) * dp + c * 4;
+		store_4(dr, _mm256_load_ps(&buf[k][0]), stream);
+		store_4(dr + 32, _mm256_load_ps(&buf[k][8]), stream);
+	}
+}
+
+/* The sub-tiles of pw_form_tiles for a chain not in pw_form's shape, twice
+ * as many rows where it reads a side along rows (x.T + z of 8192² and
+ * 7264² 1.04-1.08x, x.T * z of 4096 x 16384 1.05x, measured as for
+ * sub_tiles); each prefetches the next one's lines of that side too. */
+PW_FN static void pw_chain_sub(const PwProg *p, const PwChain *ch, bool uniform, char *d, int64_t dp, int64_t r8,
+			       int64_t c0, int64_t c16, bool stream)
+{
+	const PwIns *m = &p->ins[ch->main], *side[PW_MAX];
+	int nside = pw_row_sides(p, ch, side);
+	int64_t n = nside ? 2 * PW_SUB : PW_SUB;
+	for (int64_t r0 = 0; r0 < r8; r0 += n) {
+		int64_t r1 = min64(r0 + n, r8);
+		SubNext w;
+		sub_next(&w, m, side, nside, r0, r1, min64(r1 + n, r8), c0, c16);
+		for (int64_t r = r0; r < r1; r += 8)
+			for (int64_t c = c0; c < c16; c += 16) {
+				pw_chain_step(p, ch, uniform, d, dp, r, c, stream);
+				sub_next_step(&w);
+			}
+	}
+}
+
 /* Tiles of a chain whose value is a transposed load, in the order of
  * tr_tile4: 8 rows at a time, along them 16 columns (16 source rows) per
  * step. Two 8x8 kernels read 8 floats of 16 source rows, whose next 8 the
  * next 8 rows read while the lines are still in L1; each row's two vectors
  * are stored back to back, so the 8 rows are written as 8 streams of whole
  * lines. A chain of pw_form's shape runs in it; any other takes its steps
- * on half a tile (8 vectors in registers) at a time, into an L1 buffer
- * from which each row's two halves are stored back to back (its steps on
- * all 16 vectors at once spilled them around every step: 1.4-1.5x the
- * form's time on relu(x.T * s + b)). The source rows are prefetched as
- * tr_tile4 prefetches them (their heads, then prefetch_ahead() bytes ahead), except
- * at a pitch where their lines collide (sets_collide). */
+ * on half a tile (pw_chain_step). Where sub_tiles says so the steps go in
+ * sub-tiles; else the source rows are prefetched as tr_tile4 prefetches
+ * them (their heads, then prefetch_ahead() bytes ahead), except at a pitch
+ * where their lines collide (sets_collide). */
 PW_FN static void pw_chain_tiles(const PwProg *p, const PwChain *ch, char *d, int64_t dp, int64_t rows, int64_t cols,
 				 bool stream)
 {
@@ -1852,38 +1965,18 @@ PW_FN static void pw_chain_tiles(const PwProg *p, const PwChain *ch, char *d, in
 	int64_t c0 = pw_head(p, d, dp, rows, cols, &stream), r8 = rows & ~(int64_t)7;
 	int64_t c16 = c0 + ((cols - c0) & ~(int64_t)15);
 	PwForm f;
-	bool uniform = pw_uniform(p, ch), form = uniform && pw_form(p, ch, &f);
-	bool sub = form && sub_tiles(m->cs);
+	bool uniform = pw_uniform(p, ch), form = uniform && pw_form(p, ch, &f), sub = sub_tiles(p, ch, form);
 	int64_t ahead = sub ? 0 : prefetch_ahead(m->cs);
 	if (ahead)
 		prefetch_heads(m->p + c0 * m->cs, m->cs, c16 - c0, ahead);
 	if (form)
 		pw_form_run(&f, m, d, dp, r8, c0, c16, stream, ahead, sub);
-	PW_TILES(form ? 0 : r8, c0, c16, pw_down(m->cs, false)) {
-			const char *at = m->p + r * 4 + c * m->cs;
+	else if (sub)
+		pw_chain_sub(p, ch, uniform, d, dp, r8, c0, c16, stream);
+	PW_TILES(form || sub ? 0 : r8, c0, c16, pw_down(m->cs, false)) {
 			if (ahead && r % 16 == 0)
-				prefetch_rows(at, m->cs, 16, ahead);
-			float buf[8][16] __attribute__((aligned(32)));
-			for (int h = 0; h < 2; h++) { /* each half's 8 vectors in registers */
-				__m256 v[8];
-				tr8x8_4(at + 8 * h * m->cs, m->cs, v);
-				if (uniform) {
-					__m256 e[PW_MAX];
-					for (int t = 0; t < ch->n; t++)
-						e[t] = pw_side(ch->st[t].side >= 0 ? &p->ins[ch->st[t].side] : NULL, c + 8 * h, false,
-						               0.0f);
-					pw_uniform_half(ch, e, v);
-				} else {
-					pw_chain_half(p, ch, v, r, c + 8 * h);
-				}
-				PW_UNROLL for (int k = 0; k < 8; k++)
-					_mm256_store_ps(&buf[k][8 * h], v[k]);
-			}
-			PW_UNROLL for (int k = 0; k < 8; k++) { /* whole lines, back to back */
-				char *dr = d + (r + k) * dp + c * 4;
-				store_4(dr, _mm256_load_ps(&buf[k][0]), stream);
-				store_4(dr + 32, _mm256_load_ps(&buf[k][8]), stream);
-			}
+				prefetch_rows(m->p + r * 4 + c * m->cs, m->cs, 16, ahead);
+			pw_chain_step(p, ch, uniform, d, dp, r, c, stream);
 		}
 	pw_scalar(p, d, dp, r8, rows, c0, c16);
 	pw_scalar(p, d, dp, 0, rows, c16, cols);
@@ -1919,14 +2012,16 @@ int pw_whole_rows(const PwProg *p)
 	PwChain ch;
 	if (!(small_l1() || few_misses()) || !pw_fits(p) || !pw_chain(p, &ch) || !pw_trans(&p->ins[ch.main]))
 		return PW_BLOCKS;
-	/* pw_form_tiles's sub-tiles read best with the two threads on the two
-	 * halves of the same source rows (measured alternating in one process
-	 * on an Intel Xeon, the L3 flushed between runs, against whole rows:
+	/* the sub-tiles read best with the two threads on the two halves of
+	 * the same source rows (measured alternating in one process on an
+	 * Intel Xeon, the L3 flushed between runs, against whole rows:
 	 * relu(x.T * s + b) of 8192² 1.04x, x.T * s + b of 4096 x 16384
-	 * 0.99x; at other pitches, without the sub-tiles, 7264² 0.96x, a pitch
-	 * of 8208 floats 0.98x) */
+	 * 0.99x, x.T + z of 8192² 1.09x and at a pitch of 8208 floats 1.19x,
+	 * x.T / s of 8192² 1.08x and of 16384 x 1024 1.00x; at other pitches,
+	 * without the sub-tiles, relu(x.T * s + b) of 7264² 0.96x, a pitch of
+	 * 8208 floats 0.98x) */
 	PwForm f;
-	return pw_uniform(p, &ch) && pw_form(p, &ch, &f) && sub_tiles(p->ins[ch.main].cs) ? PW_HALVES : PW_WHOLE;
+	return sub_tiles(p, &ch, pw_uniform(p, &ch) && pw_form(p, &ch, &f)) ? PW_HALVES : PW_WHOLE;
 #else
 	(void)p;
 	return PW_BLOCKS;
@@ -2341,9 +2436,8 @@ static void unit_trans(const BoxPlan *p, const Unit *t, const Unit *next)
 	if (p->simd == SIMD_AVX2 && (p->esize == 4 || p->esize == 8)) {
 		/* the kernels: 16x8 of 4-byte elements, 8x4 of 8-byte ones */
 		int64_t es = (int64_t)p->esize, kernels = (na / (64 / es)) * (nb / (32 / es));
-		int64_t lines = next ? (next->nb * es + 63) / 64 : 0, left = next ? next->na * lines : 0;
-		NextTile nt = {next ? next->s : NULL, sp, lines, left, kernels ? (left + kernels - 1) / kernels : 0, 0, 0,
-			       p->next_only};
+		NextTile nt = next_tile(next ? next->s : NULL, sp, next ? (next->nb * es + 63) / 64 : 0, next ? next->na : 0,
+					kernels, p->next_only);
 		if (es == 4)
 			tr_tile4(d, dp, s, sp, na, nb, stream, p->staged, nt.per ? &nt : NULL);
 		else

@@ -4,7 +4,8 @@
  * over a transposed load (tiles of whole source rows or of the plan's
  * blocks, the two threads on two halves of the same rows, sub-tiles at
  * source pitches that are a multiple of 4 KiB, rows and columns left over
- * at the edges, a side read along rows), and streamed transposes into
+ * at the edges, one or two sides read along rows, at pitches of whole
+ * lines and not), and streamed transposes into
  * destination rows no multiple of 64 bytes apart (put together in an L1
  * buffer on an Intel core). */
 #include <math.h>
@@ -27,6 +28,9 @@ static const char *src =
 	"}\n"
 	"kernel side_rows(x: f32[128, 1024], z: f32[1024, 128]) -> (y: f32[1024, 128]) {\n"
 	"    y[i, j] = x[j, i] + z[i, j]\n"
+	"}\n"
+	"kernel sides_odd(x: f32[77, 1001], z: f32[1001, 77], w: f32[1001, 77]) -> (y: f32[1001, 77]) {\n"
+	"    y[i, j] = x[j, i] * z[i, j] - w[i, j]\n"
 	"}\n"
 	"kernel div_4k(x: f32[64, 4096], s: f32[64]) -> (y: f32[4096, 64]) {\n"
 	"    y[i, j] = x[j, i] / s[j]\n"
