@@ -901,21 +901,23 @@ typedef struct {
 	bool only;      /* the tile prefetches nothing else (BoxPlan.next_only) */
 } NextTile;
 
-/* The prefetch of rows rows of lines lines each, sp bytes apart from s on,
- * spread over steps steps. */
-static inline NextTile next_tile(const char *s, int64_t sp, int64_t lines, int64_t rows, int64_t steps, bool only)
+/* The prefetch of rows rows of lines lines each, sp bytes apart from
+ * s + off on, spread over steps steps (s + off may lie past the end when
+ * rows is 0: prefetch computes the addresses as integers). */
+static inline NextTile next_tile(const char *s, int64_t off, int64_t sp, int64_t lines, int64_t rows, int64_t steps,
+				 bool only)
 {
 	int64_t left = lines * rows;
-	return (NextTile){s, sp, lines, left, steps ? (left + steps - 1) / steps : 0, 0, 0, only};
+	return (NextTile){s, sp, lines, left, steps ? (left + steps - 1) / steps : 0, 0, off, only};
 }
 
-/* How many lines bytes from p take in every row, the rows pitch bytes
- * apart: exact where the rows start at the same offset in their lines,
- * else the most a row can take. */
-static inline int64_t row_lines(const char *p, int64_t pitch, int64_t bytes)
+/* How many lines bytes from s + off take in every row, the rows pitch
+ * bytes apart: exact where the rows start at the same offset in their
+ * lines, else the most a row can take. */
+static inline int64_t row_lines(const char *s, int64_t off, int64_t pitch, int64_t bytes)
 {
-	int64_t off = pitch % 64 ? 63 : (int64_t)((uintptr_t)p % 64);
-	return bytes > 0 ? (off + bytes + 63) / 64 : 0;
+	int64_t at = pitch % 64 ? 63 : (int64_t)(((uintptr_t)s + (uintptr_t)off) % 64);
+	return bytes > 0 ? (at + bytes + 63) / 64 : 0;
 }
 
 static inline void next_tile_step(NextTile *nt)
@@ -1485,7 +1487,7 @@ static void pw_scalar(const PwProg *p, char *d, int64_t dp, int64_t r0, int64_t 
 
 #ifdef X86
 #define PW_AHEAD 2048 /* bytes a chain prefetches ahead along the rows it reads */
-#define PW_SUB 64 /* output rows per sub-tile of a transposed chain's tiles (pw_form_tiles) */
+#define PW_SUB 64 /* output rows per sub-tile of a transposed chain's tiles (pw_form_tiles, pw_chain_sub) */
 /* gcc would turn the loops that copy vectors into memcpy calls, expanded as
  * 16-byte moves that the 32-byte loads after them cannot forward from (a
  * stall per vector), and keeps loop-invariant branches inside loops. */
@@ -1776,8 +1778,9 @@ PWF_INLINE __m256 pw_form1(__m256 v, __m256 a, __m256 b, __m256 l, int clamp)
 	       clamp == PWF_MIN ? sop8(SOP_MIN, v, l) : v;
 }
 
-/* Does a transposed chain walk sub-tiles of PW_SUB output rows, each
- * prefetching the next one's lines (pw_form_tiles, pw_chain_sub), with
+/* Does a transposed chain walk sub-tiles of PW_SUB (or 2 PW_SUB) output
+ * rows, each prefetching the next one's lines (pw_form_tiles,
+ * pw_chain_sub), with
  * both threads on the two halves of the same source rows (pw_whole_rows)?
  * On an Intel core (few_misses): where the source rows lie a multiple of 4
  * KiB apart, and a chain not in pw_form's shape also where it reads a side
@@ -1804,13 +1807,13 @@ typedef struct {
 static inline void sub_next(SubNext *w, const PwIns *m, const PwIns *const *side, int nside, int64_t r0, int64_t r1,
 			    int64_t rn, int64_t c0, int64_t c16)
 {
-	int64_t steps = (r1 - r0) / 8 * ((c16 - c0) / 16);
-	const char *at = m->p + r1 * 4 + c0 * m->cs;
+	int64_t steps = (r1 - r0) / 8 * ((c16 - c0) / 16), off = r1 * 4 + c0 * m->cs;
 	w->n = 1 + nside;
-	w->t[0] = next_tile(at, m->cs, row_lines(at, m->cs, (rn - r1) * 4), c16 - c0, steps, true);
+	w->t[0] = next_tile(m->p, off, m->cs, row_lines(m->p, off, m->cs, (rn - r1) * 4), c16 - c0, steps, true);
 	for (int k = 0; k < nside; k++) {
-		at = side[k]->p + r1 * side[k]->rs + c0 * 4;
-		w->t[1 + k] = next_tile(at, side[k]->rs, row_lines(at, side[k]->rs, (c16 - c0) * 4), rn - r1, steps, true);
+		const PwIns *q = side[k];
+		off = r1 * q->rs + c0 * 4;
+		w->t[1 + k] = next_tile(q->p, off, q->rs, row_lines(q->p, off, q->rs, (c16 - c0) * 4), rn - r1, steps, true);
 	}
 }
 
@@ -2436,8 +2439,8 @@ static void unit_trans(const BoxPlan *p, const Unit *t, const Unit *next)
 	if (p->simd == SIMD_AVX2 && (p->esize == 4 || p->esize == 8)) {
 		/* the kernels: 16x8 of 4-byte elements, 8x4 of 8-byte ones */
 		int64_t es = (int64_t)p->esize, kernels = (na / (64 / es)) * (nb / (32 / es));
-		NextTile nt = next_tile(next ? next->s : NULL, sp, next ? (next->nb * es + 63) / 64 : 0, next ? next->na : 0,
-					kernels, p->next_only);
+		NextTile nt = next_tile(next ? next->s : NULL, 0, sp, next ? (next->nb * es + 63) / 64 : 0,
+					next ? next->na : 0, kernels, p->next_only);
 		if (es == 4)
 			tr_tile4(d, dp, s, sp, na, nb, stream, p->staged, nt.per ? &nt : NULL);
 		else
