@@ -5,7 +5,8 @@
  * blocks, the two threads on two halves of the same rows, sub-tiles at
  * source pitches that are a multiple of 4 KiB, rows and columns left over
  * at the edges, one or two sides read along rows, at pitches of whole
- * lines and not), and streamed transposes into
+ * lines and not, outputs big enough to stream whose rows are off their
+ * lines), and streamed transposes into
  * destination rows no multiple of 64 bytes apart (put together in an L1
  * buffer on an Intel core). */
 #include <math.h>
@@ -31,6 +32,12 @@ static const char *src =
 	"}\n"
 	"kernel sides_odd(x: f32[77, 1001], z: f32[1001, 77], w: f32[1001, 77]) -> (y: f32[1001, 77]) {\n"
 	"    y[i, j] = x[j, i] * z[i, j] - w[i, j]\n"
+	"}\n"
+	"kernel relu_off_lines(x: f32[1025, 2048], s: f32[1025], b: f32[1025]) -> (y: f32[2048, 1025]) {\n"
+	"    y[i, j] = relu(x[j, i] * s[j] + b[j])\n"
+	"}\n"
+	"kernel side_off_lines(x: f32[1025, 2048], z: f32[2048, 1025]) -> (y: f32[2048, 1025]) {\n"
+	"    y[i, j] = x[j, i] + z[i, j]\n"
 	"}\n"
 	"kernel div_4k(x: f32[64, 4096], s: f32[64]) -> (y: f32[4096, 64]) {\n"
 	"    y[i, j] = x[j, i] / s[j]\n"
