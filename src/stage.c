@@ -1618,7 +1618,7 @@ PW_INLINE void pw_uniform_half(const PwChain *ch, const __m256 *e, __m256 *val)
  * not each wait for their line (measured alternating in one process on an
  * Intel Xeon, the L3 flushed between runs: relu(x.T * s + b) into 5000 x
  * 3000 1.32x, into 10000 x 12004 1.27x; 8, 16 and 32 rows ahead the same,
- * the whole rows of the next 8-row group at once 1.17-1.24x, prefetchw
+ * the pieces of the next 8 rows at once 1.17-1.24x, prefetchw
  * instead of a read prefetch 1.0-1.14x). */
 static inline void prefetch_out(const char *d, int64_t dp, int64_t r, int64_t c, int64_t ahead, int64_t r8)
 {
@@ -1884,7 +1884,6 @@ PWF_INLINE void pw_form_tiles(const PwForm *f, const PwIns *m, char *d, int64_t 
 			sub_next(&w, m, NULL, 0, r0, r1, min64(r1 + PW_SUB, r8), c0, c16);
 			for (int64_t r = r0; r < r1; r += 8)
 				for (int64_t c = c0; c < c16; c += 16) {
-					prefetch_out(d, dp, r, c, out_ahead, r8);
 					pw_form_step(f, m, d, dp, r, c, clamp, stream);
 					sub_next_step(&w);
 				}
@@ -1957,7 +1956,7 @@ AVX2_FN static inline __attribute__((always_inline)) void pw_chain_step(const Pw
  * 7264² 1.04-1.08x, x.T * z of 4096 x 16384 1.05x, measured as for
  * sub_tiles); each prefetches the next one's lines of that side too. */
 PW_FN static void pw_chain_sub(const PwProg *p, const PwChain *ch, bool uniform, char *d, int64_t dp, int64_t r8,
-			       int64_t c0, int64_t c16, bool stream, int64_t out_ahead)
+			       int64_t c0, int64_t c16, bool stream)
 {
 	const PwIns *m = &p->ins[ch->main], *side[PW_MAX];
 	int nside = pw_row_sides(p, ch, side);
@@ -1968,7 +1967,6 @@ PW_FN static void pw_chain_sub(const PwProg *p, const PwChain *ch, bool uniform,
 		sub_next(&w, m, side, nside, r0, r1, min64(r1 + n, r8), c0, c16);
 		for (int64_t r = r0; r < r1; r += 8)
 			for (int64_t c = c0; c < c16; c += 16) {
-				prefetch_out(d, dp, r, c, out_ahead, r8);
 				pw_chain_step(p, ch, uniform, d, dp, r, c, stream);
 				sub_next_step(&w);
 			}
@@ -2003,7 +2001,7 @@ PW_FN static void pw_chain_tiles(const PwProg *p, const PwChain *ch, char *d, in
 	if (form)
 		pw_form_run(&f, m, d, dp, r8, c0, c16, stream, ahead, sub, out_ahead);
 	else if (sub)
-		pw_chain_sub(p, ch, uniform, d, dp, r8, c0, c16, stream, out_ahead);
+		pw_chain_sub(p, ch, uniform, d, dp, r8, c0, c16, stream);
 	PW_TILES(form || sub ? 0 : r8, c0, c16, pw_down(m->cs, false)) {
 			if (ahead && r % 16 == 0)
 				prefetch_rows(m->p + r * 4 + c * m->cs, m->cs, 16, ahead);
