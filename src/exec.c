@@ -1250,8 +1250,7 @@ static bool exec_stmt(const Inst *in, int si, void *const *storage, void **lets,
 			pool_run(i64_ceil_div(x->rows, x->row_task), rows_task, x, nw);
 	}
 	else if (ok)
-		pool_run(x->halves ? x->ntasks / x->row_blocks * 2 : i64_ceil_div(x->ntasks, x->chunk), vm_block_task, x,
-		         nw);
+		pool_run(vm_block_tasks(x), vm_block_task, x, nw);
 	if (x && x->w)
 		vm_free_workers(x, nw);
 	x_free(x);

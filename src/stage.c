@@ -1811,10 +1811,9 @@ PWF_INLINE __m256 pw_form1(__m256 v, __m256 a, __m256 b, __m256 l, int clamp)
  * of 16384 x 1024 1.13x; without a side at other pitches x.T / s of 7264²
  * lost, 0.93x). Not into rows off their lines, which take plain stores
  * (pw_chain_tiles): x.T + z into 6001² ran 0.74x in sub-tiles. */
-static bool sub_tiles(const PwProg *p, const PwChain *ch, bool form)
+static bool sub_tiles(const PwProg *p, const PwChain *ch, bool form, int nside)
 {
-	const PwIns *side[PW_MAX];
-	return few_misses() && (pitch_4k(p->ins[ch->main].cs) || (!form && pw_row_sides(p, ch, side) > 0));
+	return few_misses() && (pitch_4k(p->ins[ch->main].cs) || (!form && nside > 0));
 }
 
 /* The prefetches of a sub-tile of output rows r0 to r1 for the next one,
@@ -1955,11 +1954,10 @@ AVX2_FN static inline __attribute__((always_inline)) void pw_chain_step(const Pw
  * as many rows where it reads a side along rows (x.T + z of 8192² and
  * 7264² 1.04-1.08x, x.T * z of 4096 x 16384 1.05x, measured as for
  * sub_tiles); each prefetches the next one's lines of that side too. */
-PW_FN static void pw_chain_sub(const PwProg *p, const PwChain *ch, bool uniform, char *d, int64_t dp, int64_t r8,
-			       int64_t c0, int64_t c16, bool stream)
+PW_FN static void pw_chain_sub(const PwProg *p, const PwChain *ch, bool uniform, const PwIns *const *side, int nside,
+			       char *d, int64_t dp, int64_t r8, int64_t c0, int64_t c16, bool stream)
 {
-	const PwIns *m = &p->ins[ch->main], *side[PW_MAX];
-	int nside = pw_row_sides(p, ch, side);
+	const PwIns *m = &p->ins[ch->main];
 	int64_t n = nside ? 2 * PW_SUB : PW_SUB;
 	for (int64_t r0 = 0; r0 < r8; r0 += n) {
 		int64_t r1 = min64(r0 + n, r8);
@@ -1993,15 +1991,17 @@ PW_FN static void pw_chain_tiles(const PwProg *p, const PwChain *ch, char *d, in
 	bool off_lines = big && !stream; /* rows off their lines: plain stores */
 	int64_t out_ahead = off_lines && few_misses() ? PW_OUT_AHEAD : 0;
 	PwForm f;
+	const PwIns *side[PW_MAX];
+	int nside = pw_row_sides(p, ch, side);
 	bool uniform = pw_uniform(p, ch), form = uniform && pw_form(p, ch, &f);
-	bool sub = !off_lines && sub_tiles(p, ch, form);
+	bool sub = !off_lines && sub_tiles(p, ch, form, nside);
 	int64_t ahead = sub ? 0 : prefetch_ahead(m->cs);
 	if (ahead)
 		prefetch_heads(m->p + c0 * m->cs, m->cs, c16 - c0, ahead);
 	if (form)
 		pw_form_run(&f, m, d, dp, r8, c0, c16, stream, ahead, sub, out_ahead);
 	else if (sub)
-		pw_chain_sub(p, ch, uniform, d, dp, r8, c0, c16, stream);
+		pw_chain_sub(p, ch, uniform, side, nside, d, dp, r8, c0, c16, stream);
 	PW_TILES(form || sub ? 0 : r8, c0, c16, pw_down(m->cs, false)) {
 			if (ahead && r % 16 == 0)
 				prefetch_rows(m->p + r * 4 + c * m->cs, m->cs, 16, ahead);
@@ -2051,7 +2051,9 @@ int pw_whole_rows(const PwProg *p)
 	 * without the sub-tiles, relu(x.T * s + b) of 7264² 0.96x, a pitch of
 	 * 8208 floats 0.98x) */
 	PwForm f;
-	return sub_tiles(p, &ch, pw_uniform(p, &ch) && pw_form(p, &ch, &f)) ? PW_HALVES : PW_WHOLE;
+	const PwIns *side[PW_MAX];
+	int nside = pw_row_sides(p, &ch, side);
+	return sub_tiles(p, &ch, pw_uniform(p, &ch) && pw_form(p, &ch, &f), nside) ? PW_HALVES : PW_WHOLE;
 #else
 	(void)p;
 	return PW_BLOCKS;

@@ -1763,11 +1763,16 @@ static void run_block(const X *x, int64_t t, int64_t n, int worker);
  * (x->halves: the pool's front thread takes tasks 0, 1, ... and its back
  * thread 2 rows - 1, 2 rows - 2, ..., so the two work on the two halves of
  * the same rows, in order). */
+int64_t vm_block_tasks(const X *x)
+{
+	return x->halves ? x->ntasks / x->row_blocks * 2 : i64_ceil_div(x->ntasks, x->chunk);
+}
+
 void vm_block_task(void *arg, int64_t t, int worker)
 {
 	const X *x = arg;
 	if (x->merge && x->halves) { /* the pool's two ends: both halves of row t at once, rows in order */
-		int64_t rows = x->ntasks / x->row_blocks, row = t < rows ? t : 2 * rows - 1 - t, second = t >= rows;
+		int64_t rows = vm_block_tasks(x) / 2, row = t < rows ? t : 2 * rows - 1 - t, second = t >= rows;
 		int64_t n = second ? x->row_blocks - x->chunk : x->chunk;
 		if (n > 0)
 			run_block(x, row * x->row_blocks + second * x->chunk, n, worker);

@@ -119,6 +119,8 @@ void box_copy(char *dst, const int64_t *ds, const char *src, const int64_t *ss, 
 /* Pool task t of a statement on the register machine: the boxes of grid
  * block t, each evaluated in units and stored through the output's view. */
 void vm_block_task(void *arg, int64_t t, int worker);
+/* How many pool tasks vm_block_task takes. */
+int64_t vm_block_tasks(const X *x);
 int vm_whole_rows(const X *x);
 /* The per-worker scratch of x->w, empty until a worker's first block. */
 struct W *vm_workers(int nw);

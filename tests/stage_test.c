@@ -445,7 +445,6 @@ static void exp_cases(void)
 	}
 }
 
-/* The four tunings' tiles, as stage.c's plan_trans gives them. */
 /* Streamed f32 transposes whose destination rows are no multiple of 64
  * bytes apart, at every alignment of the destination a multiple of 4 bytes
  * allows, with rows left over at either tile edge, under each tuning (the
@@ -516,6 +515,7 @@ static void gather_edge_cases(void)
 	free(dst);
 }
 
+/* The four tunings' tiles, as stage.c's plan_trans gives them. */
 static void tile_rows_cases(void)
 {
 	enum {
