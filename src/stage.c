@@ -1862,31 +1862,165 @@ PWF_INLINE void pw_form_step(const PwForm *f, const PwIns *m, char *d, int64_t d
 	}
 }
 
+/* The band walk of a transposed chain at a pitch whose source rows share
+ * their L1 sets (below). Blocks of PW_BAND_LINES source lines (16 output
+ * rows each) by up to 32 output columns: each band of 8 source rows of a
+ * block is read a whole line at a time, along its rows, into an L1 buffer
+ * (bands[]), and the block before's buffer is streamed out in whole rows
+ * a few at each step; each step prefetches the line PW_BAND_AHEAD steps
+ * on in the walk's order, of its own 8 rows and, at a band's end, of the
+ * next band's. */
+#define PW_BAND_LINES 8
+#define PW_BAND_AHEAD 4
+#define PW_BAND_COLS 32
+
+typedef struct {
+	float buf[2][16 * PW_BAND_LINES][PW_BAND_COLS] __attribute__((aligned(64))); /* a block's output rows, the next's */
+} PwBands;
+
+/* The walk's position: block b (lines from 0 to nl), band g (of nbands),
+ * line j of the block. */
+typedef struct {
+	int64_t b, g, j;
+} BandAt;
+
+static inline int64_t band_lines(int64_t b, int64_t lines)
+{
+	return min64(PW_BAND_LINES, lines - b * PW_BAND_LINES);
+}
+
+static inline void band_next(BandAt *at, int64_t nbands, int64_t lines)
+{
+	if (++at->j < band_lines(at->b, lines))
+		return;
+	at->j = 0;
+	if (++at->g < nbands)
+		return;
+	at->g = 0, at->b++;
+}
+
+/* Rows k0 to k1 of block b's buffer (n columns), to the output. */
+AVX2_FN static inline void band_out(char *d, int64_t dp, const float (*buf)[PW_BAND_COLS], int64_t b, int64_t k0,
+				    int64_t k1, int64_t n, bool stream)
+{
+	for (int64_t k = k0; k < k1; k++) {
+		char *dr = d + (b * 16 * PW_BAND_LINES + k) * dp;
+		for (int64_t h = 0; h < n; h += 8)
+			store_4(dr + 4 * h, _mm256_load_ps(&buf[k][h]), stream);
+	}
+}
+
+/* What the band walk computes: a chain in pw_form's shape (f, clamp: a
+ * constant where it is called), or any chain (p, ch, uniform). */
+typedef struct {
+	const PwForm *f;
+	int clamp;
+	const PwProg *p;
+	const PwChain *ch;
+	bool uniform;
+} BandOp;
+
+/* Band g's 16 output rows of source line (b, j), columns c to c + 8, in
+ * lo (rows r to r + 8) and hi (the 8 after); v holds the band's side
+ * vectors (pw_form's a, b, l; a uniform chain's steps'). */
+PWF_INLINE void band_op(const BandOp *o, const __m256 *v, __m256 *lo, __m256 *hi, int64_t r, int64_t c)
+{
+	if (o->f) {
+		PW_UNROLL for (int k = 0; k < 8; k++) {
+			lo[k] = pw_form1(lo[k], v[0], v[1], v[2], o->clamp);
+			hi[k] = pw_form1(hi[k], v[0], v[1], v[2], o->clamp);
+		}
+	} else if (o->uniform) {
+		pw_uniform_half(o->ch, v, lo);
+		pw_uniform_half(o->ch, v, hi);
+	} else {
+		pw_chain_half(o->p, o->ch, lo, r, c);
+		pw_chain_half(o->p, o->ch, hi, r + 8, c);
+	}
+}
+
+/* The side vectors of band_op for the band at column c. */
+PWF_INLINE void band_sides(const BandOp *o, __m256 *v, int64_t c)
+{
+	if (o->f) {
+		v[0] = pw_side(o->f->a, c, o->f->neg_a, 1.0f), v[1] = pw_side(o->f->b, c, o->f->neg_b, -0.0f);
+		v[2] = pw_side(o->f->l, c, false, 0.0f);
+	} else if (o->uniform) {
+		for (int t = 0; t < o->ch->n; t++) {
+			int q = o->ch->st[t].side;
+			v[t] = pw_side(q >= 0 ? &o->p->ins[q] : NULL, c, false, 0.0f);
+		}
+	}
+}
+
+PWF_INLINE void bands_cols(const BandOp *o, const PwIns *m, char *d, int64_t dp, int64_t lines, int64_t c0, int64_t n,
+			   bool stream, PwBands *w)
+{
+	int64_t nbands = n / 8, nblocks = (lines + PW_BAND_LINES - 1) / PW_BAND_LINES;
+	BandAt ahead = {0, 0, 0};
+	for (int k = 0; k < PW_BAND_AHEAD; k++)
+		band_next(&ahead, nbands, lines);
+	for (int64_t b = 0; b < nblocks; b++) {
+		int64_t nl = band_lines(b, lines), prev = b ? 16 * PW_BAND_LINES : 0, done = 0;
+		int64_t per = (prev + nbands * nl - 1) / (nbands * nl);
+		float(*buf)[PW_BAND_COLS] = w->buf[b & 1];
+		for (int64_t g = 0; g < nbands; g++) {
+			int64_t c = c0 + 8 * g;
+			__m256 v[PW_MAX > 3 ? PW_MAX : 3];
+			band_sides(o, v, c);
+			for (int64_t j = 0; j < nl; j++) {
+				if (ahead.b < nblocks) {
+					const char *q = m->p + (ahead.b * PW_BAND_LINES + ahead.j) * 64 + (c0 + 8 * ahead.g) * m->cs;
+					for (int k = 0; k < 8; k++)
+						_mm_prefetch(q + k * m->cs, _MM_HINT_T0);
+					band_next(&ahead, nbands, lines);
+				}
+				if (done < prev) {
+					int64_t end = min64(done + per, prev);
+					band_out(d, dp, (const float(*)[PW_BAND_COLS])w->buf[(b - 1) & 1], b - 1, done, end, n,
+						 stream);
+					done = end;
+				}
+				int64_t r = (b * PW_BAND_LINES + j) * 16;
+				const char *at = m->p + r * 4 + c * m->cs;
+				__m256 lo[8], hi[8];
+				tr8x8_4(at, m->cs, lo);
+				tr8x8_4(at + 32, m->cs, hi);
+				band_op(o, v, lo, hi, r, c);
+				PW_UNROLL for (int k = 0; k < 8; k++) {
+					_mm256_store_ps(&buf[16 * j + k][8 * g], lo[k]);
+					_mm256_store_ps(&buf[16 * j + 8 + k][8 * g], hi[k]);
+				}
+			}
+		}
+		if (b + 1 == nblocks)
+			band_out(d, dp, (const float(*)[PW_BAND_COLS])buf, b, 0, 16 * nl, n, stream);
+	}
+}
+
+/* Output rows 0 to r16 (a multiple of 16), columns c0 to c16 (a multiple
+ * of 16 on), in bands. */
+PWF_INLINE void bands(const BandOp *o, const PwIns *m, char *d, int64_t dp, int64_t r16, int64_t c0, int64_t c16,
+		      bool stream)
+{
+	static _Thread_local PwBands w;
+	for (int64_t c = c0; c < c16; c += PW_BAND_COLS)
+		bands_cols(o, m, d + c * 4, dp, r16 / 16, c, min64(PW_BAND_COLS, c16 - c), stream, &w);
+}
+
 /* The tiles of pw_chain_tiles in form f; clamp and stream are constants
  * where it is called. With sub (an Intel core, source rows a multiple of
- * 4 KiB apart) the steps go along PW_SUB output rows at a time, and each
- * such sub-tile prefetches the next one's source lines, row after row,
- * spread over its steps (NextTile), instead of PW_TILES's walk down the
- * columns with its prefetch along the rows. Measured on an Intel Xeon
- * with the L3 flushed between runs, this and pw_whole_rows together against
- * neither: relu(x.T * s + b) of 8192² 1.10x, x.T * s + b of 4096 x 16384
- * 1.20x; alternating in one process with the L3 warm, whole-row tasks both
- * ways, at other pitches the walk down the columns stayed ahead (7264²
- * 0.97x). */
+ * 4 KiB apart) the walk goes in bands (bands), else in PW_TILES's walk
+ * down the columns with its prefetch along the rows. */
 PWF_INLINE void pw_form_tiles(const PwForm *f, const PwIns *m, char *d, int64_t dp, int64_t r8, int64_t c0,
 			     int64_t c16, int clamp, bool stream, int64_t ahead, bool sub, int64_t out_ahead)
 {
 	if (sub) {
-		for (int64_t r0 = 0; r0 < r8; r0 += PW_SUB) {
-			int64_t r1 = min64(r0 + PW_SUB, r8);
-			SubNext w;
-			sub_next(&w, m, NULL, 0, r0, r1, min64(r1 + PW_SUB, r8), c0, c16);
-			for (int64_t r = r0; r < r1; r += 8)
-				for (int64_t c = c0; c < c16; c += 16) {
-					pw_form_step(f, m, d, dp, r, c, clamp, stream);
-					sub_next_step(&w);
-				}
-		}
+		BandOp o = {.f = f, .clamp = clamp};
+		bands(&o, m, d, dp, r8 & ~(int64_t)15, c0, c16, stream);
+		if (r8 % 16)
+			for (int64_t c = c0; c < c16; c += 16)
+				pw_form_step(f, m, d, dp, r8 - 8, c, clamp, stream);
 		return;
 	}
 	PW_TILES(r8, c0, c16, pw_down(m->cs, true)) {
@@ -1958,6 +2092,15 @@ PW_FN static void pw_chain_sub(const PwProg *p, const PwChain *ch, bool uniform,
 			       char *d, int64_t dp, int64_t r8, int64_t c0, int64_t c16, bool stream)
 {
 	const PwIns *m = &p->ins[ch->main];
+	if (!nside) {
+		BandOp o = {.p = p, .ch = ch, .uniform = uniform};
+		int64_t r16 = r8 & ~(int64_t)15;
+		bands(&o, m, d, dp, r16, c0, c16, stream);
+		if (r8 % 16)
+			for (int64_t c = c0; c < c16; c += 16)
+				pw_chain_step(p, ch, uniform, d, dp, r16, c, stream);
+		return;
+	}
 	int64_t n = nside ? 2 * PW_SUB : PW_SUB;
 	for (int64_t r0 = 0; r0 < r8; r0 += n) {
 		int64_t r1 = min64(r0 + n, r8);

@@ -3,7 +3,9 @@
  * against the interpreter, bit for bit, with 1 to 3 threads: fused chains
  * over a transposed load (tiles of whole source rows or of the plan's
  * blocks, the two threads on two halves of the same rows, sub-tiles at
- * source pitches that are a multiple of 4 KiB, rows and columns left over
+ * source pitches that are a multiple of 4 KiB (in bands, with a last band
+ * of fewer lines, a last 8 rows, blocks of 96 columns, a side per output
+ * row), rows and columns left over
  * at the edges, one or two sides read along rows, at pitches of whole
  * lines and not, outputs big enough to stream whose rows are off their
  * lines), and streamed transposes into
@@ -41,6 +43,15 @@ static const char *src =
 	"}\n"
 	"kernel div_4k(x: f32[64, 4096], s: f32[64]) -> (y: f32[4096, 64]) {\n"
 	"    y[i, j] = x[j, i] / s[j]\n"
+	"}\n"
+	"kernel relu_4k_tail(x: f32[48, 4088] strides(4096, 1), s: f32[48], b: f32[48]) -> (y: f32[4088, 48]) {\n"
+	"    y[i, j] = relu(x[j, i] * s[j] + b[j])\n"
+	"}\n"
+	"kernel relu_wide_4k(x: f32[96, 256] strides(1024, 1), s: f32[96], b: f32[96]) -> (y: f32[256, 96]) {\n"
+	"    y[i, j] = relu(x[j, i] * s[j] + b[j])\n"
+	"}\n"
+	"kernel row_scale_4k(x: f32[80, 2040] strides(2048, 1), t: f32[2040]) -> (y: f32[2040, 80]) {\n"
+	"    y[i, j] = x[j, i] * t[i] + 1.5\n"
 	"}\n"
 	"kernel tr_odd_rows(x: f32[1030, 2040]) -> (y: f32[2040, 1030]) {\n"
 	"    y[i, j] = x[j, i]\n"
