@@ -65,6 +65,7 @@ typedef struct BoxPlan {
 	bool next_tile;  /* a transpose tile prefetches the next one's source (stage.c, NextTile) */
 	bool next_only;  /* ... and not along its own rows */
 	bool staged;     /* destination rows off their lines stream through an L1 buffer (stage.c, tr_rows_staged) */
+	bool bands;      /* a 4-byte transpose at a 4 KiB pitch walks bands (stage.c, tr_bands4) */
 	size_t esize;    /* bytes of one element */
 	size_t elem;     /* bytes a kernel moves per index of loop dim 0 */
 	int64_t n[BOX_MAX_RANK], ds[BOX_MAX_RANK], ss[BOX_MAX_RANK];

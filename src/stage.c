@@ -70,6 +70,7 @@ enum { SIMD_NONE, SIMD_SSE2, SIMD_AVX2 };
 #define RUNS_A 1024
 #define RUNS_MIN 16 /* runs per block of short runs at least, on an Intel core (plan_runs) */
 #define TR_STAGED 128 /* source rows of a tile whose rows go through tr_rows_staged */
+#define TR_BANDS 64 /* source columns at least of a transpose that walks bands (tr_bands4) */
 #define CHUNK 65536
 /* A task: its tiles one after the other, the pool's two ends walked by
  * two threads (pool.c); each new task costs the hardware prefetchers a
@@ -448,16 +449,24 @@ static void plan_trans(BoxPlan *p, Box *b, int a, int c, int skip)
 	 * 1.13x, (15,15,15,112,5,32) to (2,0,4,1,5,3) 0.98x (Intel Xeon,
 	 * alternating in one process, the L3 flushed between runs) */
 	p->next_tile = p->esize >= 4 && (p->flags & COPY_STREAM) && sp <= TR_CLOSE && !compact;
-	/* An Intel core at a 4 KiB pitch: tiles TR_A columns wide, each
-	 * prefetching the next one's source (NextTile) and not along its own
-	 * rows, as pw_form_tiles's sub-tiles (measured alternating in one
-	 * process on an Intel Xeon, the L3 flushed between runs: 8192²,
-	 * 4096 x 16384 and (64,512,1024) to (2,1,0) 1.07-1.08x, 16384 x 1024
-	 * 1.04x; tiles of 128 columns the same, 4096 as before with the
-	 * prefetch along the rows). */
+	/* An Intel core at a 4 KiB pitch: tiles of up to TR_B columns that
+	 * walk bands (tr_bands4) where the source rows are at least TR_BANDS
+	 * long (measured alternating in one process on an Intel Xeon, with the
+	 * L3 warm, against the tiles below: 8192², 4096 x 16384, 8000² at a
+	 * pitch of 8192 and (64,4096,64) to (2,1,0) 1.19-1.21x, (64,512,1024)
+	 * to (2,1,0) 1.18x, 16384 x 2048 1.15x, (64,2048,96) to (2,1,0) 1.11x,
+	 * 16384 x 1024 1.06x, (48,28,28,4,352) to (4,3,2,1,0) 1.05x; rows of 48
+	 * lost, (48,28,28,28,48) to (4,3,2,1,0) 0.88x). Else tiles TR_A columns
+	 * wide, each prefetching the next one's source (NextTile) and not
+	 * along its own rows, as the sub-tiles of pw_chain_sub (measured
+	 * alternating in one process on an Intel Xeon, the L3 flushed between
+	 * runs: 8192², 4096 x 16384 and (64,512,1024) to (2,1,0) 1.07-1.08x,
+	 * 16384 x 1024 1.04x; tiles of 128 columns the same, 4096 as before
+	 * with the prefetch along the rows). */
 	if (few_misses() && p->esize == 4 && pitch_4k(sp) && (p->flags & COPY_STREAM)) {
-		p->blk[1] = min64(p->n[1], TR_A);
-		p->next_tile = p->next_only = true;
+		p->bands = p->n[1] >= TR_BANDS;
+		p->blk[1] = min64(p->n[1], p->bands ? TR_B : TR_A);
+		p->next_tile = p->next_only = !p->bands;
 	}
 	/* An Intel core, f32 destination rows that are no multiple of 64 bytes
 	 * apart, streamed: tiles of up to 2 TR_A rows whose rows go through
@@ -975,14 +984,23 @@ AVX2_FN static void tr_rows_staged(char *d, int64_t dp, const char *s, int64_t s
  * prefetched prefetch_ahead() bytes ahead once per line (not at all where
  * their lines collide: sets_collide); the tile that follows continues the same rows,
  * so running past the tile is useful too. */
+AVX2_FN static void tr_bands4(char *d, int64_t dp, const char *s, int64_t sp, int64_t na16, int64_t nb16);
+
 AVX2_FN static void tr_tile4(char *d, int64_t dp, const char *s, int64_t sp,
-			     int64_t na, int64_t nb, bool stream, bool staged, NextTile *next)
+			     int64_t na, int64_t nb, bool stream, bool staged, bool bands, NextTile *next)
 {
 	int64_t head;
 	stream = stream_rows(d, dp, 4, na, stream, &head); /* false where staged: dp is no multiple of 64 */
 	assert(!staged || (!stream && na <= TR_STAGED));
 	tr_scalar(d, dp, s, sp, head, nb, 4);
 	d += head * 4, s += head * sp, na -= head;
+	if (bands && stream && na >= 16 && nb >= 16) {
+		int64_t na16 = na & ~(int64_t)15, nb16 = nb & ~(int64_t)15;
+		tr_bands4(d, dp, s, sp, na16, nb16);
+		tr_tile4(d + na16 * 4, dp, s + na16 * sp, sp, na - na16, nb16, stream, false, false, NULL);
+		tr_tile4(d + nb16 * dp, dp, s + nb16 * 4, sp, na, nb - nb16, stream, false, false, NULL);
+		return;
+	}
 	int64_t ahead = next && next->only ? 0 : prefetch_ahead(sp);
 	if (ahead)
 		prefetch_heads(s, sp, na, ahead);
@@ -2008,6 +2026,16 @@ PWF_INLINE void bands(const BandOp *o, const PwIns *m, char *d, int64_t dp, int6
 		bands_cols(o, m, d + c * 4, dp, r16 / 16, c, min64(PW_BAND_COLS, c16 - c), stream, &w);
 }
 
+/* A 4-byte transpose of na16 source rows by nb16 columns (multiples of
+ * 16), streamed, in bands: a chain of no steps. */
+AVX2_FN static void tr_bands4(char *d, int64_t dp, const char *s, int64_t sp, int64_t na16, int64_t nb16)
+{
+	PwChain ch = {.n = 0};
+	PwIns m = {.p = s, .cs = sp};
+	BandOp o = {.ch = &ch, .uniform = true};
+	bands(&o, &m, d, dp, nb16, 0, na16, true);
+}
+
 /* The tiles of pw_chain_tiles in form f; clamp and stream are constants
  * where it is called. With sub (an Intel core, source rows a multiple of
  * 4 KiB apart) the walk goes in bands (bands), else in PW_TILES's walk
@@ -2614,7 +2642,7 @@ static void unit_trans(const BoxPlan *p, const Unit *t, const Unit *next)
 		NextTile nt = next_tile(next ? next->s : NULL, 0, sp, next ? (next->nb * es + 63) / 64 : 0,
 					next ? next->na : 0, kernels, p->next_only);
 		if (es == 4)
-			tr_tile4(d, dp, s, sp, na, nb, stream, p->staged, nt.per ? &nt : NULL);
+			tr_tile4(d, dp, s, sp, na, nb, stream, p->staged, p->bands, nt.per ? &nt : NULL);
 		else
 			tr_tile8(d, dp, s, sp, na, nb, stream, nt.per ? &nt : NULL);
 		return;

@@ -58,6 +58,12 @@ static const char *src =
 	"}\n"
 	"kernel tr_4k(x: f32[1024, 2048]) -> (y: f32[2048, 1024]) {\n"
 	"    y[i, j] = x[j, i]\n"
+	"}\n"
+	"kernel tr_4k_edges(x: f32[1048, 2040] strides(2048, 1)) -> (y: f32[2040, 1048] strides(1056, 1)) {\n"
+	"    y[i, j] = x[j, i]\n"
+	"}\n"
+	"kernel tr_4k_short(x: f32[64, 24, 48]) -> (y: f32[48, 24, 64]) {\n"
+	"    y[i, j, k] = x[k, j, i]\n"
 	"}\n";
 
 static const int profiles[] = {COPY_PROFILE_SMALL_L1, COPY_PROFILE_SMALL_L1_LARGE_L2, COPY_PROFILE_LARGE_L1,
@@ -97,7 +103,7 @@ int main(void)
 		}
 		got[out] = big_alloc(bytes[out]);
 		athene_status st;
-		memset(ref[out], 0x55, bytes[out]);
+		memset(ref[out], 0xaa, bytes[out]); /* as got[out]: an output with gaps between its rows */
 		bool ok = !athene_run(in, ref, ATHENE_REFERENCE, &st);
 		kcheck(ok, "the interpreter runs", name, 0);
 		for (int q = 0; ok && q < (int)(sizeof profiles / sizeof *profiles); q++)
