@@ -1505,7 +1505,7 @@ static void pw_scalar(const PwProg *p, char *d, int64_t dp, int64_t r0, int64_t 
 
 #ifdef X86
 #define PW_AHEAD 2048 /* bytes a chain prefetches ahead along the rows it reads */
-#define PW_SUB 64 /* output rows per sub-tile of a transposed chain's tiles (pw_form_tiles, pw_chain_sub) */
+#define PW_SUB 64 /* output rows per sub-tile of a transposed chain's tiles (pw_chain_sub) */
 #define PW_OUT_AHEAD 16 /* output rows ahead whose lines a transposed chain's plain stores prefetch (prefetch_out) */
 /* gcc would turn the loops that copy vectors into memcpy calls, expanded as
  * 16-byte moves that the 32-byte loads after them cannot forward from (a
@@ -1816,19 +1816,20 @@ PWF_INLINE __m256 pw_form1(__m256 v, __m256 a, __m256 b, __m256 l, int clamp)
 	       clamp == PWF_MIN ? sop8(SOP_MIN, v, l) : v;
 }
 
-/* Does a transposed chain walk sub-tiles of PW_SUB (or 2 PW_SUB) output
- * rows, each prefetching the next one's lines (pw_form_tiles,
- * pw_chain_sub), with
+/* Does a transposed chain walk bands (a chain that reads no side along
+ * the output's rows: bands) or sub-tiles of 2 PW_SUB output rows, each
+ * prefetching the next one's lines (one that does: pw_chain_sub), with
  * both threads on the two halves of the same source rows (pw_whole_rows)?
  * On an Intel core (few_misses): where the source rows lie a multiple of 4
  * KiB apart, and a chain not in pw_form's shape also where it reads a side
  * along the output's rows (measured alternating in one process on an
- * Intel Xeon, the L3 flushed between runs, against whole rows walked down
- * the columns: x.T + z of 8192² 1.5-1.6x, of 7264² 1.25x, at a pitch of
- * 8208 floats 1.35x, x.T * z of 4096 x 16384 1.6x; x.T / s of 8192² 1.11x,
- * of 16384 x 1024 1.13x; without a side at other pitches x.T / s of 7264²
- * lost, 0.93x). Not into rows off their lines, which take plain stores
- * (pw_chain_tiles): x.T + z into 6001² ran 0.74x in sub-tiles. */
+ * Intel Xeon, the L3 flushed between runs, sub-tiles against whole rows
+ * walked down the columns: x.T + z of 8192² 1.5-1.6x, of 7264² 1.25x, at
+ * a pitch of 8208 floats 1.35x, x.T * z of 4096 x 16384 1.6x; x.T / s of
+ * 8192² 1.11x, of 16384 x 1024 1.13x, before the bands; without a side at
+ * other pitches x.T / s of 7264² lost, 0.93x, and so did the bands). Not
+ * into rows off their lines, which take plain stores (pw_chain_tiles):
+ * x.T + z into 6001² ran 0.74x in sub-tiles. */
 static bool sub_tiles(const PwProg *p, const PwChain *ch, bool form, int nside)
 {
 	return few_misses() && (pitch_4k(p->ins[ch->main].cs) || (!form && nside > 0));
@@ -1880,14 +1881,31 @@ PWF_INLINE void pw_form_step(const PwForm *f, const PwIns *m, char *d, int64_t d
 	}
 }
 
-/* The band walk of a transposed chain at a pitch whose source rows share
- * their L1 sets (below). Blocks of PW_BAND_LINES source lines (16 output
- * rows each) by up to 32 output columns: each band of 8 source rows of a
- * block is read a whole line at a time, along its rows, into an L1 buffer
- * (bands[]), and the block before's buffer is streamed out in whole rows
- * a few at each step; each step prefetches the line PW_BAND_AHEAD steps
- * on in the walk's order, of its own 8 rows and, at a band's end, of the
- * next band's. */
+/* The band walk of a transposed chain, or of a plain 4-byte transpose,
+ * where the source rows lie a multiple of 4 KiB apart on an Intel core
+ * (sub_tiles, plan_trans). There a step of 16 source rows puts all its 16
+ * lines in one L1 set of 12 ways, and the lines prefetched for the steps
+ * after it land in one set each too, so most are evicted before they are
+ * read. The output is cut into blocks of PW_BAND_LINES source lines (16
+ * output rows each) by up to PW_BAND_COLS output columns; each band of 8
+ * source rows of a block is read a whole line at a time along its rows,
+ * its two 8x8 kernels (16 output rows of 8 columns) stored in an L1
+ * buffer (PwBands), so that a step puts 8 lines in a set; each step
+ * prefetches the line PW_BAND_AHEAD steps on in the walk's order (of its
+ * own 8 rows, or at a band's end of the next band's), and streams out a
+ * few whole rows of the block before's buffer. Measured alternating in
+ * one process on an Intel Xeon, the L3 warm, against sub-tiles of 64
+ * output rows that prefetched the next one's lines: relu(x.T * s + b) of
+ * 8192² 1.16-1.19x, relu(x.T - s) of 16384 x 4096 1.17x, x.T * s + b of
+ * 4096 x 16384 1.09x, x.T / s of 8192² 1.28x and of 16384 x 1024 1.21x.
+ * Lost: blocks of 4 or 16 lines (0.97x, 0.90x), prefetches 8 or 12 steps
+ * on (0.96x, 0.93x), or another 16 to 64 on into L2 (0.93-0.96x), none
+ * (0.94x), the output stored at the block's end rather than spread over
+ * the next block's steps (0.89x), bands of 16 output columns (0.76x),
+ * the two threads on the two halves of the columns (0.78x) or the second
+ * walking back (0.98x), kernels that put the rows' halves together as
+ * they load them (0.96x); at other pitches the bands ran level, 0.92x on
+ * 43408 x 1216. */
 #define PW_BAND_LINES 8
 #define PW_BAND_AHEAD 4
 #define PW_BAND_COLS 32
@@ -1896,8 +1914,7 @@ typedef struct {
 	float buf[2][16 * PW_BAND_LINES][PW_BAND_COLS] __attribute__((aligned(64))); /* a block's output rows, the next's */
 } PwBands;
 
-/* The walk's position: block b (lines from 0 to nl), band g (of nbands),
- * line j of the block. */
+/* A position in the band walk: line j of band g of block b. */
 typedef struct {
 	int64_t b, g, j;
 } BandAt;
@@ -1971,6 +1988,8 @@ PWF_INLINE void band_sides(const BandOp *o, __m256 *v, int64_t c)
 	}
 }
 
+/* The band walk over lines source lines (16 output rows each) by n output
+ * columns (16 or PW_BAND_COLS) from c0, whose first is at d. */
 PWF_INLINE void bands_cols(const BandOp *o, const PwIns *m, char *d, int64_t dp, int64_t lines, int64_t c0, int64_t n,
 			   bool stream, PwBands *w)
 {
@@ -2017,7 +2036,7 @@ PWF_INLINE void bands_cols(const BandOp *o, const PwIns *m, char *d, int64_t dp,
 }
 
 /* Output rows 0 to r16 (a multiple of 16), columns c0 to c16 (a multiple
- * of 16 on), in bands. */
+ * of 16 on), in bands; each thread's buffer is its own (32 KiB). */
 PWF_INLINE void bands(const BandOp *o, const PwIns *m, char *d, int64_t dp, int64_t r16, int64_t c0, int64_t c16,
 		      bool stream)
 {
@@ -2037,9 +2056,8 @@ AVX2_FN static void tr_bands4(char *d, int64_t dp, const char *s, int64_t sp, in
 }
 
 /* The tiles of pw_chain_tiles in form f; clamp and stream are constants
- * where it is called. With sub (an Intel core, source rows a multiple of
- * 4 KiB apart) the walk goes in bands (bands), else in PW_TILES's walk
- * down the columns with its prefetch along the rows. */
+ * where it is called. With sub (sub_tiles) in bands, else in PW_TILES's
+ * walk down the columns with its prefetch along the rows. */
 PWF_INLINE void pw_form_tiles(const PwForm *f, const PwIns *m, char *d, int64_t dp, int64_t r8, int64_t c0,
 			     int64_t c16, int clamp, bool stream, int64_t ahead, bool sub, int64_t out_ahead)
 {
@@ -2112,10 +2130,13 @@ AVX2_FN static inline __attribute__((always_inline)) void pw_chain_step(const Pw
 	}
 }
 
-/* The sub-tiles of pw_form_tiles for a chain not in pw_form's shape, twice
- * as many rows where it reads a side along rows (x.T + z of 8192² and
- * 7264² 1.04-1.08x, x.T * z of 4096 x 16384 1.05x, measured as for
- * sub_tiles); each prefetches the next one's lines of that side too. */
+/* A chain not in pw_form's shape where sub_tiles says so: in bands, or
+ * where it reads a side along rows in sub-tiles of 2 PW_SUB rows (x.T + z
+ * of 8192² and 7264² 1.04-1.08x, x.T * z of 4096 x 16384 1.05x against
+ * PW_SUB, measured as for sub_tiles), each prefetching the next one's
+ * lines of the source and of those sides. Bands lost there, 0.85-0.95x,
+ * with the chain run on the output's rows as they leave the buffer and
+ * those sides prefetched a block ahead. */
 PW_FN static void pw_chain_sub(const PwProg *p, const PwChain *ch, bool uniform, const PwIns *const *side, int nside,
 			       char *d, int64_t dp, int64_t r8, int64_t c0, int64_t c16, bool stream)
 {
@@ -2129,7 +2150,7 @@ PW_FN static void pw_chain_sub(const PwProg *p, const PwChain *ch, bool uniform,
 				pw_chain_step(p, ch, uniform, d, dp, r16, c, stream);
 		return;
 	}
-	int64_t n = nside ? 2 * PW_SUB : PW_SUB;
+	int64_t n = 2 * PW_SUB;
 	for (int64_t r0 = 0; r0 < r8; r0 += n) {
 		int64_t r1 = min64(r0 + n, r8);
 		SubNext w;
@@ -2148,8 +2169,8 @@ PW_FN static void pw_chain_sub(const PwProg *p, const PwChain *ch, bool uniform,
  * next 8 rows read while the lines are still in L1; each row's two vectors
  * are stored back to back, so the 8 rows are written as 8 streams of whole
  * lines. A chain of pw_form's shape runs in it; any other takes its steps
- * on half a tile (pw_chain_step). Where sub_tiles says so the steps go in
- * sub-tiles; else the source rows are prefetched as tr_tile4 prefetches
+ * on half a tile (pw_chain_step). Where sub_tiles says so the walk goes in
+ * bands or sub-tiles; else the source rows are prefetched as tr_tile4 prefetches
  * them (their heads, then prefetch_ahead() bytes ahead), except at a pitch
  * where their lines collide (sets_collide). */
 PW_FN static void pw_chain_tiles(const PwProg *p, const PwChain *ch, char *d, int64_t dp, int64_t rows, int64_t cols,
@@ -2216,11 +2237,12 @@ int pw_whole_rows(const PwProg *p)
 	/* the sub-tiles read best with the two threads on the two halves of
 	 * the same source rows (measured alternating in one process on an
 	 * Intel Xeon, the L3 flushed between runs, against whole rows:
-	 * relu(x.T * s + b) of 8192² 1.04x, x.T * s + b of 4096 x 16384
-	 * 0.99x, x.T + z of 8192² 1.09x and at a pitch of 8208 floats 1.19x,
-	 * x.T / s of 8192² 1.08x and of 16384 x 1024 1.00x; at other pitches,
-	 * without the sub-tiles, relu(x.T * s + b) of 7264² 0.96x, a pitch of
-	 * 8208 floats 0.98x) */
+	 * x.T + z of 8192² 1.09x and at a pitch of 8208 floats 1.19x; at
+	 * other pitches, without them, relu(x.T * s + b) of 7264² 0.96x, a
+	 * pitch of 8208 floats 0.98x), and so do the bands, if by less (the
+	 * same, the L3 warm: relu(x.T * s + b) of 8192² 1.02x, x.T * s + b of
+	 * 4096 x 16384 1.05x, relu(x.T - s) of 16384 x 4096 0.97x, x.T / s of
+	 * 8192² 1.02x and of 16384 x 1024 1.00x) */
 	PwForm f;
 	const PwIns *side[PW_MAX];
 	int nside = pw_row_sides(p, &ch, side);
