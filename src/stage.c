@@ -451,8 +451,9 @@ static void plan_trans(BoxPlan *p, Box *b, int a, int c, int skip)
 	p->next_tile = p->esize >= 4 && (p->flags & COPY_STREAM) && sp <= TR_CLOSE && !compact;
 	/* An Intel core at a 4 KiB pitch: tiles of up to TR_B columns that
 	 * walk bands (tr_bands4) where the source rows are at least TR_BANDS
-	 * long (measured alternating in one process on an Intel Xeon, with the
-	 * L3 warm, against the tiles below: 8192², 4096 x 16384, 8000² at a
+	 * long and the destination rows lie on their lines (measured
+	 * alternating in one process on an Intel Xeon, with the L3 warm,
+	 * against the tiles below: 8192², 4096 x 16384, 8000² at a
 	 * pitch of 8192 and (64,4096,64) to (2,1,0) 1.19-1.21x, (64,512,1024)
 	 * to (2,1,0) 1.18x, 16384 x 2048 1.15x, (64,2048,96) to (2,1,0) 1.11x,
 	 * 16384 x 1024 1.06x, (48,28,28,4,352) to (4,3,2,1,0) 1.05x; rows of 48
@@ -464,7 +465,7 @@ static void plan_trans(BoxPlan *p, Box *b, int a, int c, int skip)
 	 * 16384 x 1024 1.04x; tiles of 128 columns the same, 4096 as before
 	 * with the prefetch along the rows). */
 	if (few_misses() && p->esize == 4 && pitch_4k(sp) && (p->flags & COPY_STREAM)) {
-		p->bands = p->n[1] >= TR_BANDS;
+		p->bands = p->n[1] >= TR_BANDS && p->ds[1] % 64 == 0; /* else staged, below */
 		p->blk[1] = min64(p->n[1], p->bands ? TR_B : TR_A);
 		p->next_tile = p->next_only = !p->bands;
 	}

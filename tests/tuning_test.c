@@ -2,15 +2,16 @@
  * core_profile), run under each of the four tunings whatever the host,
  * against the interpreter, bit for bit, with 1 to 3 threads: fused chains
  * over a transposed load (tiles of whole source rows or of the plan's
- * blocks, the two threads on two halves of the same rows, sub-tiles at
- * source pitches that are a multiple of 4 KiB (in bands, with a last band
- * of fewer lines, a last 8 rows, blocks of 96 columns, a side per output
- * row), rows and columns left over
- * at the edges, one or two sides read along rows, at pitches of whole
- * lines and not, outputs big enough to stream whose rows are off their
- * lines), and streamed transposes into
- * destination rows no multiple of 64 bytes apart (put together in an L1
- * buffer on an Intel core). */
+ * blocks, the two threads on two halves of the same rows; bands at source
+ * pitches that are a multiple of 4 KiB, with a last block of fewer lines,
+ * a last 8 rows, blocks of 96 columns, a side per output row; sub-tiles
+ * for sides read along rows; rows and columns left over at the edges, one
+ * or two such sides, at pitches of whole lines and not, outputs big
+ * enough to stream whose rows are off their lines), and streamed
+ * transposes: in bands at 4 KiB pitches, with edges in both dims, into an
+ * output with gaps between its rows, of short rows; into destination rows
+ * no multiple of 64 bytes apart (put together in an L1 buffer on an Intel
+ * core), at a 4 KiB pitch too. */
 #include <math.h>
 
 #include "exec.h"
@@ -60,6 +61,9 @@ static const char *src =
 	"    y[i, j] = x[j, i]\n"
 	"}\n"
 	"kernel tr_4k_edges(x: f32[1048, 2040] strides(2048, 1)) -> (y: f32[2040, 1048] strides(1056, 1)) {\n"
+	"    y[i, j] = x[j, i]\n"
+	"}\n"
+	"kernel tr_4k_off_lines(x: f32[1030, 2048]) -> (y: f32[2048, 1030]) {\n"
 	"    y[i, j] = x[j, i]\n"
 	"}\n"
 	"kernel tr_4k_short(x: f32[64, 24, 48]) -> (y: f32[48, 24, 64]) {\n"
