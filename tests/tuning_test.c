@@ -66,7 +66,7 @@ static const char *src =
 	"kernel tr_4k_off_lines(x: f32[1030, 2048]) -> (y: f32[2048, 1030]) {\n"
 	"    y[i, j] = x[j, i]\n"
 	"}\n"
-	"kernel tr_4k_short(x: f32[64, 24, 48]) -> (y: f32[48, 24, 64]) {\n"
+	"kernel tr_4k_short(x: f32[64, 704, 48]) -> (y: f32[48, 704, 64]) {\n"
 	"    y[i, j, k] = x[k, j, i]\n"
 	"}\n";
 
