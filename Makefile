@@ -3,20 +3,23 @@
 CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN     = -std=c11 -Wall -Wextra -Werror
-CPPFLAGS = -Iinclude -Isrc -D_POSIX_C_SOURCE=200809L
+CPPFLAGS = -Iinclude -Isrc -Isrc/base -Isrc/cpu -Isrc/pallas -D_POSIX_C_SOURCE=200809L
 LDLIBS   = -lm -lpthread
 B        = build
 PY       = .venv/bin/python
 
-LIBSRC = src/util.c src/dtype.c src/lex.c src/parse.c src/check.c src/bind.c src/sym.c \
-         src/lower.c src/view.c src/plan.c src/plancheck.c src/body.c src/explain.c \
-         src/interp.c src/pool.c src/stage.c src/exec.c src/vm.c src/emit_pallas.c src/emit_pallas_body.c src/npy.c src/api.c
-HDRS   = include/athene.h src/internal.h src/ops.h src/exec.h src/vm.h src/emit_pallas.h
+# The library's sources, a folder per layer (docs/architecture.md): base/
+# (containers, dtypes, ops, scalar semantics, .npy), front/ (lexer, parser,
+# checker, the AST), analysis/ (bind, sym, lower, view, plan, body), oracle/
+# (the interpreter), the backends cpu/ and pallas/, and the driver on top.
+LIBSRC = $(wildcard src/base/*.c src/front/*.c src/analysis/*.c src/oracle/*.c src/cpu/*.c src/pallas/*.c) \
+         src/explain.c src/api.c
+HDRS   = include/athene.h $(wildcard src/*.h src/*/*.h)
 
 all: $(B)/athene $(B)/libathene.a $(B)/libathene.so
 
 $(B)/obj/%.o: src/%.c $(HDRS)
-	@mkdir -p $(B)/obj
+	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(CFLAGS) -fPIC -fvisibility=hidden -DATHENE_BUILD $(CPPFLAGS) -c $< -o $@
 
 LIBOBJ = $(LIBSRC:src/%.c=$(B)/obj/%.o)

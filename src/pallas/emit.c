@@ -40,7 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emit_pallas.h"
+#include "emit.h"
 
 
 _Noreturn void ep_unsupported(Em *e, const char *what)

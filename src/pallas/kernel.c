@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emit_pallas.h"
+#include "emit.h"
 
 /* ---- the kernel body ---- */
 
