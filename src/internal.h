@@ -645,6 +645,8 @@ typedef struct Guard {
 	bool neg;           /* guarded by !cond */
 	const Env *env;     /* the expansion cond sits in */
 } Guard;
+/* The guard of argument i of n, evaluated under g (lower.c). */
+const Guard *guard_child(Arena *a, const Node *n, int i, const Guard *g, const Env *env);
 typedef struct {
 	const Node *load;   /* NULL for the store */
 	const Tensor *t;    /* never a fused let */
@@ -892,6 +894,7 @@ void npy_free(Npy *a);
  * plans (text and JSON) and body programs. */
 void dump_node(Buf *b, const Node *n);
 void dump_kernel(Buf *b, const Kernel *k, bool checked);
+void dump_lhs(Buf *b, const Stmt *s, int d); /* variable d of a statement's left side */
 void dump_bind(Buf *b, const Inst *in);
 void dump_inline(Buf *b, const Inst *in);
 void dump_offsets(Buf *b, const Inst *in, bool raw);

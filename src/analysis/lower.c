@@ -1,11 +1,4 @@
-/* Fusion, lowering and the analysis driver of an instance.
- *
- * inline: a let is fused into its consumer when recomputing it costs
- * nothing: it has no reduction, each use subscripts it with affine index
- * expressions (no data), and it is used once or is a bare load. The other
- * lets are materialised: planned statements of their own, like outputs.
- *
- * lower: every load and store becomes one flat storage offset (elements)
+/* lower and simplify: every load and store becomes one flat storage offset (elements)
  * over the index variables, whatever form the author used: x[i, 2*j] and
  * x.flat[16*i + 2*j] give the same expression, with the layout's strides and
  * offset folded in. This is done per load in its own statement (where the
@@ -74,20 +67,6 @@ static Sym *lower_wrap(Lower *l, Node *n, Node *arg, int64_t mod)
 }
 
 static Sym *lower_op(Lower *l, Node *n);
-
-/* Structural equality of two checked expressions. */
-bool node_equal(const Node *a, const Node *b)
-{
-	if (a == b)
-		return true;
-	if (a->kind != b->kind || a->op != b->op || a->dt != b->dt || a->nargs != b->nargs || a->ival != b->ival ||
-	    a->t != b->t || a->var != b->var || a->sym != b->sym || (a->kind == N_FLOAT && a->fval != b->fval))
-		return false;
-	for (int i = 0; i < a->nargs; i++)
-		if (!node_equal(a->args[i], b->args[i]))
-			return false;
-	return true;
-}
 
 static bool const_value(const Inst *in, const Node *n, int64_t *c)
 {
@@ -430,7 +409,7 @@ static void check_range(Lower *l, Node *at, const Sym *s, int64_t n, const char 
 /* ---- guards: the ranges a where() condition leaves ---- */
 
 /* The guard of argument i of n, evaluated under g. */
-static const Guard *child_guard(Arena *a, const Node *n, int i, const Guard *g, const Env *env)
+const Guard *guard_child(Arena *a, const Node *n, int i, const Guard *g, const Env *env)
 {
 	bool branch = n->kind == N_OP && n->op == OP_WHERE && i > 0;
 	bool right = n->kind == N_OP && (n->op == OP_AND || n->op == OP_OR) && i == 1;
@@ -447,7 +426,7 @@ static void load_guards(Arena *a, const Node *n, const Guard *g, const Guard **o
 	if (n->kind == N_LOAD || n->kind == N_FLAT)
 		out[n->load_id] = g;
 	for (int i = 0; i < n->nargs; i++)
-		load_guards(a, n->args[i], child_guard(a, n, i, g, NULL), out);
+		load_guards(a, n->args[i], guard_child(a, n, i, g, NULL), out);
 }
 
 static int negate_cmp(int op)
@@ -794,203 +773,4 @@ int lower_index_range(const Inst *in, const Tensor *p, int64_t *lo, int64_t *hi)
 	if (found)
 		*lo = rlo, *hi = rhi;
 	return found ? 0 : -1;
-}
-
-/* ---- inline: fusion decisions and the planned statements ---- */
-
-/* An index expression with no data in it: lowering gives no atoms. */
-static bool affine_index(const Node *n)
-{
-	if (n->kind == N_INT || n->kind == N_IVAR || n->kind == N_SIZE)
-		return true;
-	if (n->kind != N_OP || !dt_is_int(n->dt))
-		return false;
-	if (n->op != OP_NEG && n->op != OP_ADD && n->op != OP_SUB && n->op != OP_MUL && n->op != OP_FLOORDIV &&
-	    n->op != OP_MOD)
-		return false;
-	for (int i = 0; i < n->nargs; i++)
-		if (!affine_index(n->args[i]))
-			return false;
-	return true;
-}
-
-static bool affine_load(const Node *n)
-{
-	for (int d = 0; d < n->nargs; d++)
-		if (!affine_index(n->args[d]))
-			return false;
-	return true;
-}
-
-/* A bare load (cast or not) with affine subscripts: re-reading it costs
- * what reading a materialised copy would. */
-static bool bare_load(const Node *n)
-{
-	while (n->kind == N_CAST)
-		n = n->args[0];
-	return n->kind == N_LOAD && affine_load(n);
-}
-
-/* Can evaluating n fail at run time (a data-dependent subscript or flat
- * offset, a wrap() modulus)? A let that can is not fused: the language
- * evaluates every element of an intermediate, read or not, so its errors
- * must not depend on which elements its consumer reads. */
-static bool fallible(const Node *n)
-{
-	if ((n->kind == N_LOAD || n->kind == N_FLAT) && !affine_load(n))
-		return true;
-	if (n->kind == N_OP && n->op == OP_WRAP)
-		return true;
-	for (int i = 0; i < n->nargs; i++)
-		if (fallible(n->args[i]))
-			return true;
-	return false;
-}
-
-bool let_fallible(const Tensor *t)
-{
-	return fallible(t->def->rhs);
-}
-
-static bool fusible(const Kernel *k, const Tensor *t)
-{
-	if (t->reduces || t->uses == 0 || (t->uses > 1 && !bare_load(t->def->rhs)) || fallible(t->def->rhs))
-		return false;
-	for (int i = 0; i < k->loads.n; i++) {
-		const Node *n = k->loads.v[i];
-		if (n->t == t && !affine_load(n))
-			return false;
-	}
-	return true;
-}
-
-static void add_access(Inst *in, Planned *ps, const Node *load, const Tensor *t, const Env *env,
-                       const Guard *guard, const Var *const *scope, int nscope)
-{
-	Access *ac = arena_alloc(&in->arena, sizeof *ac);
-	ac->load = load;
-	ac->t = t;
-	ac->env = env;
-	ac->guard = guard;
-	ac->nscope = nscope;
-	memcpy(ac->scope, scope, (size_t)nscope * sizeof *scope);
-	vec_push(&in->arena, &ps->acc, ac);
-}
-
-/* The loads of an expression in source order, fused lets expanded. */
-static void collect(Inst *in, Planned *ps, const Node *n, const Env *env, const Guard *g, const Var **scope,
-                    int nscope)
-{
-	const Var *inner[MAXSCOPE];
-	if ((n->kind == N_LOAD || n->kind == N_FLAT) && n->t->role == ROLE_LET && in->fused[n->t->index]) {
-		bool seen = false;
-		for (int i = 0; i < ps->fused.n; i++)
-			seen |= ps->fused.v[i] == n->t;
-		if (!seen)
-			vec_push(&in->arena, &ps->fused, (void *)n->t);
-		Env *e = arena_alloc(&in->arena, sizeof *e);
-		*e = (Env){env, n->t->def, n};
-		collect(in, ps, n->t->def->rhs, e, g, scope, nscope);
-		return;
-	}
-	if (n->kind == N_LOAD || n->kind == N_FLAT)
-		add_access(in, ps, n, n->t, env, g, scope, nscope);
-	if (n->kind == N_REDUCE) {
-		memcpy(inner, scope, (size_t)nscope * sizeof *scope);
-		for (int i = 0; i < n->nrvars && nscope < MAXSCOPE; i++)
-			inner[nscope++] = n->rvars[i];
-		scope = inner;
-	}
-	for (int i = 0; i < n->nargs; i++)
-		collect(in, ps, n->args[i], env, child_guard(&in->arena, n, i, g, env), scope, nscope);
-}
-
-void inline_lets(Inst *in)
-{
-	Kernel *k = in->k;
-	in->fused = arena_alloc(&in->arena, (size_t)(k->lets.n + 1) * sizeof *in->fused);
-	for (int i = 0; i < k->lets.n; i++)
-		in->fused[i] = fusible(k, k->lets.v[i]);
-	in->planned = arena_alloc(&in->arena, (size_t)(k->stmts.n + 1) * sizeof *in->planned);
-	for (int i = 0; i < k->stmts.n; i++) {
-		Stmt *s = k->stmts.v[i];
-		if (s->t->role == ROLE_LET && in->fused[s->t->index])
-			continue;
-		if (s->nlhs > MAXSCOPE)
-			error_at(&in->diag, s->sp, "too many index variables");
-		Planned *ps = &in->planned[in->nplanned++];
-		ps->stmt = s;
-		ps->index = i;
-		const Var *scope[MAXSCOPE];
-		for (int d = 0; d < s->nlhs; d++)
-			scope[d] = s->lhs[d];
-		add_access(in, ps, NULL, s->t, NULL, NULL, scope, s->nlhs);
-		collect(in, ps, s->rhs, NULL, NULL, scope, s->nlhs);
-	}
-}
-
-/* ---- analyse: one view per access ---- */
-
-static const Sym *index_offset(const void *env, const Node *load)
-{
-	const Planned *ps = env;
-	for (int j = 0; j < ps->acc.n; j++) {
-		const Access *ac = ps->acc.v[j];
-		if (ac->load == load)
-			return ac->off;
-	}
-	return NULL;
-}
-
-/* A rolled access: a view per piece, both masked to their ranges of the
- * rolled variable; false (the access unchanged) unless both are views. */
-static bool roll_views(Inst *in, const Planned *ps, Access *ac, int64_t storage, const Layout *tl)
-{
-	View *v[2];
-	for (int p = 0; p < 2; p++) {
-		v[p] = arena_alloc(&in->arena, sizeof *v[p]);
-		view_analyse(v[p], &in->arena, ac->roff[p], storage, ac->t, tl, in, ac->scope, ac->nscope, index_offset, ps);
-		if (v[p]->cls == VIEW_ELEM || v[p]->ngat || !(v[p]->flags & VF_MASKED))
-			return false;
-	}
-	v[0]->flags |= VF_ROLLED;
-	v[1]->flags |= VF_ROLLED;
-	ac->view = *v[0];
-	ac->piece = v[1];
-	return true;
-}
-
-void analyse_inst(Inst *in)
-{
-	for (int p = 0; p < in->nplanned; p++) {
-		Planned *ps = &in->planned[p];
-		for (int j = 0; j < ps->acc.n; j++) {
-			Access *ac = ps->acc.v[j];
-			const Layout *lay = tensor_layout(in, ac->t);
-			int64_t storage = lay->storage > 0 ? lay->storage : 1;
-			if (ac->never) { /* its guard holds nowhere: it touches nothing */
-				memset(&ac->view, 0, sizeof ac->view);
-				ac->view.cls = VIEW_VIEW;
-				ac->view.flags = VF_EMPTY;
-				continue;
-			}
-			const Layout *tl = ac->t->role == ROLE_LET ? NULL : lay;
-			view_analyse(&ac->view, &in->arena, ac->off, storage, ac->t, tl, in, ac->scope, ac->nscope, index_offset,
-			             ps);
-			ac->piece = NULL;
-			if (ac->view.cls == VIEW_ELEM && ac->roff[0] && roll_views(in, ps, ac, storage, tl))
-				continue;
-			if (ac->view.cls != VIEW_ELEM || !ac->moff)
-				continue;
-			/* no view over the whole domain: over the box its guard leaves,
-			 * with the rest masked */
-			View *mv = arena_alloc(&in->arena, sizeof *mv);
-			view_analyse(mv, &in->arena, ac->moff, storage, ac->t, tl, in, ac->scope, ac->nscope, index_offset, ps);
-			ac->view = *mv;
-			if (mv->cls != VIEW_ELEM) {
-				ac->masked = true;
-				ac->off = ac->moff;
-			}
-		}
-	}
 }

@@ -808,3 +808,182 @@ bool view_axis_print(Buf *b, const View *v, const VAxis *a)
 	buf_printf(b, " pad (%lld, %lld)", (long long)d->mlo, (long long)(d->n - 1 - d->mhi));
 	return true;
 }
+
+/* ---- analyse: one view per access ---- */
+
+static const Sym *index_offset(const void *env, const Node *load)
+{
+	const Planned *ps = env;
+	for (int j = 0; j < ps->acc.n; j++) {
+		const Access *ac = ps->acc.v[j];
+		if (ac->load == load)
+			return ac->off;
+	}
+	return NULL;
+}
+
+/* A rolled access: a view per piece, both masked to their ranges of the
+ * rolled variable; false (the access unchanged) unless both are views. */
+static bool roll_views(Inst *in, const Planned *ps, Access *ac, int64_t storage, const Layout *tl)
+{
+	View *v[2];
+	for (int p = 0; p < 2; p++) {
+		v[p] = arena_alloc(&in->arena, sizeof *v[p]);
+		view_analyse(v[p], &in->arena, ac->roff[p], storage, ac->t, tl, in, ac->scope, ac->nscope, index_offset, ps);
+		if (v[p]->cls == VIEW_ELEM || v[p]->ngat || !(v[p]->flags & VF_MASKED))
+			return false;
+	}
+	v[0]->flags |= VF_ROLLED;
+	v[1]->flags |= VF_ROLLED;
+	ac->view = *v[0];
+	ac->piece = v[1];
+	return true;
+}
+
+void analyse_inst(Inst *in)
+{
+	for (int p = 0; p < in->nplanned; p++) {
+		Planned *ps = &in->planned[p];
+		for (int j = 0; j < ps->acc.n; j++) {
+			Access *ac = ps->acc.v[j];
+			const Layout *lay = tensor_layout(in, ac->t);
+			int64_t storage = lay->storage > 0 ? lay->storage : 1;
+			if (ac->never) { /* its guard holds nowhere: it touches nothing */
+				memset(&ac->view, 0, sizeof ac->view);
+				ac->view.cls = VIEW_VIEW;
+				ac->view.flags = VF_EMPTY;
+				continue;
+			}
+			const Layout *tl = ac->t->role == ROLE_LET ? NULL : lay;
+			view_analyse(&ac->view, &in->arena, ac->off, storage, ac->t, tl, in, ac->scope, ac->nscope, index_offset,
+			             ps);
+			ac->piece = NULL;
+			if (ac->view.cls == VIEW_ELEM && ac->roff[0] && roll_views(in, ps, ac, storage, tl))
+				continue;
+			if (ac->view.cls != VIEW_ELEM || !ac->moff)
+				continue;
+			/* no view over the whole domain: over the box its guard leaves,
+			 * with the rest masked */
+			View *mv = arena_alloc(&in->arena, sizeof *mv);
+			view_analyse(mv, &in->arena, ac->moff, storage, ac->t, tl, in, ac->scope, ac->nscope, index_offset, ps);
+			ac->view = *mv;
+			if (mv->cls != VIEW_ELEM) {
+				ac->masked = true;
+				ac->off = ac->moff;
+			}
+		}
+	}
+}
+
+/* ---- views ---- */
+
+static const char *class_names[] = {"contiguous", "broadcast", "strided", "sliced", "reversed",
+                                    "permuted", "collapsed", "row gather", "empty", "masked", "rolled"};
+
+void view_class(Buf *b, const View *v)
+{
+	if (v->cls == VIEW_ELEM) {
+		buf_printf(b, "element gather");
+		return;
+	}
+	bool any = false;
+	for (int i = 1; i < 11; i++)
+		if (v->flags & (1u << i)) {
+			buf_printf(b, "%s%s", any ? ", " : "", class_names[i]);
+			any = true;
+		}
+	if (!any)
+		buf_printf(b, "contiguous");
+}
+
+/* The position a gathered axis takes: start + step·(atom - lo). */
+void gather_position(Buf *b, const View *v, const VAxis *a)
+{
+	int64_t c = a->start - a->step * v->gat[a->ref].atom->lo;
+	if (c)
+		buf_printf(b, "%lld %c ", (long long)c, a->step > 0 ? '+' : '-');
+	else if (a->step < 0)
+		buf_putc(b, '-');
+	gather_index_print(b, &v->gat[a->ref]);
+}
+
+void view_print(Buf *b, const View *v)
+{
+	if (v->cls == VIEW_ELEM) {
+		buf_printf(b, "none: %s", v->reason);
+		return;
+	}
+	if (v->flags & VF_EMPTY) {
+		buf_printf(b, "reshape (");
+		for (int i = 0; i < v->naxes; i++)
+			buf_printf(b, "%s%lld", i ? ", " : "", (long long)v->ax[i].size);
+		buf_printf(b, v->naxes == 1 ? ",): no elements" : "): no elements");
+		return;
+	}
+	buf_printf(b, "reshape (");
+	for (int i = 0; i < v->naxes; i++)
+		buf_printf(b, "%s%lld", i ? ", " : "", (long long)v->ax[i].size);
+	buf_printf(b, v->naxes == 1 ? ",)" : ")");
+	bool trivial = true;
+	for (int i = 0; i < v->naxes; i++) {
+		const VAxis *a = &v->ax[i];
+		if (a->kind != VA_ITER || a->step < 0 || a->start || a->len != a->size)
+			trivial = false;
+	}
+	if (!trivial) {
+		buf_printf(b, " · index [");
+		for (int i = 0; i < v->naxes; i++) {
+			const VAxis *a = &v->ax[i];
+			if (i)
+				buf_printf(b, ", ");
+			if (view_axis_print(b, v, a)) {} else if (a->kind == VA_INDEX)
+				buf_printf(b, "%lld", (long long)a->start);
+			else if (a->kind == VA_GATHER)
+				gather_position(b, v, a);
+			else if (a->step > 0 && a->start == 0 && a->len == a->size)
+				buf_printf(b, ":");
+			else if (a->step > 0)
+				buf_printf(b, "%lld:%lld", (long long)a->start, (long long)(a->start + a->len));
+			else if (a->start - a->len < 0)
+				buf_printf(b, "%lld::-1", (long long)a->start);
+			else
+				buf_printf(b, "%lld:%lld:-1", (long long)a->start, (long long)(a->start - a->len));
+		}
+		buf_putc(b, ']');
+	}
+	/* iteration order of the remaining axes */
+	int order[VIEW_MAXAX], no = 0;
+	bool perm = false;
+	for (int d = 0; d < v->ndig; d++)
+		if (v->dig[d].axis >= 0)
+			order[no++] = v->dig[d].axis;
+	for (int i = 1; i < no; i++)
+		perm |= order[i] < order[i - 1];
+	if (perm) {
+		/* positions among the iteration axes, in storage order */
+		buf_printf(b, " · permute (");
+		for (int i = 0; i < no; i++) {
+			int rank = 0;
+			for (int j = 0; j < no; j++)
+				rank += order[j] < order[i];
+			buf_printf(b, "%s%d", i ? ", " : "", rank);
+		}
+		buf_putc(b, ')');
+	}
+	bool bc = false;
+	for (int d = 0; d < v->ndig; d++)
+		if (v->dig[d].coef == 0 && v->dig[d].n > 1) {
+			buf_printf(b, bc ? ", %s" : " · broadcast %s", v->dig[d].var->name);
+			if (v->dig[d].nsplit > 1)
+				buf_printf(b, " digit %d", v->dig[d].index);
+			bc = true;
+		}
+	for (int d = 0; d < v->ndig; d++)
+		if (v->dig[d].nsplit > 1 && v->dig[d].index == v->dig[d].nsplit - 1) {
+			/* most significant digit first, as the reshape writes it */
+			buf_printf(b, " · split %s = (", v->dig[d].var->name);
+			for (int e = d; e < v->ndig && v->dig[e].var == v->dig[d].var; e++)
+				buf_printf(b, "%s%lld", e > d ? ", " : "", (long long)v->dig[e].n);
+			buf_printf(b, ") digits %d..0", v->dig[d].nsplit - 1);
+		}
+}

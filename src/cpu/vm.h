@@ -1,4 +1,4 @@
-/* The native executor's shared state (exec.c, vm.c): a planned statement
+/* The native executor's shared state (exec.c, vm.c, common.c): a planned statement
  * split into loop dims, its operands as affine views over them, its boxes,
  * and the run's error record. exec.c builds them and runs data movement,
  * row gathers and the point-by-point path; vm.c runs the body IR over the
@@ -93,7 +93,7 @@ typedef struct {
 } XBox;
 
 
-/* ---------------------------------------------------------------- exec.c */
+/* ---------------------------------------------------------------- common.c */
 
 void run_error(RunErr *e, int64_t pos, Span sp, const char *msg);
 void where_str(char *s, size_t n, const Stmt *st, const int64_t *val);
@@ -108,6 +108,8 @@ bool ins_can_fail(const Prog *p, const Ins *s);
 void op_failed(RunErr *e, const Inst *in, const Stmt *st, const int64_t *val, int64_t pos, const char *what,
                Span sp);
 int wrap_of_reg(const Prog *p, int r);
+/* The register an integer cast chain starts from. */
+int xuncast(const Prog *p, int r);
 bool in_dim(const Inst *in, const Ins *x, int c, int64_t v);
 int var_boxes(const X *x, int i, int64_t lo, int64_t hi, XBox *out, int max);
 void copy_var(const X *x, int i, const XBox *from, XBox *to);

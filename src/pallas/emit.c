@@ -43,45 +43,6 @@
 #include "emit.h"
 
 
-_Noreturn void ep_unsupported(Em *e, const char *what)
-{
-	error_plain(&e->in->diag, "kernel %s: the Pallas emitter cannot express %s", e->kname, what);
-}
-
-const char *ep_jdt(DType t)
-{
-	static const char *const n[] = {"jnp.bool_",   "jnp.int8",    "jnp.int16",    "jnp.int32",  "jnp.int64",
-	                                "jnp.uint8",   "jnp.float16", "jnp.bfloat16", "jnp.float32", "jnp.float64"};
-	return n[t];
-}
-
-/* Python names of tensors and variables: never a keyword or a module name. */
-const char *ep_pyname(const char *s)
-{
-	static const char *const bad[] = {"and", "as", "assert", "break", "class", "continue", "def", "del", "elif",
-	                                  "else", "except", "finally", "for", "from", "global", "if", "import", "in",
-	                                  "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try",
-	                                  "while", "with", "yield", "None", "True", "False", "np", "jnp", "jax", "pl",
-	                                  "pltpu", "interpret", "functools"};
-	static _Thread_local char buf[4][80];
-	static _Thread_local int k;
-	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-		if (!strcmp(s, bad[i])) {
-			char *r = buf[k++ & 3];
-			snprintf(r, sizeof buf[0], "%s_", s);
-			return r;
-		}
-	return s;
-}
-
-void ep_tuple(Buf *b, const int64_t *v, int n)
-{
-	buf_putc(b, '(');
-	for (int i = 0; i < n; i++)
-		buf_printf(b, "%s%lld", i ? ", " : "", (long long)v[i]);
-	buf_printf(b, n == 1 ? ",)" : ")");
-}
-
 /* The smallest power of two >= n (0 for 0): Triton's block sizes. */
 static int64_t pow2_ceil(int64_t n)
 {
@@ -92,16 +53,6 @@ static int64_t pow2_ceil(int64_t n)
 }
 
 /* ---- operands: how each axis is moved ---- */
-
-/* The operands as the module moves them: the plan's, with reversed axes
- * flipped by the wrapper (Mosaic has no in-kernel reverse), so the kernel
- * walks every axis upwards. Set per statement by emit_pallas_kernel. */
-static _Thread_local const PlanOperand *const *moved;
-
-const PlanOperand *ep_operand(const PlanStmt *ps, int j)
-{
-	return moved ? moved[j] : ps->ops.v[j];
-}
 
 /* Axes the wrapper flips: reversed slices of an operand read by view. */
 static bool flipped(const PlanOperand *op, const PlanAxis *x)
@@ -118,83 +69,9 @@ static void flip_axes(Buf *b, const PlanStmt *ps, const PlanOperand *op)
 			buf_printf(b, "%s%d", k++ ? ", " : "", a);
 }
 
-/* The kernel's name for an operand's ref: x_ref, or x2_ref for the second
- * operand that reads x. */
-const char *ep_ref_name(const PlanStmt *ps, const PlanOperand *op)
-{
-	static _Thread_local char buf[8][96];
-	static _Thread_local int k;
-	char *r = buf[k++ & 7];
-	int seen = 0;
-	for (int i = 0; i < op->access; i++)
-		seen += ep_operand(ps, i)->t == op->t;
-	if (seen)
-		snprintf(r, sizeof buf[0], "%s%d_ref", op->t->name, seen + 1);
-	else
-		snprintf(r, sizeof buf[0], "%s_ref", op->t->name);
-	return r;
-}
-
-const PlanVar *ep_axis_var(const PlanStmt *ps, const PlanAxis *x)
-{
-	return x->var >= 0 ? &ps->vars[x->var] : NULL;
-}
-
-bool ep_on_grid(const PlanStmt *ps, const PlanAxis *x)
-{
-	const PlanVar *v = ep_axis_var(ps, x);
-	return v && v->grid >= 0;
-}
-
-/* The lowest and one past the highest position an axis's slice takes:
- * start + step·k for k in [0, len). */
-int64_t ep_lowest(const PlanAxis *x)
-{
-	return x->step > 0 ? x->start : x->start + x->step * (x->len - 1);
-}
-
 int64_t ep_highest(const PlanAxis *x)
 {
 	return (x->step > 0 ? x->start + x->step * (x->len - 1) : x->start) + 1;
-}
-
-/* A Python slice of the positions of axis x from `start` (static). */
-void ep_slice_of(Buf *b, const PlanAxis *x, int64_t start)
-{
-	int64_t stop = start + x->step * x->len;
-	if (x->step == 1)
-		buf_printf(b, "%lld:%lld", (long long)start, (long long)(start + x->len));
-	else if (x->step > 0)
-		buf_printf(b, "%lld:%lld:%lld", (long long)start, (long long)(start + x->step * (x->len - 1) + 1),
-		           (long long)x->step);
-	else if (stop < 0)
-		buf_printf(b, "%lld::%lld", (long long)start, (long long)x->step);
-	else
-		buf_printf(b, "%lld:%lld:%lld", (long long)start, (long long)stop, (long long)x->step);
-}
-
-/* Squeezed, exact (the block holds what the step needs, from a multiple of
- * its size), or whole (loaded whole and sliced in the kernel). */
-int ep_axis_mode(const PlanStmt *ps, const PlanAxis *x)
-{
-	if (!x->block)
-		return AX_SQUEEZED;
-	if (x->widened)
-		return AX_WHOLE;
-	if (x->kind != VA_ITER)
-		return AX_EXACT;
-	if (x->step != 1 && x->step != -1)
-		return AX_WHOLE; /* a strided slice of the axis: picked in the kernel */
-	int64_t b = x->block;
-	if (ep_on_grid(ps, x)) {
-		const PlanVar *v = ep_axis_var(ps, x);
-		if (x->step > 0)
-			return x->start % b == 0 ? AX_EXACT : AX_WHOLE;
-		return (x->start + 1) % b == 0 && x->len % b == 0 && v->n % v->block == 0 ? AX_EXACT : AX_WHOLE;
-	}
-	int64_t first = x->step > 0 ? x->start : x->start - x->len + 1;
-	/* a block past the axis's end: the gpu's power-of-two block of a whole variable */
-	return first % b == 0 && (b == x->len || (!first && b > x->len && x->len == x->size)) ? AX_EXACT : AX_WHOLE;
 }
 
 int64_t ep_array_elems(const PlanOperand *op)
@@ -212,224 +89,7 @@ const char *ep_grid_name(const PlanStmt *ps, int g)
 	return ep_pyname(ps->vars[ps->grid_var[g]].var->name);
 }
 
-/* A variable's value in an index map: its grid index (a variable that
- * addresses an index load has block 1), or 0 when it is not on the grid. */
-void ep_map_var(Buf *b, const PlanStmt *ps, const Var *v, bool pid)
-{
-	for (int i = 0; i < ps->nvars; i++)
-		if (ps->vars[i].var == v) {
-			const PlanVar *pv = &ps->vars[i];
-			/* the block's first value: an index read once per step is the same for all */
-			if (pv->grid >= 0 && pid)
-				buf_printf(b, "pl.program_id(%d)", pv->grid);
-			else if (pv->grid >= 0)
-				buf_printf(b, "%s", ep_pyname(v->name));
-			else
-				buf_printf(b, "0");
-			if (pv->grid >= 0 && pv->block != 1)
-				buf_printf(b, " * %lld", (long long)pv->block);
-			return;
-		}
-	buf_printf(b, "0");
-}
 
-const PlanOperand *ep_index_operand(const PlanStmt *ps, const Node *load)
-{
-	for (int i = 0; i < ps->ops.n; i++)
-		if (ep_operand(ps, i)->acc->load == load)
-			return ep_operand(ps, i);
-	return NULL;
-}
-
-
-
-int ep_pvar_index(const PlanStmt *ps, const Var *v)
-{
-	for (int i = 0; i < ps->nvars; i++)
-		if (ps->vars[i].var == v)
-			return i;
-	return -1;
-}
-
-int ep_digit_key(const PlanStmt *ps, const ViewDigit *g)
-{
-	return ep_pvar_index(ps, g->var) * 64 + (g->nsplit - 1 - g->index);
-}
-
-void ep_sort_by_key(int *perm, const int *key, int n)
-{
-	for (int i = 0; i < n; i++)
-		perm[i] = i;
-	for (int i = 1; i < n; i++) /* insertion: stable, and n is a handful */
-		for (int j = i; j > 0 && key[perm[j - 1]] > key[perm[j]]; j--) {
-			int t = perm[j];
-			perm[j] = perm[j - 1];
-			perm[j - 1] = t;
-		}
-}
-
-static void sym_leaf(Buf *b, const Sym *s, void *env)
-{
-	SymCtx *c = env;
-	if (s->kind == S_VAR) {
-		if (c->xla) {
-			buf_printf(b, "%s", ep_pyname(((const Var *)s->p)->name));
-			return;
-		}
-		if (c->map) {
-			ep_map_var(b, c->e->ps, s->p, c->pid);
-			return;
-		}
-		int vi = ep_pvar_index(c->e->ps, s->p);
-		if (vi < 0)
-			die("a variable outside the statement");
-		ep_use_iota(c->e, vi);
-		buf_printf(b, "%s", ep_pyname(((const Var *)s->p)->name));
-		return;
-	}
-	ep_node_expr(b, c, s->p);
-}
-
-/* A sum of products, floor divisions and remainders, in Python. */
-void ep_sym_expr(Buf *b, SymCtx *c, const Sym *s)
-{
-	switch (s->kind) {
-	case S_CONST: buf_printf(b, "%lld", (long long)s->c); return;
-	case S_VAR:
-	case S_ATOM: sym_leaf(b, s, c); return;
-	case S_ADD:
-		buf_putc(b, '(');
-		for (int i = 0; i < s->n; i++) {
-			if (i)
-				buf_printf(b, s->k[i] < 0 ? " - " : " + ");
-			else if (s->k[i] < 0)
-				buf_putc(b, '-');
-			if (llabs(s->k[i]) != 1)
-				buf_printf(b, "%lld*", (long long)llabs(s->k[i]));
-			ep_sym_expr(b, c, s->a[i]);
-		}
-		if (s->c)
-			buf_printf(b, " %c %lld", s->c < 0 ? '-' : '+', (long long)llabs(s->c));
-		buf_putc(b, ')');
-		return;
-	case S_MUL:
-		buf_putc(b, '(');
-		for (int i = 0; i < s->n; i++) {
-			buf_printf(b, i ? " * " : "");
-			ep_sym_expr(b, c, s->a[i]);
-		}
-		buf_putc(b, ')');
-		return;
-	case S_DIV:
-	case S_MOD:
-		buf_putc(b, '(');
-		ep_sym_expr(b, c, s->a[0]);
-		buf_printf(b, s->kind == S_DIV ? " // " : " %% ");
-		ep_sym_expr(b, c, s->a[1]);
-		buf_putc(b, ')');
-		return;
-	}
-}
-
-/* Does expression s need parentheses as an ep_operand (a space or a sign at
- * its top level)? */
-static bool compound(const char *s)
-{
-	int depth = 0;
-	if (*s == '-' || *s == '~')
-		return true;
-	for (; *s; s++) {
-		depth += *s == '(' || *s == '[';
-		depth -= *s == ')' || *s == ']';
-		if (*s == ' ' && !depth)
-			return true;
-	}
-	return false;
-}
-
-/* An op's jnp spelling with its operands substituted. */
-void ep_spell(Buf *b, const char *pat, Buf *args, int n)
-{
-	for (const char *s = pat; *s; s++) {
-		if (*s == '$' && s[1] >= '0' && s[1] < '0' + n) {
-			const char *a = buf_str(&args[s[1] - '0']);
-			/* an argument of a call, "f($0, $1)": no parentheses of its own */
-			bool call_arg = s > pat && (s[-1] == '(' || (s - pat >= 2 && s[-2] == ',')) && (s[2] == ',' || s[2] == ')');
-			buf_printf(b, compound(a) && !call_arg ? "(%s)" : "%s", a);
-			s++;
-		} else
-			buf_putc(b, *s);
-	}
-}
-
-/* An index expression from the AST (a gathered subscript): in an index map
- * from the prefetched refs; in the kernel from the body's registers. */
-void ep_node_expr(Buf *b, SymCtx *c, const Node *n)
-{
-	if (!c->map && !c->xla) {
-		int r = ep_reg_of(c, n);
-		if (r >= 0) {
-			c->e->used[r] = true;
-			ep_reg(b, c->e, r);
-			return;
-		}
-	}
-	switch (n->kind) {
-	case N_INT:
-	case N_BOOL: buf_printf(b, "%lld", (long long)n->ival); return;
-	case N_SIZE: buf_printf(b, "%lld", (long long)c->e->in->size[n->sym]); return;
-	case N_IVAR: {
-		Sym fake = {.kind = S_VAR, .p = n->var};
-		sym_leaf(b, &fake, c);
-		return;
-	}
-	case N_CAST: ep_node_expr(b, c, n->args[0]); return;
-	case N_LOAD:
-	case N_FLAT: {
-		const PlanOperand *op = ep_index_operand(c->e->ps, n);
-		if (op && c->xla) {
-			int i = 0;
-			while (i < c->nreads && c->reads[i] != op->t)
-				i++;
-			if (i == c->nreads && c->nreads < 16)
-				c->reads[c->nreads++] = op->t;
-			buf_printf(b, "jnp.take(%s, ", ep_pyname(op->t->name));
-			ep_sym_expr(b, c, op->acc->off);
-			buf_printf(b, ", mode=\"clip\")");
-			return;
-		}
-		if (!op || !op->prefetch || !c->map)
-			ep_unsupported(c->e, "a gathered index that is not prefetched");
-		buf_printf(b, "%s[", ep_ref_name(c->e->ps, op));
-		ep_sym_expr(b, c, op->acc->off);
-		buf_putc(b, ']');
-		return;
-	}
-	case N_OP: {
-		Buf a[3] = {{0}, {0}, {0}};
-		for (int i = 0; i < n->nargs && i < 3; i++)
-			ep_node_expr(&a[i], c, n->args[i]);
-		ep_spell(b, op_info[n->op].jnp, a, n->nargs);
-		for (int i = 0; i < 3; i++)
-			buf_free(&a[i]);
-		return;
-	}
-	}
-	ep_unsupported(c->e, "this gathered index expression");
-}
-
-/* The position of gathered axis x: in an index map (grid indices), or in
- * the kernel (program ids). */
-void ep_gather_pos(Buf *b, Em *e, const PlanOperand *op, const PlanAxis *x, bool pid)
-{
-	const View *v = op->view;
-	const VAxis *va = &v->ax[x->vaxis];
-	int64_t c0 = va->start - va->step * v->gat[va->ref].atom->lo;
-	SymCtx c = {.e = e, .map = true, .pid = pid, .load = NULL, .reg = -1};
-	if (c0 || va->step < 0)
-		buf_printf(b, "%lld %c ", (long long)c0, va->step > 0 ? '+' : '-');
-	ep_node_expr(b, &c, v->gat[va->ref].atom->p);
-}
 
 /* The element offset (squeezed) or block index of axis x in an index map. */
 static void map_entry(Buf *b, Em *e, const PlanOperand *op, const PlanAxis *x)
@@ -522,19 +182,6 @@ static void block_spec(Buf *b, Em *e, const PlanOperand *op)
 }
 
 /* ---- one planned statement: its kernel function and its call ---- */
-
-/* An operand no used instruction loads: the call does not pass it. */
-void ep_drop_operand(int j)
-{
-	((PlanOperand *)moved[j])->naxes = 0;
-}
-
-const char *ep_fn_name(Em *e, Buf *b)
-{
-	b->len = 0;
-	buf_printf(b, "_%s_%s", e->kname, e->sname);
-	return buf_str(b);
-}
 
 /* The array an operand is given: its storage, or the array the wrapper
  * prepares over the statement's variables, reshaped (padded to whole rows). */
@@ -1301,7 +948,7 @@ static void pad_masked(Em *e, int j, int a, PlanAxis *x)
 	e->pad[j][a][1] = hi;
 }
 
-/* The operands as the module moves them (moved): the plan's, with
+/* The operands as the module moves them (ep_moved): the plan's, with
  * reversed axes flipped and masked slices padded by the wrapper, the loads
  * Mosaic cannot express prepared by the wrapper (every load, for a
  * statement in XLA), rank-1 blocks Pallas refuses cut into rows. */
@@ -1334,7 +981,7 @@ static void setup_operands(Em *e, const PlanStmt *ps)
 			pad_masked(e, j, a, x);
 		}
 	}
-	moved = (const PlanOperand *const *)ops;
+	ep_moved = (const PlanOperand *const *)ops;
 	bool rows = gpu && gpu_rows_in_kernel(e, ops);
 	for (int j = 0; j < ps->ops.n; j++) {
 		unsigned m = 0;
@@ -1479,10 +1126,10 @@ void emit_pallas_kernel(Buf *out, unsigned *needs, Inst *in, const Plan *p, bool
 			emit_grid_spec(&e, &fns);
 			emit_call(&e, &w, si, &records);
 		}
-		moved = NULL;
+		ep_moved = NULL;
 	}
 	if (e.refused) {
-		moved = NULL;
+		ep_moved = NULL;
 		*needs = needs_in;
 		buf_printf(out, "\n\n# ---- kernel %s: not emitted for pallas-gpu: %s\n", k->name, e.refused);
 		buf_free(&fns);

@@ -88,5 +88,12 @@ void ep_emit_kernel_fn(Em *e, Buf *out);
 bool ep_checks(const Em *e);
 const char *ep_gpu_reduction(const Em *e);
 bool ep_rowmajor(const Em *e, const Sym *off);
+/* The kernel body's lines and registers (common.c). */
+extern _Thread_local const PlanOperand *const *ep_moved;
+void ep_line(Em *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+const char *ep_rdt(Em *e, int r);
+void ep_shape_of(Buf *b, Em *e, unsigned dep);
+int ep_alias_of(Em *e, int r);
+void ep_constant(Buf *b, Em *e, int r);
 
 #endif

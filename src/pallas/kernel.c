@@ -11,72 +11,6 @@
 
 /* ---- the kernel body ---- */
 
-static void shape_of(Buf *b, Em *e, unsigned dep)
-{
-	int64_t s[PLAN_MAXVARS];
-	for (int v = 0; v < e->ps->nvars; v++)
-		s[v] = dep >> v & 1 ? e->vb[v] : 1;
-	ep_tuple(b, s, e->ps->nvars);
-}
-
-static void line(Em *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void line(Em *e, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	buf_printf(e->b, "    ");
-	buf_vprintf(e->b, fmt, ap);
-	buf_putc(e->b, '\n');
-	va_end(ap);
-}
-
-/* The iota of variable vi over the block, offset by its grid step. */
-void ep_use_iota(Em *e, int vi)
-{
-	if (e->iota_done[vi])
-		return;
-	e->iota_done[vi] = true;
-	const PlanVar *v = &e->ps->vars[vi];
-	Buf s = {0};
-	shape_of(&s, e, 1u << vi);
-	if (v->grid >= 0)
-		line(e, "%s = pl.program_id(%d) * %lld + jax.lax.broadcasted_iota(jnp.int32, %s, %d)", ep_pyname(v->var->name),
-		     v->grid, (long long)v->block, buf_str(&s), vi);
-	else
-		line(e, "%s = jax.lax.broadcasted_iota(jnp.int32, %s, %d)", ep_pyname(v->var->name), buf_str(&s), vi);
-	buf_free(&s);
-}
-
-/* The register (the last before the load's) that computes node n. */
-int ep_reg_of(SymCtx *c, const Node *n)
-{
-	for (int r = c->reg - 1; r >= 0; r--)
-		if (c->e->prog->ins[r].src == n && c->e->prog->ins[r].kind != I_CONST)
-			return r;
-	return -1;
-}
-
-static const char *rdt(Em *e, int r)
-{
-	const Ins *x = &e->prog->ins[r];
-	return e->narrow[r] ? "jnp.int32" : ep_jdt(x->dt);
-}
-
-static void constant(Buf *b, Em *e, int r)
-{
-	const Ins *x = &e->prog->ins[r];
-	if (x->dt == ATHENE_BOOL)
-		buf_printf(b, x->c.i ? "True" : "False");
-	else if (!dt_is_float(x->dt))
-		buf_printf(b, "%s(%lld)", rdt(e, r), (long long)x->c.i);
-	else if (isnan(x->c.f))
-		buf_printf(b, "%s(jnp.nan)", ep_jdt(x->dt));
-	else if (isinf(x->c.f))
-		buf_printf(b, "%s(%sjnp.inf)", ep_jdt(x->dt), x->c.f < 0 ? "-" : "");
-	else
-		buf_printf(b, "%s(%.17g)", ep_jdt(x->dt), x->c.f);
-}
-
 static bool needs_check(const Em *e, const Ins *x);
 
 static bool sym_has_var(const Sym *s, const Var *v)
@@ -176,24 +110,6 @@ static int64_t axis_extent(const PlanStmt *ps, const PlanAxis *x)
 	return ep_axis_mode(ps, x) == AX_WHOLE && !ep_on_grid(ps, x) ? x->len : x->block;
 }
 
-/* Extent in the block of digit g of a variable whose block extent is vb. */
-int64_t ep_digit_extent(const ViewDigit *g, int64_t vb)
-{
-	return g->index == g->nsplit - 1 ? (vb + g->place - 1) / g->place : g->n;
-}
-
-/* Is digit g an axis of the operand's block value (not broadcast, not
- * squeezed onto the grid)? */
-bool ep_present_in(const PlanOperand *op, const ViewDigit *g)
-{
-	if (g->axis < 0 || g->n <= 1)
-		return false;
-	for (int a = 0; a < op->naxes; a++) /* a cut axis: its squeezed top part is the grid's */
-		if (op->ax[a].vaxis == g->axis && op->ax[a].block)
-			return true;
-	return false;
-}
-
 /* Sorts the value axes (plan axes in ax[]) into variable order, digits most
  * significant first: perm[k] is the value axis that goes to position k. */
 static void var_order(const Em *e, const PlanOperand *op, const int *ax, int n, int *perm)
@@ -257,18 +173,18 @@ static void load_view(Em *e, int r, const PlanOperand *op)
 	for (const char *s = buf_str(&idx); *s; s++)
 		trivial &= *s == ':' || *s == ',' || *s == ' ';
 	if (gathered) /* indexing the ref: a load of the row */
-		line(e, "v%d = %s[%s]", r, t, buf_str(&idx));
+		ep_line(e, "v%d = %s[%s]", r, t, buf_str(&idx));
 	else if (trivial)
-		line(e, "v%d = %s[...]", r, t);
+		ep_line(e, "v%d = %s[...]", r, t);
 	else
-		line(e, "v%d = %s[...][%s]", r, t, buf_str(&idx));
+		ep_line(e, "v%d = %s[...][%s]", r, t, buf_str(&idx));
 	buf_free(&idx);
 	/* axes on the grid loaded whole: this step's part, by its program id */
 	for (int k = 0; k < n; k++) {
 		const PlanAxis *x = &op->ax[ax[k]];
 		if (ep_axis_mode(ps, x) != AX_WHOLE || !ep_on_grid(ps, x))
 			continue;
-		line(e, "v%d = jnp.take(v%d, %lld + %lld * (pl.program_id(%d) * %lld + jnp.arange(%lld)), axis=%d, mode=\"clip\")",
+		ep_line(e, "v%d = jnp.take(v%d, %lld + %lld * (pl.program_id(%d) * %lld + jnp.arange(%lld)), axis=%d, mode=\"clip\")",
 		     r, r, (long long)x->start, (long long)x->step, ep_axis_var(ps, x)->grid, (long long)x->block,
 		     (long long)x->block, k);
 	}
@@ -281,7 +197,7 @@ static void load_view(Em *e, int r, const PlanOperand *op)
 		Buf p = {0};
 		for (int k = 0; k < n; k++)
 			buf_printf(&p, "%s%d", k ? ", " : "", perm[k]);
-		line(e, "v%d = jnp.transpose(v%d, (%s))", r, r, buf_str(&p));
+		ep_line(e, "v%d = jnp.transpose(v%d, (%s))", r, r, buf_str(&p));
 		buf_free(&p);
 	}
 	/* digits into variables: absent digits broadcast, then merged */
@@ -314,17 +230,17 @@ static void load_view(Em *e, int r, const PlanOperand *op)
 	Buf s = {0};
 	if (!same_shape(exp, ne, cur, n)) {
 		ep_tuple(&s, exp, ne);
-		line(e, "v%d = v%d.reshape(%s)", r, r, buf_str(&s));
+		ep_line(e, "v%d = v%d.reshape(%s)", r, r, buf_str(&s));
 	}
 	if (!same_shape(full, ne, exp, ne)) {
 		s.len = 0;
 		ep_tuple(&s, full, ne);
-		line(e, "v%d = jnp.broadcast_to(v%d, %s)", r, r, buf_str(&s));
+		ep_line(e, "v%d = jnp.broadcast_to(v%d, %s)", r, r, buf_str(&s));
 	}
 	if (!same_shape(merged, ps->nvars, full, ne)) {
 		s.len = 0;
 		ep_tuple(&s, merged, ps->nvars);
-		line(e, "v%d = v%d.reshape(%s)", r, r, buf_str(&s));
+		ep_line(e, "v%d = v%d.reshape(%s)", r, r, buf_str(&s));
 	}
 	if (cut) {
 		s.len = 0;
@@ -333,7 +249,7 @@ static void load_view(Em *e, int r, const PlanOperand *op)
 				buf_printf(&s, "%s:%lld", v ? ", " : "", (long long)e->vb[v]);
 			else
 				buf_printf(&s, "%s:", v ? ", " : "");
-		line(e, "v%d = v%d[%s]", r, r, buf_str(&s));
+		ep_line(e, "v%d = v%d[%s]", r, r, buf_str(&s));
 	}
 	buf_free(&s);
 }
@@ -347,22 +263,22 @@ static void load(Em *e, int r)
 		Buf o = {0};
 		SymCtx m = {.e = e, .map = true, .pid = true, .load = x, .reg = r};
 		ep_sym_expr(&o, &m, op->acc->off);
-		line(e, "v%d = %s[%s]", r, ep_ref_name(e->ps, op), buf_str(&o));
+		ep_line(e, "v%d = %s[%s]", r, ep_ref_name(e->ps, op), buf_str(&o));
 		buf_free(&o);
 		return;
 	}
 	if (op->naxes == 0) {
 		Buf s = {0};
-		shape_of(&s, e, e->dep[r]);
-		line(e, "v%d = jnp.zeros(%s, %s)  # no elements", r, buf_str(&s), ep_jdt(x->dt));
+		ep_shape_of(&s, e, e->dep[r]);
+		ep_line(e, "v%d = jnp.zeros(%s, %s)  # no elements", r, buf_str(&s), ep_jdt(x->dt));
 		buf_free(&s);
 		return;
 	}
 	if (op->cls == VIEW_ELEM) {
 		Buf o = {0};
 		ep_sym_expr(&o, &c, op->acc->off);
-		line(e, "# element gather: %s", op->reason);
-		line(e, "v%d = jnp.take(%s[...], %s, mode=\"clip\")", r, ep_ref_name(e->ps, op), buf_str(&o));
+		ep_line(e, "# element gather: %s", op->reason);
+		ep_line(e, "v%d = jnp.take(%s[...], %s, mode=\"clip\")", r, ep_ref_name(e->ps, op), buf_str(&o));
 		buf_free(&o);
 		return;
 	}
@@ -370,31 +286,6 @@ static void load(Em *e, int r)
 }
 
 /* ---- instructions ---- */
-
-/* The register whose expression stands for r (casts that change nothing). */
-static int alias_of(Em *e, int r)
-{
-	const Ins *x = &e->prog->ins[r];
-	while (x->kind == I_CAST && !strcmp(rdt(e, r), rdt(e, x->a[0]))) {
-		r = x->a[0];
-		x = &e->prog->ins[r];
-	}
-	return r;
-}
-
-void ep_reg(Buf *b, Em *e, int r)
-{
-	r = alias_of(e, r);
-	const Ins *x = &e->prog->ins[r];
-	if (x->kind == I_CONST)
-		constant(b, e, r);
-	else if (x->kind == I_IVAR && e->narrow[r]) {
-		int vi = ep_pvar_index(e->ps, x->var);
-		ep_use_iota(e, vi);
-		buf_printf(b, "%s", ep_pyname(x->var->name));
-	} else
-		buf_printf(b, "v%d", r);
-}
 
 static const char *identity(int op, DType t)
 {
@@ -436,22 +327,22 @@ static void reduce(Em *e, int r)
 		hi = vi > hi ? vi : hi;
 	}
 	if (empty_reduce(e, x)) { /* Mosaic has no zero-size vectors */
-		shape_of(&s, e, e->dep[r]);
+		ep_shape_of(&s, e, e->dep[r]);
 		if (x->op == R_MEAN)
 			buf_printf(&v, "jnp.nan");
 		else if (x->op == R_ARGMAX || x->op == R_ARGMIN)
 			ep_unsupported(e, "an argmax over no elements");
 		else
 			identity_of(&v, x->op, x->opdt);
-		line(e, "v%d = jnp.full(%s, %s, %s)  # a reduction over no elements", r, buf_str(&s), buf_str(&v), ep_jdt(x->dt));
+		ep_line(e, "v%d = jnp.full(%s, %s, %s)  # a reduction over no elements", r, buf_str(&s), buf_str(&v), ep_jdt(x->dt));
 		buf_free(&axes);
 		buf_free(&s);
 		buf_free(&v);
 		return;
 	}
-	shape_of(&s, e, e->dep[x->a[0]] | mask);
+	ep_shape_of(&s, e, e->dep[x->a[0]] | mask);
 	ep_reg(&v, e, x->a[0]);
-	line(e, "v%d = jnp.broadcast_to(%s, %s)", r, buf_str(&v), buf_str(&s));
+	ep_line(e, "v%d = jnp.broadcast_to(%s, %s)", r, buf_str(&v), buf_str(&s));
 	/* a partial last block of a reduction on the grid holds padding */
 	for (int i = 0; i < sc->nvars; i++) {
 		int vi = ep_pvar_index(e->ps, sc->vars[i]);
@@ -461,7 +352,7 @@ static void reduce(Em *e, int r)
 		Buf id = {0};
 		identity_of(&id, x->op, x->opdt);
 		ep_use_iota(e, vi);
-		line(e, "v%d = jnp.where(%s < %lld, v%d, %s)", r, ep_pyname(pv->var->name), (long long)pv->n, r, buf_str(&id));
+		ep_line(e, "v%d = jnp.where(%s < %lld, v%d, %s)", r, ep_pyname(pv->var->name), (long long)pv->n, r, buf_str(&id));
 		buf_free(&id);
 	}
 	if (x->op == R_ARGMAX || x->op == R_ARGMIN) {
@@ -481,18 +372,18 @@ static void reduce(Em *e, int r)
 		ep_tuple(&t, sh, n);
 		ep_tuple(&k, keep, e->ps->nvars);
 		/* int32 positions: the TPU and Triton lowerings take no other */
-		line(e, "v%d = jax.lax.%s(v%d.reshape(%s), %d, jnp.int32).reshape(%s).astype(%s)", r,
+		ep_line(e, "v%d = jax.lax.%s(v%d.reshape(%s), %d, jnp.int32).reshape(%s).astype(%s)", r,
 		     x->op == R_ARGMAX ? "argmax" : "argmin", r, buf_str(&t), lo, buf_str(&k), ep_jdt(x->dt));
 		buf_free(&t);
 		buf_free(&k);
 	} else if (x->op == R_ANY || x->op == R_ALL) /* Mosaic reduces floats, not bools */
-		line(e, "v%d = jnp.%s(v%d.astype(jnp.float32), axis=(%s,), keepdims=True) > 0", r, x->op == R_ANY ? "max" : "min",
+		ep_line(e, "v%d = jnp.%s(v%d.astype(jnp.float32), axis=(%s,), keepdims=True) > 0", r, x->op == R_ANY ? "max" : "min",
 		     r, buf_str(&axes));
 	else if ((x->op == R_MAX || x->op == R_MIN) && !dt_is_float(x->opdt) && dt_bits(x->opdt) <= 16)
-		line(e, "v%d = %s(v%d.astype(jnp.float32), axis=(%s,), keepdims=True).astype(%s)  # exact in f32", r,
+		ep_line(e, "v%d = %s(v%d.astype(jnp.float32), axis=(%s,), keepdims=True).astype(%s)  # exact in f32", r,
 		     reduce_info[x->op].jnp, r, buf_str(&axes), ep_jdt(x->dt));
 	else
-		line(e, "v%d = %s(v%d, axis=(%s,), keepdims=True).astype(%s)", r, reduce_info[x->op].jnp, r, buf_str(&axes),
+		ep_line(e, "v%d = %s(v%d, axis=(%s,), keepdims=True).astype(%s)", r, reduce_info[x->op].jnp, r, buf_str(&axes),
 		     ep_jdt(x->dt));
 	buf_free(&axes);
 	buf_free(&s);
@@ -502,21 +393,21 @@ static void reduce(Em *e, int r)
 static void instruction(Em *e, int r)
 {
 	const Ins *x = &e->prog->ins[r];
-	if (alias_of(e, r) != r)
+	if (ep_alias_of(e, r) != r)
 		return;
 	switch (x->kind) {
 	case I_CONST: return;
 	case I_IVAR:
 		if (!e->narrow[r]) {
 			ep_use_iota(e, ep_pvar_index(e->ps, x->var));
-			line(e, "v%d = %s.astype(%s)", r, ep_pyname(x->var->name), ep_jdt(x->dt));
+			ep_line(e, "v%d = %s.astype(%s)", r, ep_pyname(x->var->name), ep_jdt(x->dt));
 		}
 		return;
 	case I_LOAD: load(e, r); return;
 	case I_CAST: {
 		Buf a = {0};
 		ep_reg(&a, e, x->a[0]);
-		line(e, "v%d = %s.astype(%s)", r, buf_str(&a), rdt(e, r));
+		ep_line(e, "v%d = %s.astype(%s)", r, buf_str(&a), ep_rdt(e, r));
 		buf_free(&a);
 		return;
 	}
@@ -525,7 +416,7 @@ static void instruction(Em *e, int r)
 		for (int i = 0; i < x->nargs; i++)
 			ep_reg(&a[i], e, x->a[i]);
 		ep_spell(&o, op_info[x->op].jnp, a, x->nargs);
-		line(e, "v%d = %s", r, buf_str(&o));
+		ep_line(e, "v%d = %s", r, buf_str(&o));
 		for (int i = 0; i < 3; i++)
 			buf_free(&a[i]);
 		buf_free(&o);
@@ -577,7 +468,7 @@ static void record_gpu(Em *e, const char *value)
 {
 	const PlanStmt *ps = e->ps;
 	Buf s = {0}, red = {0}, lhs = {0}, mask = {0};
-	shape_of(&s, e, (1u << ps->nvars) - 1);
+	ep_shape_of(&s, e, (1u << ps->nvars) - 1);
 	for (int v = 0; v < ps->nvars; v++) {
 		if (v >= ps->nlhs)
 			buf_printf(&red, "%s%d", red.len ? ", " : "", v);
@@ -595,15 +486,15 @@ static void record_gpu(Em *e, const char *value)
 		sh[n++] = 1;
 	ep_tuple(&lhs, sh, n);
 	int c = e->stmt_checks;
-	line(e, "bad = jnp.broadcast_to(bad%s, %s)", buf_str(&mask), buf_str(&s));
-	line(e, "value = jnp.clip(jnp.broadcast_to(%s, %s), -2**31, 2**31 - 1).astype(jnp.int32)", value, buf_str(&s));
+	ep_line(e, "bad = jnp.broadcast_to(bad%s, %s)", buf_str(&mask), buf_str(&s));
+	ep_line(e, "value = jnp.clip(jnp.broadcast_to(%s, %s), -2**31, 2**31 - 1).astype(jnp.int32)", value, buf_str(&s));
 	if (red.len) {
-		line(e, "err%d_n_ref[...] = jnp.sum(bad.astype(jnp.int32), axis=(%s,)).reshape(%s)", c, buf_str(&red), buf_str(&lhs));
-		line(e, "err%d_v_ref[...] = jnp.max(jnp.where(bad, value, jnp.iinfo(jnp.int32).min), axis=(%s,)).reshape(%s)", c,
+		ep_line(e, "err%d_n_ref[...] = jnp.sum(bad.astype(jnp.int32), axis=(%s,)).reshape(%s)", c, buf_str(&red), buf_str(&lhs));
+		ep_line(e, "err%d_v_ref[...] = jnp.max(jnp.where(bad, value, jnp.iinfo(jnp.int32).min), axis=(%s,)).reshape(%s)", c,
 		     buf_str(&red), buf_str(&lhs));
 	} else {
-		line(e, "err%d_n_ref[...] = bad.astype(jnp.int32).reshape(%s)", c, buf_str(&lhs));
-		line(e, "err%d_v_ref[...] = value.reshape(%s)", c, buf_str(&lhs));
+		ep_line(e, "err%d_n_ref[...] = bad.astype(jnp.int32).reshape(%s)", c, buf_str(&lhs));
+		ep_line(e, "err%d_v_ref[...] = value.reshape(%s)", c, buf_str(&lhs));
 	}
 	*e->needs |= NEED_GPU_RECORD;
 	e->nchecks++;
@@ -623,10 +514,10 @@ static void record(Em *e, const Ins *x, const char *cond, const char *value, uns
 	if (x->guard >= 0) {
 		Buf g = {0};
 		ep_reg(&g, e, x->guard);
-		line(e, "bad = (%s) & %s", cond, buf_str(&g));
+		ep_line(e, "bad = (%s) & %s", cond, buf_str(&g));
 		buf_free(&g);
 	} else
-		line(e, "bad = %s", cond);
+		ep_line(e, "bad = %s", cond);
 	unsigned all = (1u << e->ps->nvars) - 1;
 	if (e->gpu) {
 		record_gpu(e, value);
@@ -636,11 +527,11 @@ static void record(Em *e, const Ins *x, const char *cond, const char *value, uns
 	}
 	block_base(&base, e);
 	if (dep) {
-		shape_of(&s, e, all);
-		line(e, "_record(err_ref, jnp.broadcast_to(bad, %s), %d, jnp.broadcast_to(%s, %s), %s)", buf_str(&s),
+		ep_shape_of(&s, e, all);
+		ep_line(e, "_record(err_ref, jnp.broadcast_to(bad, %s), %d, jnp.broadcast_to(%s, %s), %s)", buf_str(&s),
 		     e->nchecks, value, buf_str(&s), buf_str(&base));
 	} else
-		line(e, "_record(err_ref, bad, %d, %s, %s)", e->nchecks, value, buf_str(&base));
+		ep_line(e, "_record(err_ref, bad, %d, %s, %s)", e->nchecks, value, buf_str(&base));
 	*e->needs |= NEED_RECORD;
 	e->nchecks++;
 	e->stmt_checks++;
@@ -809,9 +700,9 @@ static void store_scatter(Em *e, const PlanOperand *op, const char *val)
 	Buf o = {0}, s = {0};
 	SymCtx c = {.e = e, .map = false, .pid = false, .load = NULL, .reg = e->prog->n};
 	ep_sym_expr(&o, &c, op->acc->off);
-	shape_of(&s, e, out_mask(e));
-	line(e, "# element scatter: %s", op->reason);
-	line(e, "%s[...] = jnp.zeros_like(%s).at[jnp.broadcast_to(%s, %s).reshape(-1)].set(jnp.broadcast_to(%s, %s).reshape(-1))",
+	ep_shape_of(&s, e, out_mask(e));
+	ep_line(e, "# element scatter: %s", op->reason);
+	ep_line(e, "%s[...] = jnp.zeros_like(%s).at[jnp.broadcast_to(%s, %s).reshape(-1)].set(jnp.broadcast_to(%s, %s).reshape(-1))",
 	     ep_ref_name(e->ps, op), ep_ref_name(e->ps, op), buf_str(&o), buf_str(&s), val, buf_str(&s));
 	buf_free(&o);
 	buf_free(&s);
@@ -820,7 +711,7 @@ static void store_scatter(Em *e, const PlanOperand *op, const char *val)
 /* The grid reduction the store accumulates, or NULL. */
 static const Ins *grid_reduction(Em *e)
 {
-	const Ins *x = &e->prog->ins[alias_of(e, e->prog->result)];
+	const Ins *x = &e->prog->ins[ep_alias_of(e, e->prog->result)];
 	bool grid = false;
 	for (int v = e->ps->nlhs; v < e->ps->nvars; v++)
 		grid |= e->ps->vars[v].grid >= 0;
@@ -831,33 +722,6 @@ static const Ins *grid_reduction(Em *e)
 	return x;
 }
 
-/* Is the store's offset the row-major position of the output variables
- * over the whole storage? */
-bool ep_rowmajor(const Em *e, const Sym *off)
-{
-	const PlanStmt *ps = e->ps;
-	int64_t st = 1, want[PLAN_MAXVARS];
-	for (int v = ps->nlhs - 1; v >= 0; v--) {
-		want[v] = ps->vars[v].n > 1 ? st : 0;
-		st *= ps->vars[v].n;
-	}
-	if (st != tensor_layout(e->in, ps->stmt->t)->storage)
-		return false;
-	int n = off->kind == S_VAR ? 1 : off->kind == S_ADD && !off->c ? off->n : off->kind == S_CONST && !off->c ? 0 : -1;
-	for (int i = 0; i < n; i++) {
-		const Sym *t = off->kind == S_VAR ? off : off->a[i];
-		int64_t k = off->kind == S_VAR ? 1 : off->k[i];
-		int v = t->kind == S_VAR ? ep_pvar_index(ps, t->p) : -1;
-		if (v < 0 || v >= ps->nlhs || want[v] != k)
-			return false;
-		want[v] = 0;
-	}
-	for (int v = 0; v < ps->nlhs && n >= 0; v++)
-		if (want[v])
-			return false;
-	return n >= 0;
-}
-
 /* In XLA the statement returns the output's storage. */
 static void store_xla(Em *e, const char *val)
 {
@@ -865,13 +729,13 @@ static void store_xla(Em *e, const char *val)
 	const PlanOperand *op = ep_operand(ps, 0);
 	const char *dt = ep_jdt(ps->stmt->t->dt);
 	Buf s = {0}, o = {0};
-	shape_of(&s, e, out_mask(e));
+	ep_shape_of(&s, e, out_mask(e));
 	if (ep_rowmajor(e, op->acc->off))
-		line(e, "return jnp.broadcast_to(%s, %s).reshape(-1).astype(%s)", val, buf_str(&s), dt);
+		ep_line(e, "return jnp.broadcast_to(%s, %s).reshape(-1).astype(%s)", val, buf_str(&s), dt);
 	else {
 		SymCtx c = {.e = e, .map = false, .pid = false, .load = NULL, .reg = e->prog->n};
 		ep_sym_expr(&o, &c, op->acc->off);
-		line(e, "return jnp.zeros((%lld,), %s).at[jnp.broadcast_to(%s, %s).reshape(-1)].set(jnp.broadcast_to(%s, %s).reshape(-1).astype(%s))",
+		ep_line(e, "return jnp.zeros((%lld,), %s).at[jnp.broadcast_to(%s, %s).reshape(-1)].set(jnp.broadcast_to(%s, %s).reshape(-1).astype(%s))",
 		     (long long)tensor_layout(e->in, ps->stmt->t)->storage, dt, buf_str(&o), buf_str(&s), val, buf_str(&s), dt);
 	}
 	buf_free(&s);
@@ -923,11 +787,11 @@ static void store(Em *e)
 	int ncur = ps->nvars;
 	for (int v = 0; v < ps->nvars; v++)
 		cur[v] = v < ps->nlhs ? e->vb[v] : 1;
-	shape_of(&s, e, out_mask(e));
-	if (e->dep[alias_of(e, e->prog->result)] == out_mask(e) && e->prog->ins[alias_of(e, e->prog->result)].kind != I_REDUCE)
-		line(e, "out = %s", buf_str(&val));
+	ep_shape_of(&s, e, out_mask(e));
+	if (e->dep[ep_alias_of(e, e->prog->result)] == out_mask(e) && e->prog->ins[ep_alias_of(e, e->prog->result)].kind != I_REDUCE)
+		ep_line(e, "out = %s", buf_str(&val));
 	else
-		line(e, "out = jnp.broadcast_to(%s, %s)", buf_str(&val), buf_str(&s));
+		ep_line(e, "out = jnp.broadcast_to(%s, %s)", buf_str(&val), buf_str(&s));
 	if (pad) {
 		for (int v = 0; v < ps->nlhs; v++)
 			cur[v] = merged[v];
@@ -936,13 +800,13 @@ static void store(Em *e)
 			buf_printf(&s, "(0, %lld), ", (long long)(merged[v] - out[v]));
 		for (int v = ps->nlhs; v < ps->nvars; v++)
 			buf_printf(&s, "(0, 0), ");
-		line(e, "out = jnp.pad(out, (%s))", buf_str(&s));
+		ep_line(e, "out = jnp.pad(out, (%s))", buf_str(&s));
 	}
 	s.len = 0;
 	ep_tuple(&s, dig, nd);
 	bool transposed = !identity_perm(perm, n);
 	if (transposed && !same_shape(dig, nd, cur, ncur)) {
-		line(e, "out = out.reshape(%s)", buf_str(&s));
+		ep_line(e, "out = out.reshape(%s)", buf_str(&s));
 		memcpy(cur, dig, (size_t)nd * sizeof *dig);
 		ncur = nd;
 	}
@@ -953,7 +817,7 @@ static void store(Em *e)
 		s.len = 0;
 		for (int i = 0; i < n; i++)
 			buf_printf(&s, "%s%d", i ? ", " : "", inv[i]);
-		line(e, "out = jnp.transpose(out, (%s))", buf_str(&s));
+		ep_line(e, "out = jnp.transpose(out, (%s))", buf_str(&s));
 		ncur = nd;
 	}
 	/* unit axes back in, reversed axes flipped, whole axes sliced */
@@ -993,10 +857,10 @@ static void store(Em *e)
 	if (!same_shape(blk, nb, cur, ncur)) {
 		s.len = 0;
 		ep_tuple(&s, blk, nb);
-		line(e, "out = out.reshape(%s)", buf_str(&s));
+		ep_line(e, "out = out.reshape(%s)", buf_str(&s));
 	}
 	if (flip.len)
-		line(e, "out = jnp.flip(out, axis=(%s))", buf_str(&flip));
+		ep_line(e, "out = jnp.flip(out, axis=(%s))", buf_str(&flip));
 	const char *y = ep_ref_name(ps, op);
 	const Ins *acc = grid_reduction(e);
 	if (acc) {
@@ -1005,22 +869,22 @@ static void store(Em *e)
 		for (int v = ps->nlhs, k2 = 0; v < ps->nvars; v++)
 			if (ps->vars[v].grid >= 0)
 				buf_printf(&first, "%s(pl.program_id(%d) == 0)", k2++ ? " & " : "", ps->vars[v].grid);
-		line(e, "@pl.when(%s)", buf_str(&first));
-		line(e, "def _start():");
-		line(e, "    %s[...] = jnp.full(%s.shape, %s, %s)", y, y, buf_str(&id), ep_jdt(acc->dt));
+		ep_line(e, "@pl.when(%s)", buf_str(&first));
+		ep_line(e, "def _start():");
+		ep_line(e, "    %s[...] = jnp.full(%s.shape, %s, %s)", y, y, buf_str(&id), ep_jdt(acc->dt));
 		static const char *const comb[] = {"%s[...] + out", "%s[...] * out", "jnp.maximum(%s[...], out)",
 		                                   "jnp.minimum(%s[...], out)", NULL, NULL, NULL, "%s[...] | out",
 		                                   "%s[...] & out"};
 		Buf c = {0};
 		buf_printf(&c, comb[acc->op], y);
-		line(e, "%s[...] = %s", y, buf_str(&c));
+		ep_line(e, "%s[...] = %s", y, buf_str(&c));
 		buf_free(&c);
 		buf_free(&id);
 		buf_free(&first);
 	} else if (sliced)
-		line(e, "%s[%s] = out", y, buf_str(&idx));
+		ep_line(e, "%s[%s] = out", y, buf_str(&idx));
 	else
-		line(e, "%s[...] = out", y);
+		ep_line(e, "%s[...] = out", y);
 	buf_free(&flip);
 	buf_free(&idx);
 	buf_free(&val);
