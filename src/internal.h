@@ -316,16 +316,16 @@ enum {
 	N_IVAR, N_SIZE, N_OP, N_CAST,
 };
 enum {
-#define X(e, s, n, k, c, j) e,
-#define RX(e, s, j, c)
+#define X(e, s, n, k, j) e,
+#define RX(e, s, j)
 #include "ops.h"
 #undef RX
 #undef X
 	NOPS
 };
 enum {
-#define X(e, s, n, k, c, j)
-#define RX(e, s, j, c) e,
+#define X(e, s, n, k, j)
+#define RX(e, s, j) e,
 #include "ops.h"
 #undef RX
 #undef X
@@ -335,11 +335,11 @@ enum { K_ARITH, K_TDIV, K_FLOOR, K_CMP, K_LOGIC, K_FLOAT, K_SAME, K_PRED, K_WHER
 extern const struct OpInfo {
 	const char *name;
 	int arity, kind;
-	const char *c, *jnp; /* the backends' spellings */
+	const char *jnp; /* the Pallas emitter's spelling */
 } op_info[NOPS];
 extern const struct ReduceInfo {
 	const char *name;
-	const char *jnp, *c_init;
+	const char *jnp;
 } reduce_info[R_NONE];
 
 typedef struct Tensor Tensor;
@@ -833,6 +833,8 @@ void interp_run(const Inst *in, void *const *storage, Diag *d, Arena *scratch);
  * NaN -> 0; float -> bool is x != 0). Floats are doubles rounded to their
  * dtype; integers int64 wrapped to theirs. */
 Val val_convert(Val v, DType from, DType to);
+/* A value of dtype t as a condition: nonzero. */
+bool val_truth(Val v, DType t);
 /* One operation on scalars whose operands are already of dtype t (the
  * interpreter's semantics, for every evaluator of the body IR): ops on
  * logic values take 0/1, where() takes its pick in v[0]. */

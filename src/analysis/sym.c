@@ -13,56 +13,6 @@
 
 #include "internal.h"
 
-int64_t floordiv64(int64_t a, int64_t d)
-{
-	int64_t q = a / d;
-	if ((a % d != 0) && ((a < 0) != (d < 0)))
-		q--;
-	return q;
-}
-
-int64_t floormod64(int64_t a, int64_t d)
-{
-	int64_t r = a % d;
-	if (r != 0 && ((r < 0) != (d < 0)))
-		r += d;
-	return r;
-}
-
-int int_op(int op, int64_t a, int64_t b, int64_t *out)
-{
-	switch (op) {
-	case OP_NEG:
-		return a == INT64_MIN ? SYM_EOVF : (*out = -a, SYM_OK);
-	case OP_ADD:
-		return __builtin_add_overflow(a, b, out) ? SYM_EOVF : SYM_OK;
-	case OP_SUB:
-		return __builtin_sub_overflow(a, b, out) ? SYM_EOVF : SYM_OK;
-	case OP_MUL:
-		return __builtin_mul_overflow(a, b, out) ? SYM_EOVF : SYM_OK;
-	case OP_FLOORDIV:
-	case OP_MOD:
-		if (b == 0)
-			return SYM_EDIV0;
-		if (a == INT64_MIN && b == -1)
-			return op == OP_MOD ? (*out = 0, SYM_OK) : SYM_EOVF;
-		*out = op == OP_MOD ? floormod64(a, b) : floordiv64(a, b);
-		return SYM_OK;
-	}
-	die("int_op: not an integer index op");
-}
-
-int64_t gcd64(int64_t a, int64_t b)
-{
-	uint64_t x = a < 0 ? -(uint64_t)a : (uint64_t)a, y = b < 0 ? -(uint64_t)b : (uint64_t)b;
-	while (y) {
-		uint64_t r = x % y;
-		x = y;
-		y = r;
-	}
-	return x > INT64_MAX ? 0 : (int64_t)x;
-}
-
 SymTab *symtab_new(Arena *a, bool rules)
 {
 	SymTab *t = arena_alloc(a, sizeof *t);

@@ -6,19 +6,6 @@
 
 #include "internal.h"
 
-const struct OpInfo op_info[NOPS] = {
-#define X(e, s, n, k, c, j) {s, n, k, c, j},
-#include "ops.h"
-#undef X
-};
-const struct ReduceInfo reduce_info[R_NONE] = {
-#define X(e, s, n, k, c, j)
-#define RX(e, s, j, c) {s, j, c},
-#include "ops.h"
-#undef RX
-#undef X
-};
-
 #define MAX_DEPTH 1000
 
 typedef struct {

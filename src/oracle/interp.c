@@ -4,11 +4,11 @@
  * cross-check each load against its lowered, simplified offset: a mismatch is
  * a compiler bug and aborts.
  *
- * Values: floats are held as doubles already rounded to their dtype (f16,
- * bf16 and f32 arithmetic is rounded after every op); integers as int64
- * wrapped to their dtype. Subscripts are evaluated exactly in 64 bits.
- * val_convert and val_op are these semantics for one value, shared with
- * every evaluator of the body IR. */
+ * Values are base/scalar.c's (the semantics of one value, which every
+ * evaluator shares and tests/test_scalar.py checks against NumPy on its
+ * own); everything structural (subscripts, layouts' addressing, loops,
+ * lets, guards) is this file's own. Subscripts are evaluated exactly in
+ * 64 bits. */
 #include <math.h>
 #include <string.h>
 
@@ -28,22 +28,6 @@ static Val eval(Interp *in, Node *n);
 static int64_t eval_index(Interp *in, Node *n);
 
 /* ---- values ---- */
-
-/* astype: float -> int truncates toward zero and saturates at the target's
- * range (NaN -> 0); float -> bool is x != 0. */
-Val val_convert(Val v, DType from, DType to)
-{
-	if (dt_is_float(to))
-		return (Val){.f = dt_round_float(to, dt_is_float(from) ? v.f : (double)v.i)};
-	if (dt_is_float(from))
-		return (Val){.i = to == ATHENE_BOOL ? v.f != 0 : dt_saturate(to, dt_f2i(v.f))};
-	return (Val){.i = dt_wrap_int(to, v.i)};
-}
-
-static bool truth(Val v, DType t)
-{
-	return dt_is_float(t) ? v.f != 0 : v.i != 0;
-}
 
 /* ---- errors ---- */
 
@@ -71,161 +55,6 @@ static _Noreturn void run_error(Interp *in, Node *at, const char *fmt, ...)
 
 /* ---- arithmetic ---- */
 
-static double float_floordiv(double a, double b, double *modp)
-{
-	if (b == 0) {
-		*modp = NAN;
-		return a / b;
-	}
-	double mod = fmod(a, b), div = (a - mod) / b;
-	if (mod != 0) {
-		if ((b < 0) != (mod < 0)) {
-			mod += b;
-			div -= 1.0;
-		}
-	} else {
-		mod = copysign(0.0, b);
-	}
-	double fd;
-	if (div != 0) {
-		fd = floor(div);
-		if (div - fd > 0.5)
-			fd += 1.0;
-	} else {
-		fd = copysign(0.0, a / b);
-	}
-	*modp = mod;
-	return fd;
-}
-
-static int64_t ipow(int64_t x, int64_t y)
-{
-	if (y < 0)
-		return x == 1 ? 1 : x == -1 ? (y & 1 ? -1 : 1) : 0;
-	uint64_t r = 1, b = (uint64_t)x;
-	while (y) {
-		if (y & 1)
-			r *= b;
-		b *= b;
-		y >>= 1;
-	}
-	return (int64_t)r;
-}
-
-static double fop2(int op, double a, double b)
-{
-	double m;
-	switch (op) {
-	case OP_ADD: return a + b;
-	case OP_SUB: return a - b;
-	case OP_MUL: return a * b;
-	case OP_DIV: return a / b;
-	case OP_FLOORDIV: return float_floordiv(a, b, &m);
-	case OP_MOD: return float_floordiv(a, b, &m), m;
-	case OP_POW: return pow(a, b);
-	case OP_MIN: return isnan(a) || isnan(b) ? NAN : a < b ? a : b;
-	case OP_MAX: return isnan(a) || isnan(b) ? NAN : a > b ? a : b;
-	case OP_ATAN2: return atan2(a, b);
-	}
-	die("bad float op");
-}
-
-static int64_t iop2(int op, int64_t a, int64_t b)
-{
-	uint64_t x = (uint64_t)a, y = (uint64_t)b;
-	switch (op) {
-	case OP_ADD: return (int64_t)(x + y);
-	case OP_SUB: return (int64_t)(x - y);
-	case OP_MUL: return (int64_t)(x * y);
-	case OP_FLOORDIV: return b == 0 ? 0 : (a == INT64_MIN && b == -1) ? a : floordiv64(a, b);
-	case OP_MOD: return b == 0 || b == -1 ? 0 : floormod64(a, b);
-	case OP_POW: return ipow(a, b);
-	case OP_MIN: return a < b ? a : b;
-	case OP_MAX: return a > b ? a : b;
-	}
-	die("bad int op");
-}
-
-double val_fop1(int op, double x)
-{
-	switch (op) {
-	case OP_NEG: return -x;
-	case OP_ABS: return fabs(x);
-	case OP_SIGN: return isnan(x) ? x : (x > 0) - (x < 0);
-	case OP_RELU: return isnan(x) || x > 0 ? x : 0.0;
-	case OP_FLOOR: return floor(x);
-	case OP_CEIL: return ceil(x);
-	case OP_ROUND: return nearbyint(x);
-	case OP_TRUNC: return trunc(x);
-	case OP_EXP: return exp(x);
-	case OP_EXP2: return exp2(x);
-	case OP_LOG: return log(x);
-	case OP_LOG2: return log2(x);
-	case OP_LOG1P: return log1p(x);
-	case OP_EXPM1: return expm1(x);
-	case OP_SQRT: return sqrt(x);
-	case OP_RSQRT: return 1.0 / sqrt(x);
-	case OP_SIN: return sin(x);
-	case OP_COS: return cos(x);
-	case OP_TAN: return tan(x);
-	case OP_TANH: return tanh(x);
-	case OP_SIGMOID: return 1.0 / (1.0 + exp(-x));
-	case OP_ERF: return erf(x);
-	}
-	die("bad float op");
-}
-
-static int64_t iop1(int op, int64_t x)
-{
-	switch (op) {
-	case OP_NEG: return (int64_t)(0 - (uint64_t)x);
-	case OP_ABS: return x < 0 ? (int64_t)(0 - (uint64_t)x) : x;
-	case OP_SIGN: return (x > 0) - (x < 0);
-	case OP_RELU: return x > 0 ? x : 0;
-	case OP_FLOOR:
-	case OP_CEIL:
-	case OP_ROUND:
-	case OP_TRUNC: return x;
-	}
-	die("bad int op");
-}
-
-static Val cmp(int op, Val a, Val b, DType t)
-{
-	int r;
-	if (dt_is_float(t)) {
-		double x = a.f, y = b.f;
-		r = op == OP_EQ ? x == y : op == OP_NE ? x != y : op == OP_LT ? x < y : op == OP_LE ? x <= y : op == OP_GT ? x > y : x >= y;
-	} else {
-		int64_t x = a.i, y = b.i;
-		r = op == OP_EQ ? x == y : op == OP_NE ? x != y : op == OP_LT ? x < y : op == OP_LE ? x <= y : op == OP_GT ? x > y : x >= y;
-	}
-	return (Val){.i = r};
-}
-
-Val val_op(int op, DType t, const Val *v)
-{
-	const struct OpInfo *oi = &op_info[op];
-	if (oi->kind == K_LOGIC)
-		return (Val){.i = op == OP_NOT ? !v[0].i : op == OP_AND ? v[0].i && v[1].i : v[0].i || v[1].i};
-	if (oi->kind == K_PRED)
-		return (Val){.i = !dt_is_float(t) ? 0 : op == OP_ISNAN ? isnan(v[0].f) != 0 : isinf(v[0].f) != 0};
-	if (oi->kind == K_CMP)
-		return cmp(op, v[0], v[1], t);
-	if (op == OP_WHERE)
-		return v[0].i ? v[1] : v[2];
-	if (op == OP_WRAP)
-		return (Val){.i = dt_wrap_int(t, v[0].i < 0 ? (int64_t)((uint64_t)v[0].i + (uint64_t)v[1].i) : v[0].i)};
-	if (op == OP_CLAMP) {
-		if (dt_is_float(t))
-			return (Val){.f = fop2(OP_MIN, fop2(OP_MAX, v[0].f, v[1].f), v[2].f)};
-		return (Val){.i = iop2(OP_MIN, iop2(OP_MAX, v[0].i, v[1].i), v[2].i)};
-	}
-	if (dt_is_float(t))
-		return (Val){.f = dt_round_float(t, oi->arity == 1 ? val_fop1(op, v[0].f) : fop2(op, v[0].f, v[1].f))};
-	return (Val){.i = dt_wrap_int(t, oi->arity == 1 ? iop1(op, v[0].i) : iop2(op, v[0].i, v[1].i))};
-}
-
 /* wrap(i, m) needs m >= 1: with m <= 0 no index is valid, and -m need not
  * fit in 64 bits (the error message names [-m, m)). */
 static void check_modulus(Interp *in, Node *n, int64_t m)
@@ -240,15 +69,15 @@ static Val eval_op(Interp *in, Node *n)
 	DType t = n->opdt;
 	const struct OpInfo *oi = &op_info[n->op];
 	if (oi->kind == K_LOGIC) {
-		bool a = truth(eval(in, n->args[0]), n->args[0]->dt);
+		bool a = val_truth(eval(in, n->args[0]), n->args[0]->dt);
 		if (n->op == OP_NOT)
 			return (Val){.i = !a};
 		if (n->op == OP_AND ? !a : a) /* short-circuit */
 			return (Val){.i = a};
-		return (Val){.i = truth(eval(in, n->args[1]), n->args[1]->dt)};
+		return (Val){.i = val_truth(eval(in, n->args[1]), n->args[1]->dt)};
 	}
 	if (n->op == OP_WHERE) {
-		Node *pick = truth(eval(in, n->args[0]), n->args[0]->dt) ? n->args[1] : n->args[2];
+		Node *pick = val_truth(eval(in, n->args[0]), n->args[0]->dt) ? n->args[1] : n->args[2];
 		return val_convert(eval(in, pick), pick->dt, t);
 	}
 	if (oi->kind == K_PRED)
@@ -345,84 +174,6 @@ static int64_t eval_index(Interp *in, Node *n)
 
 /* ---- reductions ---- */
 
-
-void red_init(Red *r, int op, DType bt)
-{
-	memset(r, 0, sizeof *r);
-	r->op = op;
-	r->bt = bt;
-	if (op == R_PROD)
-		r->f = 1, r->i = 1;
-	if (op == R_ALL)
-		r->i = 1;
-}
-
-/* Is x a new best for argmax/argmin/max/min (NaN wins, first occurrence)? */
-static bool better(const Red *r, Val x, bool maxi)
-{
-	if (!r->count)
-		return true;
-	if (dt_is_float(r->bt)) {
-		if (isnan(r->f))
-			return false;
-		return isnan(x.f) || (maxi ? x.f > r->f : x.f < r->f);
-	}
-	return maxi ? x.i > r->i : x.i < r->i;
-}
-
-void red_step(Red *r, Val x)
-{
-	bool fl = dt_is_float(r->bt);
-	switch (r->op) {
-	case R_SUM:
-	case R_MEAN:
-		if (fl) r->f += x.f;
-		else r->i = (int64_t)((uint64_t)r->i + (uint64_t)x.i);
-		break;
-	case R_PROD:
-		if (fl) r->f *= x.f;
-		else r->i = (int64_t)((uint64_t)r->i * (uint64_t)x.i);
-		break;
-	case R_MAX:
-	case R_MIN:
-	case R_ARGMAX:
-	case R_ARGMIN:
-		if (better(r, x, r->op == R_MAX || r->op == R_ARGMAX)) {
-			r->f = x.f;
-			r->i = x.i;
-			r->arg = r->count;
-		}
-		break;
-	case R_ANY: r->i |= truth(x, r->bt); break;
-	case R_ALL: r->i &= truth(x, r->bt); break;
-	}
-	r->count++;
-}
-
-bool red_result(const Red *r, DType dt, Val *out)
-{
-	bool fl = dt_is_float(r->bt);
-	if (!r->count && (r->op == R_MAX || r->op == R_MIN || r->op == R_ARGMAX || r->op == R_ARGMIN))
-		return false;
-	switch (r->op) {
-	case R_MEAN:
-		*out = (Val){.f = r->count ? dt_round_float(dt, (fl ? r->f : (double)r->i) / (double)r->count) : NAN};
-		return true;
-	case R_ARGMAX:
-	case R_ARGMIN:
-		*out = (Val){.i = r->arg};
-		return true;
-	case R_ANY:
-	case R_ALL:
-		*out = (Val){.i = r->i};
-		return true;
-	}
-	if (dt_is_float(dt))
-		*out = (Val){.f = dt_round_float(dt, fl ? r->f : (double)r->i)};
-	else
-		*out = (Val){.i = dt_wrap_int(dt, r->i)};
-	return true;
-}
 
 /* Is any of the n variables empty (then so is the loop nest over them,
  * however large the others: never walk an outer extent of 2^62 over an
