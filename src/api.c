@@ -515,19 +515,20 @@ const char *athene_explain(athene_inst *in, const char *target, int json)
 	return buf_str(&in->text);
 }
 
-/* ---- emitting: one module for several instances (emit_pallas.c) ---- */
+/* ---- emitting: one module for several instances (pallas/) ---- */
 
 typedef struct {
 	Buf *kernels;
 	unsigned *needs;
 	Inst *in;
 	bool gpu;
+	Arena *scratch;
 } EmitCall;
 
 static void do_emit(void *arg)
 {
 	EmitCall *c = arg;
-	emit_pallas_kernel(c->kernels, c->needs, c->in, c->in->plan[1], c->gpu);
+	emit_pallas_kernel(c->kernels, c->needs, c->in, c->in->plan[1], c->gpu, c->scratch);
 }
 
 const char *athene_emit(athene_inst *const *ins, int n, const char *target, const char *chip)
@@ -548,8 +549,11 @@ const char *athene_emit(athene_inst *const *ins, int n, const char *target, cons
 	Buf kernels = {0};
 	unsigned needs = 0;
 	for (int i = 0; i < n; i++) {
-		EmitCall c = {&kernels, &needs, ins[i], gpu};
-		if (passes(ins[i], P_BODY, 1) || protect(&ins[i]->diag, do_emit, &c)) {
+		Arena scratch = {0};
+		EmitCall c = {&kernels, &needs, ins[i], gpu, &scratch};
+		int failed = passes(ins[i], P_BODY, 1) || protect(&ins[i]->diag, do_emit, &c);
+		arena_free(&scratch);
+		if (failed) {
 			if (ins[i] != first)
 				buf_printf(&first->diag.errs, "%s", athene_inst_errors(ins[i]));
 			buf_free(&kernels);

@@ -911,8 +911,10 @@ void plan_explain(Buf *b, const Plan *p, bool json);
 
 /* Appends one kernel's Pallas functions, from its tpu plan and body IR
  * (read-only), to out; what the module's head must define accumulates in
- * *needs. Unwinds to the instance's diagnostics on what it cannot express. */
-void emit_pallas_kernel(Buf *out, unsigned *needs, Inst *in, const Plan *p, bool gpu);
+ * *needs. Unwinds to the instance's diagnostics on what it cannot express.
+ * Everything it allocates is in scratch (the caller frees it, also after
+ * an unwind): emitting leaves the instance as it was. */
+void emit_pallas_kernel(Buf *out, unsigned *needs, Inst *in, const Plan *p, bool gpu, Arena *scratch);
 /* The module: its docstring, imports and the helpers in needs, then kernels. */
 void emit_pallas_module(Buf *out, const char *file, const char *target, const char *chip, unsigned needs,
                         const char *kernels);

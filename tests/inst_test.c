@@ -218,6 +218,34 @@ static void memory_flat(athene_kernel *k)
 #endif
 }
 
+/* Emitting is read-only on the instance: 2,000 athene_emit calls of one
+ * instance hold the library's memory exactly where the first left it. */
+static void emit_flat(athene_kernel *k)
+{
+	athene_inst *in = athene_instance(k);
+	if (!in || athene_bind_size(in, "R", 16) || athene_bind_size(in, "C", 8) || athene_compile(in)) {
+		failed++;
+		athene_instance_free(in);
+		return;
+	}
+	const char *first = athene_emit(&in, 1, "pallas", NULL);
+	expect(first && strstr(first, "pallas_call"), "a Pallas module is emitted");
+	long long held1 = athene_memory_in_use();
+	long after1 = resident_kib();
+	int same = 1;
+	for (int i = 0; i < 2000; i++) {
+		const char *m = athene_emit(&in, 1, i % 2 ? "pallas-gpu" : "pallas", i % 3 ? NULL : "v5e");
+		same &= m != NULL;
+	}
+	long long held = athene_memory_in_use();
+	long after = resident_kib();
+	printf("inst_test: after 1 emit %lld bytes held, %ld KiB resident; after 2,001 %lld bytes, %ld KiB\n", held1,
+	       after1, held, after);
+	expect(same, "every emit succeeds");
+	expect(held == held1, "2,000 emits of one instance hold the library's memory flat");
+	athene_instance_free(in);
+}
+
 static void passes(athene_kernel *k)
 {
 	int n = 0;
@@ -376,6 +404,7 @@ int main(void)
 	clean_errors(c);
 	bytes_moved(c);
 	memory_flat(athene_find_kernel(c, "sum_rows"));
+	emit_flat(athene_find_kernel(c, "sum_rows"));
 	athene_instance(athene_find_kernel(c, "affine")); /* left alive: athene_destroy frees it */
 	athene_destroy(c);
 	printf("%ld passed, %ld failed\n", passed, failed);

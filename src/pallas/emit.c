@@ -469,7 +469,7 @@ static bool view_in_xla(Buf *b, Em *e, const PlanOperand *op, unsigned m)
 static int var_axes(Em *e, PlanOperand *op, unsigned m, int64_t *shape)
 {
 	const PlanStmt *ps = e->ps;
-	View *w = arena_alloc(&e->in->arena, sizeof *w);
+	View *w = arena_alloc(e->ar, sizeof *w);
 	int k = 0;
 	w->cls = VIEW_VIEW;
 	op->naxes = 0;
@@ -554,7 +554,7 @@ static void prepare(Em *e, PlanOperand *op, unsigned m, const char *why)
 	}
 	buf_printf(&call, ")");
 	buf_printf(e->fns, "):\n    \"\"\"%s over %s, in XLA: %s.\"\"\"\n%s\n", buf_str(&src), buf_str(&sh), why, buf_str(&body));
-	e->prep[op->access] = arena_strndup(&e->in->arena, buf_str(&call), call.len);
+	e->prep[op->access] = arena_strndup(e->ar, buf_str(&call), call.len);
 	buf_free(&body);
 	buf_free(&name);
 	buf_free(&src);
@@ -600,7 +600,7 @@ static void prepare_store(Em *e, PlanOperand *op)
 	buf_printf(e->fns, "    return jnp.zeros((%lld,), %s).at[jnp.broadcast_to(%s, %s).reshape(-1)].set(%s.reshape(-1))\n\n",
 	           (long long)tensor_layout(e->in, op->t)->storage, ep_jdt(op->t->dt), buf_str(&off), buf_str(&sh), y);
 	buf_printf(&call, "%s(%s)", buf_str(&name), y);
-	e->prep[0] = arena_strndup(&e->in->arena, buf_str(&call), call.len);
+	e->prep[0] = arena_strndup(e->ar, buf_str(&call), call.len);
 	buf_free(&name);
 	buf_free(&sh);
 	buf_free(&off);
@@ -834,7 +834,7 @@ static void gpu_refuse(Em *e, const char *fmt, ...)
 	va_start(ap, fmt);
 	buf_vprintf(&b, fmt, ap);
 	va_end(ap);
-	e->refused = arena_strndup(&e->in->arena, buf_str(&b), b.len);
+	e->refused = arena_strndup(e->ar, buf_str(&b), b.len);
 	buf_free(&b);
 }
 
@@ -911,7 +911,7 @@ static int64_t pow2_floor(int64_t n)
 /* The statement for the gpu: its grid variables' blocks powers of two. */
 static const PlanStmt *gpu_blocks_of(Em *e, const PlanStmt *ps)
 {
-	PlanStmt *g = arena_dup(&e->in->arena, ps, sizeof *ps);
+	PlanStmt *g = arena_dup(e->ar, ps, sizeof *ps);
 	g->ngrid = 0;
 	for (int v = 0; v < g->nvars; v++) {
 		PlanVar *pv = &g->vars[v];
@@ -954,7 +954,6 @@ static void pad_masked(Em *e, int j, int a, PlanAxis *x)
  * statement in XLA), rank-1 blocks Pallas refuses cut into rows. */
 static void setup_operands(Em *e, const PlanStmt *ps)
 {
-	Inst *in = e->in;
 	bool gpu = e->gpu && !e->xla; /* (a statement in XLA has whole arrays) */
 	for (int v = 0; v < ps->nvars; v++) {
 		e->vb[v] = ps->vars[v].grid >= 0 ? ps->vars[v].block : ps->vars[v].n;
@@ -967,11 +966,11 @@ static void setup_operands(Em *e, const PlanStmt *ps)
 			gpu_refuse(e, "the reduction over %s is split over grid steps, which a GPU runs in parallel",
 			           ps->vars[v].var->name);
 	}
-	PlanOperand **ops = arena_alloc(&in->arena, (size_t)ps->ops.n * sizeof *ops);
-	e->pad = arena_alloc(&in->arena, (size_t)ps->ops.n * sizeof *e->pad);
-	e->prep = arena_alloc(&in->arena, (size_t)ps->ops.n * sizeof *e->prep);
+	PlanOperand **ops = arena_alloc(e->ar, (size_t)ps->ops.n * sizeof *ops);
+	e->pad = arena_alloc(e->ar, (size_t)ps->ops.n * sizeof *e->pad);
+	e->prep = arena_alloc(e->ar, (size_t)ps->ops.n * sizeof *e->prep);
 	for (int j = 0; j < ps->ops.n; j++) {
-		PlanOperand *op = ops[j] = arena_dup(&in->arena, ps->ops.v[j], sizeof *op);
+		PlanOperand *op = ops[j] = arena_dup(e->ar, ps->ops.v[j], sizeof *op);
 		for (int a = 0; a < op->naxes && !e->xla; a++) {
 			PlanAxis *x = &op->ax[a];
 			if (flipped(op, x)) {
@@ -1071,10 +1070,10 @@ static void describe(Buf *b, const Inst *in, int from, int to)
 	}
 }
 
-void emit_pallas_kernel(Buf *out, unsigned *needs, Inst *in, const Plan *p, bool gpu)
+void emit_pallas_kernel(Buf *out, unsigned *needs, Inst *in, const Plan *p, bool gpu, Arena *scratch)
 {
 	const Kernel *k = in->k;
-	Em e = {.in = in, .p = p, .kname = k->name, .needs = needs, .gpu = gpu};
+	Em e = {.in = in, .p = p, .kname = k->name, .needs = needs, .gpu = gpu, .ar = scratch};
 	unsigned needs_in = *needs;
 	Buf fns = {0}, w = {0}, records = {0};
 	for (int i = 0; i < k->params.n; i++)
@@ -1110,7 +1109,7 @@ void emit_pallas_kernel(Buf *out, unsigned *needs, Inst *in, const Plan *p, bool
 			e.msgs.len = msgs0;
 			*needs = needs0;
 			e.nchecks = nchecks0;
-			PlanStmt *whole = arena_dup(&in->arena, ps, sizeof *ps);
+			PlanStmt *whole = arena_dup(e.ar, ps, sizeof *ps);
 			whole->ngrid = 0;
 			for (int v = 0; v < whole->nvars; v++) {
 				whole->vars[v].grid = -1;

@@ -10,7 +10,8 @@ enum { AX_SQUEEZED, AX_EXACT, AX_WHOLE };
 
 typedef struct {
 	Buf *b;
-	Inst *in;
+	Inst *in;                  /* read-only: the emitter allocates in ar */
+	Arena *ar;                 /* scratch of one athene_emit, freed when it returns */
 	const Plan *p;
 	const PlanStmt *ps;
 	int si;                    /* its index in the plan */
