@@ -196,8 +196,7 @@ def symbol_graph(objects, nm, out):
     for rel, names in undef.items():
         for name in names:
             for to in owner.get(name, ()):
-                if to != rel:
-                    edges.setdefault((rel, to), set()).add(name)
+                edges.setdefault((rel, to), set()).add(name)
     return edges
 
 
