@@ -4,7 +4,7 @@
     python3 tests/layers.py --rules docs/layers.txt --src src --obj build/obj [--nm nm]
 
 A file's folder is its directory under --src (`top` for --src itself). The rules file says
-which folders each folder may use (docs/layers.md-fragment.txt describes it). The check reads
+which folders each folder may use (docs/layers.txt opens with its format). The check reads
 
 - the objects under --obj (`nm -g -P` on each OBJ/<dir>/<name>.o, whose source is
   SRC/<dir>/<name>.c): every undefined symbol that another object defines is an edge from
@@ -17,7 +17,8 @@ component, with every edge inside it and the symbols that make it), on a symbol 
 include from a folder to a folder the rules do not let it use, on an include of a header
 restricted to other folders, and on what makes the check itself unsound (an object's folder
 with no rule, a symbol two objects define, an include it cannot resolve). Bad arguments or a
-malformed rules file exit 2. On success it prints one summary line and exits 0.
+malformed rules file exit 2. On success it prints one summary line and exits 0. --edges
+prints every symbol edge first (`a.c -> b.c: symbols`), to see what a rule would cut.
 Python 3 standard library only.
 """
 
@@ -383,6 +384,10 @@ def run(args):
         out.add("forbidden", "forbidden: %s -> %s (%s may not use %s): %s"
                 % (a, b, fa, fb, ", ".join(sorted(syms))))
 
+    if args.edges:
+        for (a, b), syms in sorted(edges.items()):
+            print("layers: edge %s -> %s: %s" % (a, b, ", ".join(sorted(syms))))
+
     includes = check_includes(args.src, sources, rules, public, args.I, out)
 
     counts = "%s, %s, %s, %s" % (plural(len(files), "file"), plural(len(edges), "edge"),
@@ -409,6 +414,8 @@ def main(argv=None):
                          "beside --src); repeatable")
     ap.add_argument("-I", action="append", default=[], metavar="DIR",
                     help="one more directory quoted includes are searched in; repeatable")
+    ap.add_argument("--edges", action="store_true",
+                    help="print every symbol edge between files first")
     args = ap.parse_args(argv)
     try:
         return run(args)

@@ -86,6 +86,11 @@ def test_clean_tree_passes(tmp_path):
     build(tmp_path, {})
     rc, out, err = check(tmp_path)
     assert (rc, out, err) == (0, [CLEAN_SUMMARY], "")
+    rc, out, _ = check(tmp_path, "--edges")
+    assert (rc, out) == (0, ["layers: edge api.c -> base/util.c: base_add",
+                             "layers: edge api.c -> front/parse.c: front_parse",
+                             "layers: edge front/parse.c -> base/util.c: base_add, base_count",
+                             CLEAN_SUMMARY])
 
 
 def test_two_file_cycle(tmp_path):
