@@ -15,8 +15,9 @@ which folders each folder may use (docs/layers.txt opens with its format). The c
 It fails (exit 1), one line per problem, on a cycle between files (each strongly connected
 component, with every edge inside it and the symbols that make it), on a symbol edge or an
 include from a folder to a folder the rules do not let it use, on an include of a header
-restricted to other folders, and on what makes the check itself unsound (an object's folder
-with no rule, a symbol two objects define, an include it cannot resolve). Bad arguments or a
+restricted to other folders, and on what makes the check itself unsound (a folder with no
+rule, a symbol two objects define, an include it cannot resolve or that leaves --src and the
+public headers, an include line for a header that does not exist). Bad arguments or a
 malformed rules file exit 2. On success it prints one summary line and exits 0. --edges
 prints every symbol edge first (`a.c -> b.c: symbols`), to see what a rule would cut.
 Python 3 standard library only.
@@ -105,7 +106,7 @@ def read_rules(path):
                 raise InputError("%s:%d: %s names folder %s, which has no line of its own"
                                  % (path, n, owner, name))
         if kind == "include":
-            home = header_folder(owner)
+            home = folder_of(owner)
             if home not in rules.uses:
                 raise InputError("%s:%d: %s is in folder %s, which has no line of its own"
                                  % (path, n, owner, home))
@@ -116,14 +117,9 @@ def read_rules(path):
     return rules
 
 
-def header_folder(rel):
-    d = os.path.dirname(rel)
-    return d if d else TOP
-
-
 def folder_of(rel):
     """The folder of a path relative to src: its directory, or `top`."""
-    return header_folder(rel)
+    return os.path.dirname(rel) or TOP
 
 
 # ---------------------------------------------------------------- the objects

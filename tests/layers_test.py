@@ -210,6 +210,17 @@ def test_missing_include(tmp_path):
                              'neither under src nor a public header']
 
 
+def test_outside_include(tmp_path):
+    build(tmp_path, {"tests/testlib.h": "int check(void);\n",
+                     "src/base/bad.c": '#include "../../tests/testlib.h"\n'
+                                       "int bad(void) { return 0; }\n"})
+    rc, out, _ = check(tmp_path)
+    assert rc == 1
+    assert problems(out) == ['outside include: base/bad.c:1 includes "../../tests/testlib.h" from '
+                             '%s, outside src and the public headers'
+                             % os.path.abspath(tmp_path / "tests/testlib.h")]
+
+
 def test_stale_rule(tmp_path):
     build(tmp_path, {}, rules=RULES + "include base/gone.h:\n")
     rc, out, _ = check(tmp_path)
@@ -231,7 +242,8 @@ def test_bad_input_is_a_clear_error(tmp_path):
     build(tmp_path, {}, rules=RULES + "cpu: base gpu\n")
     rc, out, err = check(tmp_path)
     assert (rc, out) == (2, [])
-    assert err == "layers: error: layers.txt:6: cpu names folder gpu, which has no line of its own\n"
+    assert err == ("layers: error: layers.txt:6: cpu names folder gpu, "
+                   "which has no line of its own\n")
 
     (tmp_path / "layers.txt").write_text(RULES + "include front/front.h: base\n")
     rc, _, err = check(tmp_path)
@@ -239,7 +251,8 @@ def test_bad_input_is_a_clear_error(tmp_path):
 
     (tmp_path / "layers.txt").write_text("base:\nfront: base\ninclude front/front.h: base\n")
     rc, _, err = check(tmp_path)
-    assert rc == 2 and "base may include front/front.h, but the rules do not let base use front" in err
+    assert rc == 2
+    assert "base may include front/front.h, but the rules do not let base use front" in err
 
     (tmp_path / "layers.txt").write_text("base front\n")
     rc, _, err = check(tmp_path)
@@ -266,7 +279,8 @@ def test_the_project_rules_parse():
 
 def test_include_search_dirs(tmp_path):
     # "base.h" from front/ resolves only through -I src/base, as the compiler would.
-    build(tmp_path, {"src/front/lex.c": '#include "base.h"\nint lex(void) { return base_count; }\n'},
+    build(tmp_path, {"src/front/lex.c": '#include "base.h"\n'
+                                        "int lex(void) { return base_count; }\n"},
           cflags=["-Isrc/base"])
     rc, out, _ = check(tmp_path)
     assert rc == 1
