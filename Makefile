@@ -3,7 +3,7 @@
 CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN     = -std=c11 -Wall -Wextra -Werror
-CPPFLAGS = -Iinclude -Isrc -Isrc/base -Isrc/cpu -Isrc/pallas -D_POSIX_C_SOURCE=200809L
+CPPFLAGS = -Iinclude -Isrc -D_POSIX_C_SOURCE=200809L
 LDLIBS   = -lm -lpthread
 B        = build
 PY       = .venv/bin/python
@@ -12,7 +12,7 @@ PY       = .venv/bin/python
 # (containers, dtypes, ops, scalar semantics, .npy), front/ (lexer, parser,
 # checker, the AST), analysis/ (bind, sym, lower, view, plan, body), oracle/
 # (the interpreter), the backends cpu/ and pallas/, and the driver on top.
-LIBSRC = $(wildcard src/base/*.c src/front/*.c src/analysis/*.c src/oracle/*.c src/cpu/*.c src/pallas/*.c) \
+LIBSRC = $(wildcard src/base/*.c src/ast/*.c src/front/*.c src/analysis/*.c src/oracle/*.c src/cpu/*.c src/pallas/*.c) \
          src/explain.c src/api.c
 HDRS   = include/athene.h $(wildcard src/*.h src/*/*.h)
 
@@ -61,7 +61,13 @@ examples: $(B)/athene
 
 SIZEARGS = $(EXAMPLE_SIZES:--size=)
 
-test: all $(CTESTS) $(KTESTS) $(DTESTS) $(PY)
+# The layer rules (docs/layers.txt) on the objects: no cycle between files,
+# no symbol or #include edge between folders that the rules do not allow.
+NM = nm
+layers: all
+	python3 tests/layers.py --rules docs/layers.txt --src src --obj $(B)/obj --nm $(NM)
+
+test: all layers $(CTESTS) $(KTESTS) $(DTESTS) $(PY)
 	@for t in $(CTESTS); do echo "== $$t"; ./$$t || exit 1; done
 	@for t in $(KTESTS); do echo "== $$t"; ./$$t $(SIZEARGS) $(EXAMPLES) || exit 1; done
 	@for t in $(DTESTS); do echo "== $$t"; ./$$t --count $(DIFF_COUNT) || exit 1; done
@@ -150,4 +156,4 @@ bench: all $(B)/compile_bench $(B)/reliability_bench $(B)/exec_bench $(B)/emit_b
 clean:
 	rm -rf build build-asan build-tsan
 
-.PHONY: all test test-all asan tsan fuzz examples bench clean python-test python-bench
+.PHONY: all layers test test-all asan tsan fuzz examples bench clean python-test python-bench

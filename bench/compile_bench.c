@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "internal.h"
+#include "analysis/analysis.h"
 #include "testlib.h"
 
 static double now_us(void)

@@ -29,7 +29,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "internal.h"
+#include "analysis/analysis.h"
+#include "cpu/exec.h"
 #include "testlib.h"
 
 static double now(void)

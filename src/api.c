@@ -12,7 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "front/front.h"
+#include "oracle/oracle.h"
+#include "cpu/cpu.h"
+#include "pallas/pallas.h"
+#include "explain.h"
 
 static const char *const pass_names[] = {"parse",    "check",   "bind",      "inline", "lower",
                                          "simplify", "analyse", "plan",      "checkplan", "body"};

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "explain.h"
 
 /* ---- plans (athene explain, -d plan) ---- */
 

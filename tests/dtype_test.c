@@ -1,4 +1,4 @@
-/* The f16 and bf16 conversions (internal.h, on the bits) against a
+/* The f16 and bf16 conversions (base/base.h, on the bits) against a
  * reference written the other way, on the values (frexp, ldexp and
  * nearbyint, the conversions athene had before, which turned doubles that
  * round up to 2^1024 into 0.5, fixed here): every one of the 65536
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec.h"
+#include "cpu/exec.h"
 #include "testlib.h"
 
 static long passed, failed;

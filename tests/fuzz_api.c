@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "athene.h"
-#include "internal.h"
+#include "analysis/analysis.h"
 
 static const int64_t SIZES[] = {
 	0, 1, 2, 3, 4, 5, 7, 8, 9, 16, 100, 128, 1000, 65536, 3037000499, INT64_C(1) << 31,

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "analysis/analysis.h"
 
 typedef struct {
 	int passed, failed;

@@ -27,7 +27,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "exec.h"
+#include "cpu/exec.h"
 
 static long passed, failed;
 

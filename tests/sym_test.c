@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "analysis/analysis.h"
 #include "testlib.h"
 
 enum { E_VAR, E_CONST, E_ADD, E_SUB, E_MUL, E_DIV, E_MOD, E_NEG };

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "analysis/analysis.h"
 
 /* xorshift64: reproducible from the seed stored in rng (nonzero) */
 static uint64_t rng;

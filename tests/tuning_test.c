@@ -14,7 +14,7 @@
  * core), at a 4 KiB pitch too. */
 #include <math.h>
 
-#include "exec.h"
+#include "cpu/exec.h"
 #include "testlib.h"
 
 static const char *src =

@@ -4,7 +4,7 @@
  * are evaluated into the instance. The checked kernel is never written. */
 #include <string.h>
 
-#include "internal.h"
+#include "analysis.h"
 
 static int64_t dim_val(const Inst *in, Dim d)
 {

@@ -22,7 +22,7 @@
  * The final value is cast to the stored tensor's dtype. */
 #include <string.h>
 
-#include "internal.h"
+#include "analysis.h"
 
 typedef struct {
 	Inst *in;

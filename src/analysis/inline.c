@@ -3,7 +3,7 @@
  * nothing: it has no reduction, each use subscripts it with affine index
  * expressions (no data), and it is used once or is a bare load. The other
  * lets are materialised: planned statements of their own, like outputs. */
-#include "internal.h"
+#include "analysis.h"
 
 /* An index expression with no data in it: lowering gives no atoms. */
 static bool affine_index(const Node *n)

@@ -15,7 +15,7 @@
  * are atoms with the range of their dtype. */
 #include <string.h>
 
-#include "internal.h"
+#include "analysis.h"
 
 /* A fused let being expanded: its variables stand for the subscripts of
  * the load `use`, which are expressions of the enclosing expansion. */

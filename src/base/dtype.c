@@ -3,7 +3,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "internal.h"
+#include "base.h"
 
 static const struct {
 	const char *name;

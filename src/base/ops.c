@@ -1,5 +1,5 @@
 /* The op and reduction tables (ops.h), for every layer that reads them. */
-#include "internal.h"
+#include "base.h"
 
 const struct OpInfo op_info[NOPS] = {
 #define X(e, s, n, k, j) {s, n, k, j},

@@ -11,7 +11,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "internal.h"
+#include "base.h"
 
 int int_op(int op, int64_t a, int64_t b, int64_t *out)
 {

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "base.h"
 
 static atomic_llong arena_bytes; /* held by every arena, for athene_memory_in_use */
 

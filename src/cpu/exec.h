@@ -107,7 +107,7 @@ void copy_stream(void *dst, const void *src, size_t n);
 void copy_stream_nofence(void *dst, const void *src, size_t n);
 void copy_fence(void);
 /* f16 to float and back, n elements (F16C where the CPU has it; the same
- * values as f16_to_float and f16_from_float in internal.h). */
+ * values as f16_to_float and f16_from_float in base/base.h). */
 void f16_to_floats(float *d, const uint16_t *s, int64_t n);
 void f16_from_floats(uint16_t *d, const float *s, int64_t n);
 /* d[i] = (float)exp((double)s[i]) with libm's bits, vectorised where the

@@ -39,7 +39,7 @@
 #include <unistd.h>
 
 #include "exec.h"
-#include "internal.h" /* f16_to_float, f16_from_float */
+#include "base/base.h" /* f16_to_float, f16_from_float */
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define X86 1

@@ -137,7 +137,7 @@ HOT static void from_lanes(unsigned char *t, DType dt, const Val *r, int n)
  * arithmetic is exact in float, so it runs twice as wide and a load or
  * store of an f32 tensor is a plain copy; f16 and bf16 values are exact in
  * float too, and their + - * / in f32, rounded to them, are exact
- * (internal.h, bf16_round_f). Every other register holds Vals. */
+ * (base/base.h, bf16_round_f). Every other register holds Vals. */
 static bool floats(DType t)
 {
 	return t == ATHENE_F32 || t == ATHENE_F16 || t == ATHENE_BF16;

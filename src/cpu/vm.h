@@ -10,7 +10,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "internal.h"
+#include "cpu.h"
 
 /* A run's error state, shared by its threads. */
 typedef struct {

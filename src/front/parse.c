@@ -4,7 +4,7 @@
 #include <limits.h>
 #include <string.h>
 
-#include "internal.h"
+#include "front.h"
 
 #define MAX_DEPTH 1000
 

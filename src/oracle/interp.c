@@ -12,7 +12,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "internal.h"
+#include "oracle.h"
 
 typedef struct {
 	const Inst *in;

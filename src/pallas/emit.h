@@ -4,7 +4,7 @@
 #ifndef ATHENE_EMIT_PALLAS_H
 #define ATHENE_EMIT_PALLAS_H
 
-#include "internal.h"
+#include "pallas.h"
 
 enum { AX_SQUEEZED, AX_EXACT, AX_WHOLE };
 

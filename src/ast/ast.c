@@ -1,7 +1,7 @@
 /* The printer of the AST: expressions and kernels in the language's syntax
  * (athene -d parse / check, and every message that quotes an expression),
  * and the structural equality of two expressions. */
-#include "internal.h"
+#include "ast.h"
 
 static void dump_args(Buf *b, const Node *n, const char *open, const char *close)
 {
