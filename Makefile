@@ -13,7 +13,7 @@ PY       = .venv/bin/python
 # checker, the AST), analysis/ (bind, sym, lower, view, plan, body), oracle/
 # (the interpreter), the backends cpu/ and pallas/, and the driver on top.
 LIBSRC = $(wildcard src/base/*.c src/ast/*.c src/front/*.c src/analysis/*.c src/oracle/*.c src/cpu/*.c src/pallas/*.c) \
-         src/explain.c src/api.c
+         src/explain.c src/backends.c src/api.c
 HDRS   = include/athene.h $(wildcard src/*.h src/*/*.h)
 
 all: $(B)/athene $(B)/libathene.a $(B)/libathene.so

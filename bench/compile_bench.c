@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "analysis/analysis.h"
+#include "backends.h"
 #include "testlib.h"
 
 static double now_us(void)
@@ -47,8 +47,8 @@ static double time_one(const char *file, const char *text, double *plan_us)
 		}
 		double t1 = now_us();
 		Target tb;
-		plan_inst(in, target_get("cpu", 4, &tb));
-		plan_inst(in, target_get("tpu", 4, &tb));
+		plan_inst(in, target_for(target_named("cpu"), 4, &tb));
+		plan_inst(in, target_for(target_named("tpu"), 4, &tb));
 		double t2 = now_us();
 		athene_destroy(c);
 		best = t1 - t0 < best ? t1 - t0 : best;

@@ -143,6 +143,9 @@ ATHENE_API const char *athene_emit(athene_inst *const *ins, int n, const char *t
 /* The passes, in order: athene_pass_name(i) for i = 0, 1, ... until NULL.
  * "parse" and "check" are the kernel's; the others the instance's. */
 ATHENE_API const char *athene_pass_name(int i);
+/* The planner's targets that explain and dump take: athene_target_name(i)
+ * for i = 0, 1, ... until NULL ("cpu", "tpu"). */
+ATHENE_API const char *athene_target_name(int i);
 /* Text of the IR after a pass (running the passes up to it), for target
  * ("cpu" or "tpu") where the pass depends on one; NULL with errors. */
 ATHENE_API const char *athene_dump(athene_inst *in, const char *pass, const char *target);

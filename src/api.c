@@ -17,6 +17,7 @@
 #include "cpu/cpu.h"
 #include "pallas/pallas.h"
 #include "explain.h"
+#include "backends.h"
 
 static const char *const pass_names[] = {"parse",    "check",   "bind",      "inline", "lower",
                                          "simplify", "analyse", "plan",      "checkplan", "body"};
@@ -54,7 +55,7 @@ static void drive(Inst *in, int last, int t)
 static void pass_plan(Inst *in, int t)
 {
 	Target buf;
-	const Target *tg = target_get(t ? "tpu" : "cpu", athene_threads(), &buf);
+	const Target *tg = target_for(target_at(t), athene_threads(), &buf);
 	if (!in->plan[t] || in->plan_threads[t] != tg->threads) {
 		in->plan[t] = plan_inst(in, tg);
 		in->plan_threads[t] = tg->threads;
@@ -394,7 +395,8 @@ static void do_passes(void *arg)
 	drive(pc->in, pc->last, pc->target);
 }
 
-/* Runs the passes to `last`; a failed instance stays failed. */
+/* Runs the passes to `last` (for the target with that id, -1 when last
+ * comes before the per-target passes); a failed instance stays failed. */
 static int passes(Inst *in, int last, int target)
 {
 	diag_clear(&in->diag);
@@ -414,7 +416,7 @@ static int passes(Inst *in, int last, int target)
 
 int athene_compile(athene_inst *in)
 {
-	return passes(in, P_ANALYSE, 0);
+	return passes(in, P_ANALYSE, -1);
 }
 
 int athene_param_info(const athene_inst *in, int i, athene_param *out)
@@ -461,7 +463,7 @@ static double read_elems(const Inst *in, const Access *ac)
 double athene_bytes_moved(athene_inst *in, double *lines)
 {
 	double logical = 0, touched = 0;
-	if (passes(in, P_ANALYSE, 0))
+	if (passes(in, P_ANALYSE, -1))
 		return -1;
 	for (int p = 0; p < in->nplanned; p++) {
 		const Planned *ps = &in->planned[p];
@@ -501,12 +503,20 @@ double athene_bytes_moved(athene_inst *in, double *lines)
 
 static int target_index(Inst *in, const char *target)
 {
-	int t = !strcmp(target, "cpu") ? 0 : !strcmp(target, "tpu") ? 1 : -1;
-	if (t < 0) {
+	const Target *t = target_named(target);
+	if (!t) {
 		diag_clear(&in->diag);
-		buf_printf(&in->diag.errs, "error: unknown target '%s' (cpu, tpu)\n", target);
+		buf_printf(&in->diag.errs, "error: unknown target '%s' (", target);
+		target_names(&in->diag.errs);
+		buf_printf(&in->diag.errs, ")\n");
 	}
-	return t;
+	return t ? t->id : -1;
+}
+
+const char *athene_target_name(int i)
+{
+	const Target *t = target_at(i);
+	return t ? t->name : NULL;
 }
 
 const char *athene_explain(athene_inst *in, const char *target, int json)
@@ -525,14 +535,14 @@ typedef struct {
 	Buf *kernels;
 	unsigned *needs;
 	Inst *in;
-	bool gpu;
+	const Backend *be;
 	Arena *scratch;
 } EmitCall;
 
 static void do_emit(void *arg)
 {
 	EmitCall *c = arg;
-	emit_pallas_kernel(c->kernels, c->needs, c->in, c->in->plan[1], c->gpu, c->scratch);
+	c->be->emit_kernel(c->kernels, c->needs, c->in, c->in->plan[c->be->target->id], c->be->variant, c->scratch);
 }
 
 const char *athene_emit(athene_inst *const *ins, int n, const char *target, const char *chip)
@@ -540,22 +550,27 @@ const char *athene_emit(athene_inst *const *ins, int n, const char *target, cons
 	if (n < 1)
 		return NULL;
 	Inst *first = ins[0];
-	bool gpu = !strcmp(target, "pallas-gpu");
+	const Backend *be = backend_named(target);
 	diag_clear(&first->diag);
-	if (!gpu && strcmp(target, "pallas")) {
-		buf_printf(&first->diag.errs, "error: unknown emit target '%s' (pallas, pallas-gpu)\n", target);
+	if (!be || !be->emit_kernel) {
+		buf_printf(&first->diag.errs, "error: unknown emit target '%s' (", target);
+		emit_backend_names(&first->diag.errs);
+		buf_printf(&first->diag.errs, ")\n");
 		return NULL;
 	}
-	if (chip && strcmp(chip, "v5e") && strcmp(chip, "v6e") && strcmp(chip, "v4")) {
-		buf_printf(&first->diag.errs, "error: unknown TPU chip '%s' (v5e, v6e, v4)\n", chip);
+	if (chip && !backend_chip_ok(be, chip)) {
+		buf_printf(&first->diag.errs, "error: unknown TPU chip '%s' (", chip);
+		for (int i = 0; be->chips && be->chips[i]; i++)
+			buf_printf(&first->diag.errs, "%s%s", i ? ", " : "", be->chips[i]);
+		buf_printf(&first->diag.errs, ")\n");
 		return NULL;
 	}
 	Buf kernels = {0};
 	unsigned needs = 0;
 	for (int i = 0; i < n; i++) {
 		Arena scratch = {0};
-		EmitCall c = {&kernels, &needs, ins[i], gpu, &scratch};
-		int failed = passes(ins[i], P_BODY, 1) || protect(&ins[i]->diag, do_emit, &c);
+		EmitCall c = {&kernels, &needs, ins[i], be, &scratch};
+		int failed = passes(ins[i], P_BODY, be->target->id) || protect(&ins[i]->diag, do_emit, &c);
 		arena_free(&scratch);
 		if (failed) {
 			if (ins[i] != first)
@@ -565,8 +580,7 @@ const char *athene_emit(athene_inst *const *ins, int n, const char *target, cons
 		}
 	}
 	first->text.len = 0;
-	emit_pallas_module(&first->text, first->k->src->name, gpu ? "pallas-gpu" : "pallas", chip, needs,
-	                   buf_str(&kernels));
+	be->emit_module(&first->text, first->k->src->name, be->name, chip, needs, buf_str(&kernels));
 	buf_free(&kernels);
 	return buf_str(&first->text);
 }
@@ -631,14 +645,14 @@ static void do_run(void *arg)
 static void do_exec(void *arg)
 {
 	RunCall *r = arg;
-	exec_run(r->in, r->storage, r->d, r->flags & ATHENE_UNTOUCHED);
+	backend_native()->run(r->in, r->storage, r->d, r->flags & ATHENE_UNTOUCHED);
 }
 
 int athene_run(athene_inst *in, void *const *storage, int flags, athene_status *st)
 {
 	if (st)
 		memset(st, 0, sizeof *st);
-	if (passes(in, flags & ATHENE_REFERENCE ? P_ANALYSE : P_BODY, 0)) {
+	if (passes(in, flags & ATHENE_REFERENCE ? P_ANALYSE : P_BODY, backend_native()->target->id)) {
 		if (st) {
 			st->failed = 1;
 			snprintf(st->message, sizeof st->message, "%s", athene_inst_errors(in));
@@ -659,7 +673,8 @@ int athene_run(athene_inst *in, void *const *storage, int flags, athene_status *
 
 int athene_inst_clean_errors(athene_inst *in)
 {
-	return !passes(in, P_BODY, 0) && exec_clean_errors(in);
+	const Backend *be = backend_native();
+	return !passes(in, P_BODY, be->target->id) && be->clean_errors(in);
 }
 
 void *athene_alloc(size_t bytes)

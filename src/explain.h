@@ -4,7 +4,6 @@
 
 #include "analysis/analysis.h"
 
-
 /* ---------------------------------------------------------------- explain.c */
 
 void dump_bind(Buf *b, const Inst *in);

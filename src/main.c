@@ -148,6 +148,24 @@ static void check_threads_env(void)
 
 static bool known_command(const char *name);
 
+/* Is name one of the library's planner targets (athene_target_name)? */
+static bool known_target(const char *name)
+{
+	for (int i = 0; athene_target_name(i); i++)
+		if (!strcmp(athene_target_name(i), name))
+			return true;
+	return false;
+}
+
+static _Noreturn void unknown_target(const char *name)
+{
+	char list[256] = "";
+	for (int i = 0; athene_target_name(i); i++)
+		snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", athene_target_name(i));
+	fprintf(stderr, "athene: unknown target '%s' (%s)\n", name, list);
+	usage(NULL, NULL);
+}
+
 static Opts parse_args(int argc, char **argv)
 {
 	Opts o = {0};
@@ -211,8 +229,8 @@ static Opts parse_args(int argc, char **argv)
 		usage("%s", "--repeat is an option of --bench");
 	if (o.bench && o.nouts)
 		usage("%s", "--bench writes no outputs: drop --out");
-	if (o.target && strcmp(o.target, "cpu") && strcmp(o.target, "tpu"))
-		usage("unknown target '%s' (cpu, tpu)", o.target);
+	if (o.target && !known_target(o.target))
+		unknown_target(o.target);
 	for (int i = 0; i < o.nouts; i++)
 		if (same_file(o.outs[i].path, o.file))
 			usage("refusing to write an output over the kernel file %s", o.file);

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/analysis.h"
+#include "backends.h"
 #include "testlib.h"
 
 static long passed, failed;
@@ -43,7 +43,7 @@ static void test_kernel(athene_inst *in)
 	Buf err = {0};
 	for (int t = 0; t < 2; t++) {
 		Target tb;
-		Plan *p = plan_inst(in, target_get(t == 0 ? "cpu" : "tpu", 4, &tb));
+		Plan *p = plan_inst(in, target_for(target_at(t), 4, &tb));
 		err.len = 0;
 		int rc = plan_check(p, &err);
 		expect(rc == 0, t ? "tpu plan check" : "cpu plan check", name, buf_str(&err));
@@ -144,7 +144,7 @@ static void transpose_rule(void)
 		Buf got = {0};
 		if (in) {
 			Target tb;
-			Plan *p = plan_inst(in, target_get("cpu", 2, &tb));
+			Plan *p = plan_inst(in, target_for(target_named("cpu"), 2, &tb));
 			const PlanStmt *ps = &p->st[0];
 			for (int i = 0; i < ps->nlhs; i++)
 				buf_printf(&got, "%s%s %lld", i ? " " : "", ps->vars[i].var->name, (long long)ps->vars[i].block);

@@ -10,7 +10,6 @@
 
 typedef struct Sym Sym;
 
-
 /* ---------------------------------------------------------------- sym.c */
 
 enum { S_CONST, S_VAR, S_ATOM, S_ADD, S_MUL, S_DIV, S_MOD };
@@ -224,9 +223,13 @@ void analyse_inst(Inst *in);
 /* ---------------------------------------------------------------- plan.c */
 
 #define PLAN_MAXVARS MAXSCOPE
-/* What the planner knows of a target; no backend tests a target's name. */
+/* What the planner knows of a target; no pass tests a target's name. Each
+ * target is defined in its backend's folder and listed in the backend
+ * table (backends.c); id is its slot in Inst.plan. */
+#define MAXTARGETS 4
 typedef struct {
 	const char *name;
+	int id;             /* [0, MAXTARGETS): the instance's plan slot */
 	int64_t budget;     /* bytes of one grid step's blocks */
 	int buffers;        /* copies of each block (2: double-buffered DMA) */
 	bool tiles;         /* (8·packing, 128) tiles: padding and the block rule */
@@ -239,9 +242,9 @@ typedef struct {
 	bool pieces;        /* its backend reads a rolled view as two masked pieces */
 	const char *transposes; /* what it can transpose inside a block, for explain */
 } Target;
-/* The target named name ("cpu", "tpu"); threads > 0 overrides the cpu's
- * thread count (else the machine's). NULL for an unknown name. */
-const Target *target_get(const char *name, int threads, Target *buf);
+/* Target t for a run on `threads` threads (> 0; else the machine's) where
+ * t takes one grid step per thread (t->threads == 0): a copy in buf. */
+const Target *target_for(const Target *t, int threads, Target *buf);
 int machine_threads(void);
 typedef struct {
 	const Var *var;
@@ -399,9 +402,9 @@ struct athene_inst {
 	int nplanned;
 	Planned *planned;
 	/* plan, body: per target, made on demand */
-	Plan *plan[2];
-	int plan_threads[2];
-	bool plan_checked[2];
+	Plan *plan[MAXTARGETS]; /* by Target.id */
+	int plan_threads[MAXTARGETS];
+	bool plan_checked[MAXTARGETS];
 	Prog **prog;        /* per planned statement */
 };
 

@@ -31,16 +31,6 @@
 
 #include <unistd.h>
 
-static const Target cpu_target = {
-	.name = "cpu", .budget = 256 << 10, .buffers = 1, .tiles = false, .threads = 0, .min_block = 16 << 10,
-	.minor_align = 64, .wide64 = true, .pads = true, .pieces = true, .transposes = "any two axes",
-};
-static const Target tpu_target = {
-	.name = "tpu", .budget = 16 << 20, /* scoped VMEM, both buffers of every block */
-	.buffers = 2, .tiles = true, .threads = 1, .min_block = 0, .minor_align = 64, .wide64 = false, .pads = true,
-	.pieces = false, .transposes = "the minor two axes",
-};
-
 int machine_threads(void)
 {
 	static atomic_int cached; /* sysconf reads files: once */
@@ -53,11 +43,8 @@ int machine_threads(void)
 	return c;
 }
 
-const Target *target_get(const char *name, int threads, Target *buf)
+const Target *target_for(const Target *t, int threads, Target *buf)
 {
-	const Target *t = !strcmp(name, "cpu") ? &cpu_target : !strcmp(name, "tpu") ? &tpu_target : NULL;
-	if (!t)
-		return NULL;
 	*buf = *t;
 	if (!buf->threads)
 		buf->threads = threads > 0 ? threads : machine_threads();

@@ -12,7 +12,6 @@ typedef struct athene_ctx Ctx;
 typedef struct athene_inst Inst;
 typedef struct Node Node;
 
-
 /* ---------------------------------------------------------------- the AST */
 
 enum {

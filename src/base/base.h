@@ -19,7 +19,6 @@
 #define MAXRANK ATHENE_MAX_RANK
 typedef athene_dtype DType;
 
-
 /* ---------------------------------------------------------------- util.c */
 
 typedef struct Chunk Chunk;

@@ -6,11 +6,14 @@
 #include "analysis/analysis.h"
 #include "cpu/exec.h"
 
+/* ---------------------------------------------------------------- target.c */
+
+extern const Target cpu_target;
 
 /* ---------------------------------------------------------------- exec.c */
 
-/* Runs an instance's cpu plan (in->plan[0], in->prog) natively on the
- * thread pool. Unwinds to d, from the calling thread only, on run-time
+/* Runs an instance's cpu plan (in->plan[cpu_target.id], in->prog)
+ * natively on the thread pool. Unwinds to d, from the calling thread only, on run-time
  * errors: the interpreter's message for the first failing element. With
  * untouched, row gathers check every index before they move a row
  * (ATHENE_UNTOUCHED). */

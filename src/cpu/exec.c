@@ -484,7 +484,7 @@ static bool setup(X *x, const Inst *in, int si, void *const *storage, void **let
 	x->in = in;
 	x->storage = storage;
 	x->lets = lets;
-	x->ps = &in->plan[0]->st[si];
+	x->ps = &in->plan[cpu_target.id]->st[si];
 	x->pd = &in->planned[si];
 	x->p = in->prog[si];
 	x->err = err;
@@ -1075,7 +1075,7 @@ bool exec_clean_errors(const Inst *in)
 	RunErr err = {.pos = INT64_MAX};
 	for (int i = 0; clean && i < in->nplanned; i++) {
 		bool out = in->planned[i].stmt->t->role == ROLE_OUT;
-		if (in->plan[0]->st[i].empty)
+		if (in->plan[cpu_target.id]->st[i].empty)
 			continue;
 		if (may_fail(in->prog[i]) && (wrote || out)) {
 			/* the addresses are never read: setup only lays the operands out */
@@ -1142,7 +1142,7 @@ static void run_body(void *arg)
 	const Inst *in = r->in;
 	alloc_lets(in, r->d, &r->lets);
 	for (int i = 0; i < in->nplanned; i++) {
-		const PlanStmt *ps = &in->plan[0]->st[i];
+		const PlanStmt *ps = &in->plan[cpu_target.id]->st[i];
 		if (ps->empty)
 			continue;
 		if (!exec_stmt(in, i, r->storage, r->lets, &r->err, r->untouched))

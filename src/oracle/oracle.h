@@ -4,7 +4,6 @@
 
 #include "analysis/analysis.h"
 
-
 /* ---------------------------------------------------------------- interp.c */
 
 /* Runs an instance element by element from the checked kernel and the bound

@@ -5,10 +5,12 @@
 
 #include "analysis/analysis.h"
 
+/* ---------------------------------------------------------------- target.c */
+
+extern const Target tpu_target;
+extern const char *const tpu_chips[]; /* NULL-terminated */
 
 /* ---------------------------------------------------------------- emit.c */
-
-/* (with emit_pallas_body.c; their shared state is in emit_pallas.h) */
 
 /* Appends one kernel's Pallas functions, from its tpu plan and body IR
  * (read-only), to out; what the module's head must define accumulates in
