@@ -7,7 +7,11 @@
  *   parse, check                      per kernel, at athene_load
  *   bind → inline → lower → simplify → analyse        per instance, athene_compile
  *   plan(target) → checkplan → body                    per instance and target
- *   backend: the reference interpreter (athene_run)  */
+ *   backend: a row of the backend table (backends.c): the native executor
+ *            (athene_run), the reference interpreter (ATHENE_REFERENCE), or
+ *            an emitter (athene_emit)
+ * drive() is the one list of the passes; api.c knows the backends only
+ * through the table. */
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
