@@ -175,7 +175,7 @@ def test_header_restricted_to_other_folders(tmp_path):
     rules = RULES.replace("top: base, front", "analysis: base front\ntop: base front analysis")
     build(tmp_path, {
         "src/front/ast.h": "typedef struct Node { int op; } Node;\n",
-        "src/analysis/lower.c": '#include "ast/ast.h"\n#include "front/front.h"\n'
+        "src/analysis/lower.c": '#include "front/ast.h"\n#include "front/front.h"\n'
                                 "int lower(Node *n) { return front_parse(n->op); }\n",
     }, rules=rules)
     rc, out, _ = check(tmp_path)
