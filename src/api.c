@@ -26,6 +26,7 @@
 static const char *const pass_names[] = {"parse",    "check",   "bind",      "inline", "lower",
                                          "simplify", "analyse", "plan",      "checkplan", "body"};
 #define KERNEL_PASSES 2 /* parse, check */
+_Static_assert(sizeof pass_names / sizeof pass_names[0] == KERNEL_PASSES + NPASSES, "a name per pass");
 
 static void pass_plan(Inst *in, int t);
 static void pass_checkplan(Inst *in, int t);

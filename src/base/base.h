@@ -115,6 +115,16 @@ _Noreturn void error_plain(Diag *d, const char *fmt, ...) __attribute__((format(
 
 /* ---------------------------------------------------------------- dtype.c */
 
+/* The dtype table (dtypes.h), by athene_dtype. */
+enum { DC_BOOL, DC_SINT, DC_UINT, DC_FLOAT };
+typedef struct {
+	const char *name;
+	size_t size;   /* bytes */
+	int cls;       /* DC_* */
+	char npy;      /* the .npy descr's kind letter */
+	const char *jnp;
+} DTypeInfo;
+extern const DTypeInfo dtype_info[ATHENE_NDTYPES];
 bool dt_is_float(DType t);
 bool dt_is_int(DType t);   /* signed or unsigned, not bool */
 bool dt_is_signed(DType t);

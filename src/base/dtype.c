@@ -5,30 +5,33 @@
 
 #include "base.h"
 
-static const struct {
-	const char *name;
-	size_t size;
-} dtypes[ATHENE_NDTYPES] = {
-	[ATHENE_BOOL] = {"bool", 1}, [ATHENE_I8] = {"i8", 1},   [ATHENE_I16] = {"i16", 2},
-	[ATHENE_I32] = {"i32", 4},   [ATHENE_I64] = {"i64", 8}, [ATHENE_U8] = {"u8", 1},
-	[ATHENE_F16] = {"f16", 2},   [ATHENE_BF16] = {"bf16", 2}, [ATHENE_F32] = {"f32", 4},
-	[ATHENE_F64] = {"f64", 8},
+const DTypeInfo dtype_info[ATHENE_NDTYPES] = {
+#define DT(e, name, bytes, cls, npy, jnp) [e] = {name, bytes, cls, npy, jnp},
+#include "dtypes.h"
+#undef DT
 };
+/* a row per dtype, no more, no fewer */
+#define DT(e, name, bytes, cls, npy, jnp) +1
+_Static_assert(0
+#include "dtypes.h"
+                   == ATHENE_NDTYPES,
+               "dtypes.h has a row per athene_dtype");
+#undef DT
 
 const char *athene_dtype_name(athene_dtype t)
 {
-	return (unsigned)t < ATHENE_NDTYPES ? dtypes[t].name : "?";
+	return (unsigned)t < ATHENE_NDTYPES ? dtype_info[t].name : "?";
 }
 
 size_t athene_dtype_size(athene_dtype t)
 {
-	return (unsigned)t < ATHENE_NDTYPES ? dtypes[t].size : 0;
+	return (unsigned)t < ATHENE_NDTYPES ? dtype_info[t].size : 0;
 }
 
 int athene_dtype_from_name(const char *name, athene_dtype *out)
 {
 	for (int i = 0; i < ATHENE_NDTYPES; i++)
-		if (!strcmp(name, dtypes[i].name)) {
+		if (!strcmp(name, dtype_info[i].name)) {
 			*out = (athene_dtype)i;
 			return 0;
 		}
@@ -37,17 +40,17 @@ int athene_dtype_from_name(const char *name, athene_dtype *out)
 
 bool dt_is_float(DType t)
 {
-	return t == ATHENE_F16 || t == ATHENE_BF16 || t == ATHENE_F32 || t == ATHENE_F64;
+	return dtype_info[t].cls == DC_FLOAT;
 }
 
 bool dt_is_int(DType t)
 {
-	return t >= ATHENE_I8 && t <= ATHENE_U8;
+	return dtype_info[t].cls == DC_SINT || dtype_info[t].cls == DC_UINT;
 }
 
 bool dt_is_signed(DType t)
 {
-	return t >= ATHENE_I8 && t <= ATHENE_I64;
+	return dtype_info[t].cls == DC_SINT;
 }
 
 int dt_bits(DType t)

@@ -32,18 +32,6 @@ enum {
 #define MAGIC "\x93NUMPY"
 #define READS "bool, i8, i16, i32, i64, u8, f16, bf16, f32, f64"
 
-/* NumPy's kind character and item size of each dtype. Kept here rather than
- * taken from dtype.c so that this file stands alone. */
-static const struct {
-	char kind;
-	int size;
-} DTYPES[ATHENE_NDTYPES] = {
-	[ATHENE_BOOL] = {'b', 1}, [ATHENE_I8] = {'i', 1},  [ATHENE_I16] = {'i', 2},
-	[ATHENE_I32] = {'i', 4},  [ATHENE_I64] = {'i', 8}, [ATHENE_U8] = {'u', 1},
-	[ATHENE_F16] = {'f', 2},  [ATHENE_BF16] = {'V', 2}, [ATHENE_F32] = {'f', 4},
-	[ATHENE_F64] = {'f', 8},
-};
-
 /* Where messages go, and which file they name. */
 typedef struct {
 	const char *path;
@@ -332,7 +320,7 @@ static int parse_descr(const char *s, size_t n, DType *dt, bool *swap, const Rep
 		size = size * 10 + (*d - '0');
 	}
 	for (int t = 0; t < ATHENE_NDTYPES; t++) {
-		if (DTYPES[t].kind == kind && DTYPES[t].size == size) {
+		if (dtype_info[t].npy == kind && (int)dtype_info[t].size == size) {
 			*dt = (DType)t;
 			*swap = size > 1 && order == (host_little() ? '>' : '<');
 			return 0;
@@ -414,7 +402,7 @@ static int read_header(FILE *f, uint32_t hlen, Npy *out, Header *h, bool *swap, 
 		return -1;
 	out->rank = h->rank;
 	memcpy(out->shape, h->shape, sizeof out->shape);
-	if (array_bytes(h->rank, h->shape, (size_t)DTYPES[out->dt].size, &out->nbytes) < 0)
+	if (array_bytes(h->rank, h->shape, dtype_info[out->dt].size, &out->nbytes) < 0)
 		return fail(r, "array too large: its shape's product overflows");
 	return 0;
 }
@@ -444,7 +432,7 @@ static int read_data(FILE *f, uint64_t avail, Npy *out, bool swap, bool fortran,
 	if (out->nbytes > avail)
 		return fail(r, "truncated: the header promises %zu data bytes, the file has %" PRIu64,
 		            out->nbytes, avail);
-	size_t esz = (size_t)DTYPES[out->dt].size;
+	size_t esz = dtype_info[out->dt].size;
 	char *raw = malloc(out->nbytes ? out->nbytes : 1);
 	if (!raw)
 		return fail(r, "cannot allocate %zu bytes for the data", out->nbytes);
@@ -507,7 +495,7 @@ enum { HEADER_CAP = 1024 }; /* rank <= 8 keeps a header under 400 bytes */
 static size_t format_dict(char *s, DType dt, int rank, const int64_t *shape)
 {
 	int n = snprintf(s, HEADER_CAP, "{'descr': '%c%c%d', 'fortran_order': False, 'shape': (",
-	                 DTYPES[dt].size == 1 ? '|' : '<', DTYPES[dt].kind, DTYPES[dt].size);
+	                 dtype_info[dt].size == 1 ? '|' : '<', dtype_info[dt].npy, (int)dtype_info[dt].size);
 	for (int k = 0; k < rank; k++)
 		n += snprintf(s + n, HEADER_CAP - (size_t)n, k ? ", %" PRId64 : "%" PRId64, shape[k]);
 	n += snprintf(s + n, HEADER_CAP - (size_t)n, "%s), }", rank == 1 ? "," : "");
@@ -555,7 +543,7 @@ static int check_array(DType dt, int rank, const int64_t *shape, const void *dat
 	for (int k = 0; k < rank; k++)
 		if (shape[k] < 0)
 			return fail(r, "cannot write: negative dimension %" PRId64, shape[k]);
-	if (array_bytes(rank, shape, (size_t)DTYPES[dt].size, nbytes) < 0)
+	if (array_bytes(rank, shape, dtype_info[dt].size, nbytes) < 0)
 		return fail(r, "cannot write: the shape's product overflows");
 	if (*nbytes > 0 && !data)
 		return fail(r, "cannot write: no data given");
@@ -735,7 +723,7 @@ static int write_all(int n, const char *const *paths, const Npy *arrays, char *e
 		if (rc)
 			break;
 		d[i].hn = format_header(d[i].head, a->dt, a->rank, a->shape);
-		d[i].esz = (size_t)DTYPES[a->dt].size;
+		d[i].esz = dtype_info[a->dt].size;
 		d[i].data = a->data;
 	}
 	for (int i = 0; i < n && !rc; i++)

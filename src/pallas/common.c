@@ -101,9 +101,7 @@ const PlanOperand *ep_index_operand(const PlanStmt *ps, const Node *load)
 
 const char *ep_jdt(DType t)
 {
-	static const char *const n[] = {"jnp.bool_",   "jnp.int8",    "jnp.int16",    "jnp.int32",  "jnp.int64",
-	                                "jnp.uint8",   "jnp.float16", "jnp.bfloat16", "jnp.float32", "jnp.float64"};
-	return n[t];
+	return dtype_info[t].jnp;
 }
 
 /* The lowest and one past the highest position an axis's slice takes:

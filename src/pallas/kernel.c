@@ -872,9 +872,9 @@ static void store(Em *e)
 		ep_line(e, "@pl.when(%s)", buf_str(&first));
 		ep_line(e, "def _start():");
 		ep_line(e, "    %s[...] = jnp.full(%s.shape, %s, %s)", y, y, buf_str(&id), ep_jdt(acc->dt));
-		static const char *const comb[] = {"%s[...] + out", "%s[...] * out", "jnp.maximum(%s[...], out)",
-		                                   "jnp.minimum(%s[...], out)", NULL, NULL, NULL, "%s[...] | out",
-		                                   "%s[...] & out"};
+		static const char *const comb[R_NONE] = {
+			[R_SUM] = "%s[...] + out", [R_PROD] = "%s[...] * out", [R_MAX] = "jnp.maximum(%s[...], out)",
+			[R_MIN] = "jnp.minimum(%s[...], out)", [R_ANY] = "%s[...] | out", [R_ALL] = "%s[...] & out"};
 		Buf c = {0};
 		buf_printf(&c, comb[acc->op], y);
 		ep_line(e, "%s[...] = %s", y, buf_str(&c));
