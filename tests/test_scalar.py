@@ -930,3 +930,18 @@ def test_empty_reduction_is_an_error(tmp_path, op, dt, mode):
                *(["--reference"] if mode == "reference" else []))
     assert r.returncode == 1 and f"kernel k: {op} over an empty range at y[0]" in r.stderr, r.stderr
     assert not (tmp_path / "y.npy").exists()
+
+
+@pytest.mark.parametrize("dt", ["f32", "bf16", "f16", "f64"])
+def test_npy_input_converts_once(tmp_path, dt):
+    """An i64 .npy given for a float input is converted as a cast converts, rounded once
+    ("The command line": as astype does): 2^60 + 2^36 + 1 is 2^60 + 2^37 in f32, 2^60 + 2^52 + 1
+    is 2^60 + 2^53 in bf16 (both 2^60 when rounded through f64 first)."""
+    xs = [2**60 + 2**36 + 1, -(2**60 + 2**36 + 1), 2**60 + 2**52 + 1, -(2**60 + 2**52 + 1), 2**63 - 2**39 - 1,
+          2**53 + 3, 65519, 65520, -1]
+    src = tmp_path / "k.ath"
+    src.write_text(f"kernel k(x: {dt}[N]) -> (y: {dt}[N]) {{\n    y[i] = x[i]\n}}\n")
+    np.save(tmp_path / "x.npy", np.array(xs, dtype=np.int64))
+    r = athene("run", src, "--in", f"x={tmp_path / 'x.npy'}", "--out", f"y={tmp_path / 'y.npy'}")
+    assert r.returncode == 0, r.stderr
+    assert from_array(dt, np.load(tmp_path / "y.npy")) == [rnd(dt, x) for x in xs]
