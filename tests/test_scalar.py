@@ -295,11 +295,9 @@ def typing(op, dts):
         return None, "bool"
     if kind == "SAME":
         return dts[0], dts[0]
-    p = dts[0]
-    for d in dts[1:] if kind != "WHERE" else dts[2:]:
+    p = dts[1] if kind == "WHERE" else dts[0]  # where's condition takes no part
+    for d in dts[2 if kind == "WHERE" else 1:]:
         p = promote(p, d)
-    if kind == "WHERE":
-        p = promote(dts[1], dts[2])
     if kind in ("TDIV", "FLOAT") and p not in FLOATS:
         p = "f32"  # "integers and bools give f32"
     if kind == "FLOOR" and p == "bool":
@@ -945,3 +943,20 @@ def test_npy_input_converts_once(tmp_path, dt):
     r = athene("run", src, "--in", f"x={tmp_path / 'x.npy'}", "--out", f"y={tmp_path / 'y.npy'}")
     assert r.returncode == 0, r.stderr
     assert from_array(dt, np.load(tmp_path / "y.npy")) == [rnd(dt, x) for x in xs]
+
+
+def test_covers_the_op_table_and_the_dtypes():
+    """Every row of the op table (src/ops.h: X and RX) and every dtype of include/athene.h has its
+    cases here: a new op or dtype fails this test until it is covered."""
+    ops_h = next(REPO.glob("src/**/ops.h")).read_text()
+    ops = set(re.findall(r'^X\(\w+,\s*"([^"]+)"', ops_h, re.M))
+    reds = set(re.findall(r'^RX\(\w+,\s*"([^"]+)"', ops_h, re.M))
+    assert ops and reds
+    covered = {c.op for c in ALL}
+    assert ops - covered == set() and reds - covered == set()
+    assert {"-x", "neg"} <= covered  # prefix minus and neg() are one row
+    header = (REPO / "include" / "athene.h").read_text()
+    dtypes = re.findall(r"ATHENE_(\w+),", re.search(r"ATHENE_BOOL,[^}]*", header).group(0))
+    assert [d.lower() for d in dtypes if d != "NDTYPES"] == DTYPES
+    for dt in DTYPES:
+        assert {c.op for c in ALL if c.dts == (dt,) * len(c.dts)} >= {op for op in ops if accepted(op, (dt, dt))}
