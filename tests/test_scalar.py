@@ -648,16 +648,23 @@ def ops_kernel(dt):
         k.out(o, res, ["N"], "i", f"{op}(x[i], {lit})" if op == "max" else f"x[i] {op} {lit}")
         cases.append(Case(kname, o, f"{op} {lit}", (dt,), res, [(x,) for x in xs],
                           lambda r, op=op, lit=lit: weak_expected(op, dt, lit, r[0])))
-    # reductions: rows of two (every pair of red_vals), one row of every edge value, empty rows
+    # reductions: rows of two (every pair of red_vals); a row of every edge value; a long row of
+    # finite values whose float sum depends on the order (row-major, one double accumulator);
+    # empty rows
     rv = red_vals(dt)
     rows2, rowall = pairs(rv, rv), edge(dt)
+    fin = [x for x in unary_vals(dt) if dt not in FLOATS or (math.isfinite(x) and abs(x) < float_consts(dt)[0])]
+    rowfin = (fin + [rnd(dt, -3 * x) if dt in FLOATS else wrap(dt, -3 * x) for x in reversed(fin)]) * 2
+    if dt in FLOATS and rnd(dt, 2.0**53) == 2.0**53:  # in this order 1, in any other 3 or 2
+        rowfin = [2.0**53, 1.0, 1.0, -2.0**53, 1.0] + rowfin
     k.inp("r2", dt, [x for r in rows2 for x in r], (len(rows2), 2), ["R", "C"])
     k.inp("ra", dt, rowall, (1, len(rowall)), ["1", "K"])
+    k.inp("rf", dt, rowfin, (1, len(rowfin)), ["1", "F"])
     k.inp("re", dt, [], (3, 0), ["E", "Z"])
     for op in REDUCTIONS:
         res = red_type(op, dt)
-        for src, sym, dims, rows in [("r2", "R", ["R"], rows2), ("ra", "1", ["1"], [tuple(rowall)]),
-                                     ("re", "E", ["E"], [()] * 3)]:
+        for src, dims, rows in [("r2", ["R"], rows2), ("ra", ["1"], [tuple(rowall)]), ("rf", ["1"], [tuple(rowfin)]),
+                                ("re", ["E"], [()] * 3)]:
             if src == "re" and op in ("max", "min", "argmax", "argmin"):
                 continue  # a run-time error (test_empty_reduction_is_an_error)
             o = f"r_{op}_{src}"
