@@ -15,9 +15,9 @@ exact rationals (fractions.Fraction) rounded once, to nearest even, for floats.
   interpreter must still agree with each other bit for bit.
 - The statements of one dtype (its ops, reductions and ops with a literal) are the outputs of one
   kernel, run in parts of MAX_OUTS outputs; so are the casts and the ops on two different
-  dtypes: a few processes in all.
-  The inputs repeat to BIG elements, which takes the executor through its blocks, threads and
-  vector paths; each repetition must give the same bits.
+  dtypes: a few dozen processes in all. The inputs of the first two repeat to BIG elements,
+  which takes the executor through its blocks, threads and vector paths; each repetition must
+  give the same bits.
 - The result dtype of every statement is read back from `athene -d check` and compared with the
   promotion rules ("Types and promotion").
 - NumPy computes what it computes as the language does: floor_divide, remainder, floor, ceil,
@@ -524,8 +524,8 @@ class Kernel:
     """One kernel whose statements are the cases: inputs (name -> dtype, values, shape, dims) and
     outputs (name -> dtype, dims, index variables, expression)."""
 
-    def __init__(self, kname):
-        self.name, self.ins, self.outs = kname, {}, {}
+    def __init__(self, kname, big=True):
+        self.name, self.ins, self.outs, self.big = kname, {}, {}, big  # big: its inputs repeat to BIG
 
     def inp(self, p, dt, xs, shape, dims):
         self.ins[p] = (dt, xs, shape, dims)
@@ -706,15 +706,17 @@ def mix_vals(dt):
     return [0.0, -0.0, 1.5, -1.0, math.inf, math.nan, float_consts(dt)[0]]
 
 
-MIXED = ["+", "*", "/", "//", "%", "<", "==", "max", "atan2"]
+# every binary op but wrap (whose modulus must be positive), and where and clamp: where(a, a, b)
+# and clamp(a, b, b)
+MIXED = [op for op in BINARY if op != "wrap"] + ["where", "clamp"]
 
 
 def mixed_kernel():
-    """Binary ops on two different dtypes: promotion, then the op ("Types and promotion")."""
+    """Ops on two different dtypes: promotion, then the op ("Types and promotion")."""
     kname = "mixed"
     if kname in _KERNELS:
         return _KERNELS[kname]
-    k, cases = Kernel(kname), []
+    k, cases = Kernel(kname, big=False), []
     n = len(mix_vals("bool"))
     for dt in DTYPES:
         xs = mix_vals(dt)
@@ -726,13 +728,19 @@ def mixed_kernel():
                 continue
             rows = [(x, y) for x in mix_vals(da) for y in mix_vals(db)]
             for op in MIXED:
-                res = typing(op, (da, db))[1]
-                o = f"m_{name(op)}_{da}_{db}"
+                dts = {"where": (da, da, db), "clamp": (da, db, db)}.get(op, (da, db))
+                if not accepted(op, dts):
+                    continue
+                res = typing(op, dts)[1]
                 a, b = f"ma_{da}[i]", f"mb_{db}[i]"
-                rhs = f"{op}({a}, {b})" if op in ("max", "atan2") else f"{a} {op} {b}"
-                k.out(o, res, ["Q"], "i", rhs)
+                args = {"where": [a, a, b], "clamp": [a, b, b]}.get(op, [a, b])
+                o = f"m_{name(op)}_{da}_{db}"
+                k.out(o, res, ["Q"], "i", f" {op} ".join(args) if op in NAME else f"{op}({', '.join(args)})")
+                pick = (lambda r: (r[0], r[0], r[1])) if op == "where" else (lambda r: (r[0], r[1], r[1])) \
+                    if op == "clamp" else (lambda r: r)
                 cases.append(Case(kname, o, op, (da, db), res, rows,
-                                  lambda r, op=op, dts=(da, db): expected(op, dts, r), op == "atan2"))
+                                  lambda r, op=op, dts=dts, pick=pick: expected(op, dts, pick(r)),
+                                  res in FLOATS and op in ("atan2", "pow")))
     _KERNELS[kname] = k
     _CASES[kname] = cases
     return k
@@ -776,7 +784,7 @@ class Runs:
         """k as kernels of at most MAX_OUTS outputs, each with the inputs it reads."""
         outs = list(k.outs)
         for j in range(0, len(outs), MAX_OUTS):
-            part = Kernel(f"{k.name}_{j // MAX_OUTS}")
+            part = Kernel(f"{k.name}_{j // MAX_OUTS}", k.big)
             for o in outs[j:j + MAX_OUTS]:
                 part.out(o, *k.outs[o])
             used = set(re.findall(r"(\w+)\[", "\n".join(rhs for _, _, _, rhs in part.outs.values())))
@@ -792,7 +800,7 @@ class Runs:
         src.write_text(k.source())
         for p, (dt, xs, shape, dims) in k.ins.items():
             a = to_array(dt, xs).reshape(shape)
-            np.save(d / f"{p}.npy", np.concatenate([a] * repeats(shape, dims)) if a.size else a)
+            np.save(d / f"{p}.npy", np.concatenate([a] * repeats(shape, dims)) if a.size and k.big else a)
         if mode == "types":  # each statement's dtype, as `athene -d check` prints it
             r = athene("-d", "check", "check", src)
             assert r.returncode == 0, r.stderr
