@@ -337,7 +337,8 @@ def expected(op, dts, vals):
 # floats) is higher, then f32 for a float and i64 for an integer; it is converted to that dtype
 # before the op (1000 wraps to -24 in i8), except in a comparison, which is exact, in f64 if the
 # promoted dtype is a float and in i64 otherwise ("Types and promotion").
-WEAK = [("+", 1), ("+", 1000), ("*", 2.5), ("<", 300), ("==", 0.1), (">", -0.5), ("/", 3), ("max", 2.5)]
+WEAK = [("+", 1), ("+", 1000), ("*", 2.5), ("<", 300), ("==", 0.1), (">", -0.5), ("/", 3), ("max", 2.5),
+        ("*", 2**60 + 2**36 + 1), ("<", 2**60 + 2**36 + 1)]  # to f32 once: 2^60 + 2^37; compared exactly
 
 
 def category(dt):
