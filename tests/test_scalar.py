@@ -154,8 +154,8 @@ def exact2(dt, a, b, exact, fop):
 
 
 def fmin(a, b):
-    # NaN if either is NaN (like np.minimum); otherwise a if a < b, else b: the second on a tie,
-    # as np.minimum(-0.0, 0.0) is 0.0 and np.minimum(0.0, -0.0) is -0.0
+    # NaN if either is NaN; of two equal arguments the second, so min(0.0, -0.0) is -0.0
+    # (docs/language.md, Functions; np.minimum does the same)
     return math.nan if math.isnan(a) or math.isnan(b) else a if a < b else b
 
 
