@@ -855,16 +855,16 @@ def check(runs, c):
             f"{np.argwhere(differ)[:5].tolist()} (repetition, row)"
     nat, ref = from_array(c.res, nat.ravel()[:n]), from_array(c.res, ref.ravel()[:n])
     bad = []
-    for row, n, r in zip(c.rows, nat, ref):
+    for row, nv, rv in zip(c.rows, nat, ref):
         w = c.want(row)
         if c.ulp:
-            ok = close(c.res, w, n) and close(c.res, w, r) and same(c.res, n, r)
+            ok = close(c.res, w, nv) and close(c.res, w, rv) and same(c.res, nv, rv)
         else:
-            ok = same(c.res, w, n) and same(c.res, w, r)
+            ok = same(c.res, w, nv) and same(c.res, w, rv)
         if not ok:
             args = ", ".join(show(d, x) for d, x in zip(c.dts * len(row), row))
-            bad.append(f"  {c.op}({args}) -> {c.res}: want {show(c.res, w)}, native {show(c.res, n)}, "
-                       f"reference {show(c.res, r)}")
+            bad.append(f"  {c.op}({args}) -> {c.res}: want {show(c.res, w)}, native {show(c.res, nv)}, "
+                       f"reference {show(c.res, rv)}")
     what = "within %d ulp, executor == interpreter" % ULP_BOUND if c.ulp else "bit-exact"
     assert not bad, f"{c.op} on {'/'.join(c.dts)} ({c.out}; {what}): {len(bad)} of {len(c.rows)} wrong\n" + \
         "\n".join(bad[:12])
