@@ -10,7 +10,8 @@
  * halfway point from one, and + - * / in f32 on random pairs of values and
  * on every third value with the least and the greatest; and the register
  * machine's f16 row conversions (F16C where the CPU has it) against them.
- * Bit for bit.
+ * And integers converted to each float dtype (dt_i2f, dt_ratio_to_float)
+ * against a reference that rounds by integer arithmetic. Bit for bit.
  *
  *   dtype_test [SEED [COUNT]] */
 #include <math.h>
@@ -240,6 +241,54 @@ static void check_f16_rows(void)
 	copy_set_portable(false);
 }
 
+/* Integer x rounded once, to nearest even, to mbits explicit mantissa bits
+ * (greatest finite value big, beyond it infinity), by integer arithmetic. */
+static double ref_int(int64_t x, int mbits, double big)
+{
+	uint64_t a = x < 0 ? 0 - (uint64_t)x : (uint64_t)x;
+	int drop = 0;
+	while (a >> (mbits + 1 + drop))
+		drop++;
+	uint64_t q = drop ? a >> drop : a, rem = drop ? a & (((uint64_t)1 << drop) - 1) : 0;
+	uint64_t half = drop ? (uint64_t)1 << (drop - 1) : 1;
+	if (drop && (rem > half || (rem == half && (q & 1))))
+		q++;
+	double y = ldexp((double)q, drop); /* q <= 2^(mbits + 1): exact */
+	y = y > big ? INFINITY : y;
+	return x < 0 ? -y : y;
+}
+
+/* dt_i2f and dt_ratio_to_float (a power-of-two count) against ref_int for
+ * integers of every bit length (divided by a power of two that keeps them
+ * normal), and beside the halfway cases of each
+ * dtype (2^60 + 2^36 + 1 rounds once to 2^60 + 2^37 in f32, through f64 to
+ * 2^60). */
+static void check_ints(long count)
+{
+	static const struct { DType t; int mbits; double big; } ts[] = {
+		{ATHENE_F16, 10, 65504.0}, {ATHENE_BF16, 7, 0x1.fep127}, {ATHENE_F32, 23, 0x1.fffffep127},
+		{ATHENE_F64, 52, 0x1.fffffffffffffp1023}};
+	for (long k = 0; k < count; k++) {
+		int len = 1 + (int)rnd(63);
+		uint64_t u = ((uint64_t)rnd(1u << 30) << 34 | (uint64_t)rnd(1u << 30) << 4 | rnd(16)) >> (64 - len);
+		int m = rnd(2) ? 24 : 8; /* the bits f32 or bf16 keep */
+		if (k % 3 == 1 && len > m + 1) /* a tie of f32 or bf16 at the bit after them, maybe one bit below */
+			u = u >> (len - m) << (len - m) | (uint64_t)1 << (len - m - 1) |
+			    (rnd(2) ? (uint64_t)1 << rnd((unsigned)(len - m - 1)) : 0);
+		int64_t x = (int64_t)(k % 2 ? 0 - u : u);
+		for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++) {
+			int sh = ts[i].t == ATHENE_F16 ? 0 : (int)rnd(40); /* s / 2^sh stays normal */
+			double want = ref_int(x, ts[i].mbits, ts[i].big), got = dt_i2f(ts[i].t, x);
+			double got2 = ldexp(dt_ratio_to_float(ts[i].t, x, (int64_t)1 << sh), sh);
+			if (bits_of(got) == bits_of(want) && (isinf(want) || bits_of(got2) == bits_of(want)))
+				passed++;
+			else if (failed++ < 20)
+				printf("FAIL %s of %lld: %a, / 2^%d: %a, want %a\n", athene_dtype_name(ts[i].t), (long long)x,
+				       got, sh, got2, want);
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t seed = argc > 1 ? strtoull(argv[1], NULL, 10) : 20261203;
@@ -265,6 +314,7 @@ int main(int argc, char **argv)
 	}
 	check_floats(smalls, count);
 	check_f16_rows();
+	check_ints(count);
 	/* dt_round_float: each dtype rounds through its pattern */
 	double vs[] = {1.0 / 3, 65519.0, 65520.0, 1e-8, -2.5e-45, 3.0e38, 3.4e38, 1e300};
 	for (size_t k = 0; k < sizeof vs / sizeof vs[0]; k++) {

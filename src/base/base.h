@@ -284,6 +284,8 @@ static inline uint16_t bf16_from_float(float x)
 }
 
 double dt_round_float(DType t, double x); /* x rounded to float dtype t */
+double dt_i2f(DType t, int64_t x);        /* integer x rounded once to float dtype t */
+double dt_ratio_to_float(DType t, int64_t s, int64_t c); /* s / c (c >= 1) rounded once to t */
 int64_t dt_wrap_int(DType t, int64_t x);  /* x wrapped to int dtype t (bool: x != 0) */
 int64_t dt_saturate(DType t, int64_t x);  /* x clamped to the range of int dtype t */
 int64_t dt_f2i(double x);                 /* truncation toward zero, saturating; NaN -> 0 */

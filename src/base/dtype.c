@@ -99,6 +99,41 @@ double dt_round_float(DType t, double x)
 	}
 }
 
+/* s / c (c >= 1) rounded once to float dtype t. A double holds 53 bits,
+ * so converting an integer beyond 2^53 to double and then to t rounds twice
+ * and can land on a tie of t that the value is not on (2^60 + 2^36 + 1
+ * would become 2^60 in f32, not 2^60 + 2^37). Instead the quotient's first
+ * bits come by long division, rounded to odd (truncated, the last bit set
+ * if anything after it is not zero): 53 bits are exact in double and round
+ * to t as the quotient does, t having at most 24 bits; for f64, 55 bits,
+ * which the conversion to double rounds once. */
+double dt_ratio_to_float(DType t, int64_t s, int64_t c)
+{
+	int bits = t == ATHENE_F64 ? 55 : 53, e = 0;
+	uint64_t a = s < 0 ? 0 - (uint64_t)s : (uint64_t)s, d = (uint64_t)c, q = a / d, r = a % d;
+	for (; q >> bits; e++) { /* too many bits: those shifted out are sticky */
+		r |= q & 1;
+		q >>= 1;
+	}
+	for (; (q || r) && !(q >> (bits - 1)); e--) { /* too few: the next bit of r / d (r < d <= 2^63: 2r fits) */
+		bool up = r >= d - r;
+		q = q << 1 | up;
+		r = up ? r - (d - r) : r << 1;
+	}
+	double y = ldexp((double)(int64_t)(q | (r != 0)), e);
+	return dt_round_float(t, s < 0 ? -y : y);
+}
+
+/* Integer x rounded once to float dtype t: a double holds every integer up
+ * to 2^53 and converts larger ones once; beyond that, f16, bf16 and f32 as
+ * dt_ratio_to_float. */
+double dt_i2f(DType t, int64_t x)
+{
+	if (t == ATHENE_F64 || (x >= -((int64_t)1 << 53) && x <= (int64_t)1 << 53))
+		return dt_round_float(t, (double)x);
+	return dt_ratio_to_float(t, x, 1);
+}
+
 int64_t dt_saturate(DType t, int64_t x)
 {
 	int64_t lo = INT64_MIN, hi = INT64_MAX;
@@ -161,7 +196,7 @@ void dt_store_i(void *base, DType t, int64_t i, int64_t x)
 	case ATHENE_I32: ((int32_t *)base)[i] = (int32_t)dt_wrap_int(t, x); break;
 	case ATHENE_I64: ((int64_t *)base)[i] = x; break;
 	case ATHENE_U8: ((uint8_t *)base)[i] = (uint8_t)dt_wrap_int(t, x); break;
-	default: dt_store_f(base, t, i, (double)x); break;
+	default: dt_store_f(base, t, i, dt_i2f(t, x)); break;
 	}
 }
 

@@ -189,7 +189,7 @@ static int64_t iop2(int op, int64_t a, int64_t b)
 Val val_convert(Val v, DType from, DType to)
 {
 	if (dt_is_float(to))
-		return (Val){.f = dt_round_float(to, dt_is_float(from) ? v.f : (double)v.i)};
+		return (Val){.f = dt_is_float(from) ? dt_round_float(to, v.f) : dt_i2f(to, v.i)};
 	if (dt_is_float(from))
 		return (Val){.i = to == ATHENE_BOOL ? v.f != 0 : dt_saturate(to, dt_f2i(v.f))};
 	return (Val){.i = dt_wrap_int(to, v.i)};
@@ -294,7 +294,10 @@ bool red_result(const Red *r, DType dt, Val *out)
 		return false;
 	switch (r->op) {
 	case R_MEAN:
-		*out = (Val){.f = r->count ? dt_round_float(dt, (fl ? r->f : (double)r->i) / (double)r->count) : NAN};
+		if (!r->count)
+			*out = (Val){.f = NAN};
+		else
+			*out = (Val){.f = fl ? dt_round_float(dt, r->f / (double)r->count) : dt_ratio_to_float(dt, r->i, r->count)};
 		return true;
 	case R_ARGMAX:
 	case R_ARGMIN:
@@ -306,7 +309,7 @@ bool red_result(const Red *r, DType dt, Val *out)
 		return true;
 	}
 	if (dt_is_float(dt))
-		*out = (Val){.f = dt_round_float(dt, fl ? r->f : (double)r->i)};
+		*out = (Val){.f = fl ? dt_round_float(dt, r->f) : dt_i2f(dt, r->i)};
 	else
 		*out = (Val){.i = dt_wrap_int(dt, r->i)};
 	return true;
