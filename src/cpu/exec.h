@@ -1,6 +1,7 @@
 /* The native executor's data-movement core: a thread pool with big-buffer
- * allocation (pool.c) and the strided N-D box copy (stage.c). Written as
- * two sections so they can later move into the internal header.
+ * allocation (pool.c), the strided N-D box copy (stage.c), the pointwise
+ * tiles, f16 rows and vector functions (pw.c), and the CPU's facts the
+ * tests may force (machine.c).
  * Units: every stride and offset here is in BYTES (the compiler counts
  * elements; the executor counts bytes). */
 #ifndef ATHENE_EXEC_H
@@ -198,7 +199,7 @@ void pw_run(const PwProg *p, char *d, int64_t dp, int64_t rows, int64_t cols, bo
 
 /* Tests only: true forces the portable C kernels (no SIMD) in later plans. */
 void copy_set_portable(bool on);
-/* Tests and benchmarks: the core the transposes are tuned for (stage.c,
+/* Tests and benchmarks: the core the transposes are tuned for (machine.c,
  * small_l1, small_l2 and few_misses): a 32 KiB L1 with a 512 KiB L2
  * (SMALL_L1) or a larger L2 (SMALL_L1_LARGE_L2), or a larger L1, on an AMD
  * core (LARGE_L1) or an Intel one (LARGE_L1_INTEL); AUTO asks the CPU at

@@ -546,7 +546,7 @@ HOT static void wrap_lanes(Val *r, DType t, int n)
 
 /* A one-argument float function (exp, log, tanh, ...: K_FLOAT) over f32
  * lanes: in double, rounded once to float, as val_op. exp, sigmoid, log,
- * tanh and sqrt go through their vector forms in stage.c (libm's bits,
+ * tanh and sqrt go through their vector forms in pw.c (libm's bits,
  * vectorised where the rounding is sure), the others through val_fop1.
  * False for any other op. (Over 8192² f32 on an Intel Xeon, against val_op
  * per lane: exp 1.7 to 4.7 GB/s with a libm loop, to 7.1 with exp_floats.) */
