@@ -37,11 +37,6 @@ const Target *target_named(const char *name)
 	return NULL;
 }
 
-const Backend *backend_at(int i)
-{
-	return i >= 0 && i < NBACKENDS ? &backends[i] : NULL;
-}
-
 const Backend *backend_named(const char *name)
 {
 	for (int i = 0; i < NBACKENDS; i++)

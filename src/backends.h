@@ -28,8 +28,7 @@ typedef struct {
 /* The planner's targets, by id (NULL past the last), and by name. */
 const Target *target_at(int id);
 const Target *target_named(const char *name);
-/* The backends in table order (NULL past the last), and by name. */
-const Backend *backend_at(int i);
+/* The backend of that name, or NULL. */
 const Backend *backend_named(const char *name);
 /* The native backend athene_run uses. */
 const Backend *backend_native(void);

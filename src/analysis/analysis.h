@@ -157,12 +157,6 @@ void view_analyse(View *v, Arena *ar, const Sym *off, int64_t storage, const Ten
                   const Inst *in, const Var *const *scope, int nscope, IndexOff index_off, const void *env);
 /* Address of an element through the view (var_value by Var id, atom_value by gather). */
 int64_t view_address(const View *v, const int64_t *var_value, const int64_t *atom_value);
-/* A gathered index as the index map reads it: idx[s], or wrap(idx[s], m)
- * however the source spells the wrap. */
-void gather_index_print(Buf *b, const ViewGather *g);
-/* Prints axis a of the view line where it needs more than a start and a
- * length (a wrapped gather, a step other than ±1, a mask); false otherwise. */
-bool view_axis_print(Buf *b, const View *v, const VAxis *a);
 
 /* The printers of a view (view.c). */
 void view_print(Buf *b, const View *v);
@@ -245,7 +239,6 @@ typedef struct {
 /* Target t for a run on `threads` threads (> 0; else the machine's) where
  * t takes one grid step per thread (t->threads == 0): a copy in buf. */
 const Target *target_for(const Target *t, int threads, Target *buf);
-int machine_threads(void);
 typedef struct {
 	const Var *var;
 	int64_t n, block; /* elements of the variable per block */
@@ -313,7 +306,6 @@ Plan *plan_inst(Inst *in, const Target *tg);
 /* tpu alignment: 8·packing sublanes for a dtype's packing. */
 int dtype_packing(DType t);
 bool tpu_ok(int64_t block, int64_t size, int64_t align);
-int64_t block_start(const PlanAxis *x, const PlanStmt *ps, const int64_t *gidx);
 int64_t plan_var_blocks(const PlanVar *v); /* blocks along v (1 off the grid), overflow-free */
 
 /* ---------------------------------------------------------------- plancheck.c */

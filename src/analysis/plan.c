@@ -31,7 +31,7 @@
 
 #include <unistd.h>
 
-int machine_threads(void)
+static int machine_threads(void)
 {
 	static atomic_int cached; /* sysconf reads files: once */
 	int c = atomic_load(&cached);

@@ -13,7 +13,7 @@
 
 
 /* Element offset of the block on axis x at grid index g of its variable. */
-int64_t block_start(const PlanAxis *x, const PlanStmt *ps, const int64_t *gidx)
+static int64_t block_start(const PlanAxis *x, const PlanStmt *ps, const int64_t *gidx)
 {
 	if (x->widened || x->kind == VA_UNIT)
 		return 0;

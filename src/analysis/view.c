@@ -753,7 +753,9 @@ int64_t view_address(const View *v, const int64_t *var_value, const int64_t *ato
 	return addr;
 }
 
-void gather_index_print(Buf *b, const ViewGather *g)
+/* A gathered index as the index map reads it: idx[s], or wrap(idx[s], m)
+ * however the source spells the wrap. */
+static void gather_index_print(Buf *b, const ViewGather *g)
 {
 	const Node *n = g->atom->p;
 	if (!g->wrap || !g->index_load || (n->kind == N_OP && n->op == OP_WRAP)) {
@@ -783,7 +785,7 @@ static void slice_print(Buf *b, int64_t first, int64_t count, int64_t step, int6
  * through a wrap, strided slices of declared dims (any step) and masked
  * axes (the slice of the positions read, then how many values of the
  * variable before and after it are padding). False for the others. */
-bool view_axis_print(Buf *b, const View *v, const VAxis *a)
+static bool view_axis_print(Buf *b, const View *v, const VAxis *a)
 {
 	if (a->kind == VA_GATHER) {
 		const ViewGather *g = &v->gat[a->ref];

@@ -106,7 +106,6 @@ int protect(Diag *d, void (*fn)(void *), void *arg);
 void sort_diagnostics(Diag *d);
 /* Appends "file:line:col: error: msg" with the source line and a caret. */
 void diag_at(Diag *d, Span sp, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-void vdiag_at(Diag *d, Span sp, const char *kind, const char *fmt, va_list ap);
 void note_at(Diag *d, Span sp, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* diag_at, then unwind to d->jmp. */
 _Noreturn void error_at(Diag *d, Span sp, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -295,8 +294,6 @@ double dt_load_f(const void *base, DType t, int64_t i);
 int64_t dt_load_i(const void *base, DType t, int64_t i);
 void dt_store_f(void *base, DType t, int64_t i, double x);
 void dt_store_i(void *base, DType t, int64_t i, int64_t x);
-/* Copies element si of src (dtype st) to element di of dst (dtype dt). */
-void dt_convert(void *dst, DType dt, int64_t di, const void *src, DType st, int64_t si);
 
 /* ---------------------------------------------------------------- ops.c */
 

@@ -225,7 +225,8 @@ void dt_store_f(void *base, DType t, int64_t i, double x)
 	}
 }
 
-void dt_convert(void *dst, DType dt, int64_t di, const void *src, DType st, int64_t si)
+/* Copies element si of src (dtype st) to element di of dst (dtype dt). */
+static void dt_convert(void *dst, DType dt, int64_t di, const void *src, DType st, int64_t si)
 {
 	if (dt_is_float(st))
 		dt_store_f(dst, dt, di, dt_load_f(src, st, si));

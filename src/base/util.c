@@ -233,7 +233,7 @@ static void show_source(Buf *b, const Src *src, Span sp)
 	buf_putc(b, '\n');
 }
 
-void vdiag_at(Diag *c, Span sp, const char *kind, const char *fmt, va_list ap)
+static void vdiag_at(Diag *c, Span sp, const char *kind, const char *fmt, va_list ap)
 {
 	const Src *src = c->src;
 	if (!strcmp(kind, "note")) {

@@ -101,10 +101,9 @@ int64_t box_plan(BoxPlan *p, void *dst, const int64_t *dstride,
 		 int rank, size_t esize, int flags);
 void box_run_task(const BoxPlan *p, int64_t task);
 
-/* n contiguous bytes with streaming stores where the CPU has them, fenced. */
-void copy_stream(void *dst, const void *src, size_t n);
-/* The same without the fence, for a run of many small copies: the caller
- * calls copy_fence once after the last of them. */
+/* n contiguous bytes with streaming stores where the CPU has them, not
+ * fenced, for a run of many small copies: the caller calls copy_fence once
+ * after the last of them. */
 void copy_stream_nofence(void *dst, const void *src, size_t n);
 void copy_fence(void);
 /* f16 to float and back, n elements (F16C where the CPU has it; the same

@@ -905,18 +905,6 @@ AVX2_FN static void gather_k4(char *d, const char *s, int64_t n, int k, bool str
 
 /* ------------------------------------------------------- one stream copy */
 
-void copy_stream(void *dst, const void *src, size_t n)
-{
-#ifdef X86
-	if (pick_simd() == SIMD_AVX2 && n >= 64) {
-		stream_copy_avx2(dst, src, n);
-		_mm_sfence(); /* visible before whatever the caller signals next */
-		return;
-	}
-#endif
-	memcpy(dst, src, n);
-}
-
 void copy_stream_nofence(void *dst, const void *src, size_t n)
 {
 #ifdef X86

@@ -295,6 +295,11 @@ static void check_index(Checker *ck, Node *e, const char *what, const char *tnam
 		error_at(&ck->c->diag, e->sp, "%s of '%s' is a bool; indices must be integers", what, tname);
 }
 
+static Var *node_var_of_subscript(const Node *n)
+{
+	return n->kind == N_IVAR ? n->var : NULL;
+}
+
 static void check_load(Checker *ck, Node *n)
 {
 	Tensor *t = resolve_tensor(ck, n, false);
@@ -319,11 +324,6 @@ static void check_load(Checker *ck, Node *n)
 	}
 	n->load_id = ck->k->loads.n;
 	vec_push(&ck->c->arena, &ck->k->loads, n);
-}
-
-Var *node_var_of_subscript(const Node *n)
-{
-	return n->kind == N_IVAR ? n->var : NULL;
 }
 
 static void check_name(Checker *ck, Node *n)

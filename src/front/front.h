@@ -38,6 +38,5 @@ int find_sym(const Kernel *k, const char *name);
 
 /* Names, dtypes, shapes, ranges. Unwinds on the first error. */
 void check_kernel(Kernel *k);
-Var *node_var_of_subscript(const Node *n);
 
 #endif
