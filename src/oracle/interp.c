@@ -21,13 +21,83 @@ typedef struct {
 	void *const *storage; /* per parameter */
 	void **lets;          /* per let: its row-major buffer */
 	int64_t *env;         /* per variable: its current value */
+	int64_t *ext;         /* per variable: its extent */
+	Layout *lay;          /* per parameter, then per let: as this file reads the bindings */
 	Stmt *stmt;
 } Interp;
 
 static Val eval(Interp *in, Node *n);
 static int64_t eval_index(Interp *in, Node *n);
 
-/* ---- values ---- */
+/* ---- the bindings, read on its own ---- */
+
+/* The interpreter takes from the instance only what the caller bound: the
+ * sizes, and the strides and offset given at run time for a parameter that
+ * declares none. The rest it derives itself from the checked kernel: a
+ * dim's value, an index variable's extent, a tensor's strides (declared,
+ * given or row-major), its offset and the storage it spans. None of it
+ * comes from bind.c, whose layouts the lowering and the backends use; the
+ * compile passes have already refused a layout that overflows or reaches
+ * outside its storage. */
+static int64_t dim_value(const Inst *in, Dim d)
+{
+	return d.sym < 0 ? d.val : in->size[d.sym];
+}
+
+static int64_t layout_value(const Inst *in, const Node *e)
+{
+	int64_t a, b = 0, r;
+	switch (e->kind) {
+	case N_INT:
+		return e->ival;
+	case N_SIZE:
+		return in->size[e->sym];
+	case N_OP:
+		a = layout_value(in, e->args[0]);
+		if (e->op != OP_NEG)
+			b = layout_value(in, e->args[1]);
+		if (int_op(e->op, a, b, &r) != SYM_OK)
+			die("a layout the compile passes accepted does not evaluate");
+		return r;
+	}
+	die("bad layout expression");
+}
+
+static void read_layout(const Inst *inst, const Tensor *t, const Layout *given, Layout *l)
+{
+	int64_t numel = 1, hi = 0;
+	for (int d = t->rank - 1; d >= 0; d--) {
+		l->shape[d] = dim_value(inst, t->dims[d]);
+		l->strides[d] = given ? given->strides[d] : t->has_strides ? layout_value(inst, t->stride_ex[d]) : numel;
+		numel *= l->shape[d];
+	}
+	l->offset = given ? given->offset : t->offset_ex ? layout_value(inst, t->offset_ex) : 0;
+	for (int d = 0; d < t->rank; d++)
+		if (l->strides[d] > 0)
+			hi += l->strides[d] * (l->shape[d] - 1);
+	l->storage = numel > 0 ? l->offset + hi + 1 : 0;
+}
+
+static void read_bindings(Interp *in, Arena *scratch)
+{
+	const Inst *inst = in->in;
+	const Kernel *k = in->k;
+	in->ext = arena_alloc(scratch, (size_t)(k->vars.n + 1) * sizeof *in->ext);
+	for (int i = 0; i < k->vars.n; i++) {
+		const Var *v = k->vars.v[i];
+		in->ext[v->id] = dim_value(inst, v->ext);
+	}
+	in->lay = arena_alloc(scratch, (size_t)(k->params.n + k->lets.n + 1) * sizeof *in->lay);
+	for (int i = 0; i < k->params.n; i++) /* inst->lay[i]: a layout given at run time, as given */
+		read_layout(inst, k->params.v[i], inst->given[i] ? &inst->lay[i] : NULL, &in->lay[i]);
+	for (int i = 0; i < k->lets.n; i++)
+		read_layout(inst, k->lets.v[i], NULL, &in->lay[k->params.n + i]);
+}
+
+static const Layout *layout_of(const Interp *in, const Tensor *t)
+{
+	return &in->lay[t->role == ROLE_LET ? in->k->params.n + t->index : t->index];
+}
 
 /* ---- errors ---- */
 
@@ -101,7 +171,7 @@ static int leaf_value(void *env, const Sym *s, int64_t *out)
 static int64_t load_offset(Interp *in, Node *n)
 {
 	Tensor *t = n->t;
-	const Layout *l = tensor_layout(in->in, t);
+	const Layout *l = layout_of(in, t);
 	int64_t off = l->offset, x;
 	if (n->kind == N_FLAT) {
 		int64_t e = eval_index(in, n->args[0]);
@@ -181,7 +251,7 @@ static int64_t eval_index(Interp *in, Node *n)
 static bool any_empty(const Interp *in, Var *const *vars, int n)
 {
 	for (int d = 0; d < n; d++)
-		if (in->in->n[vars[d]->id] == 0)
+		if (in->ext[vars[d]->id] == 0)
 			return true;
 	return false;
 }
@@ -193,7 +263,7 @@ static void reduce_loop(Interp *in, Node *n, int v, Red *r)
 		return;
 	}
 	Var *var = n->rvars[v];
-	for (int64_t i = 0; i < in->in->n[var->id]; i++) {
+	for (int64_t i = 0; i < in->ext[var->id]; i++) {
 		in->env[var->id] = i;
 		reduce_loop(in, n, v + 1, r);
 	}
@@ -241,7 +311,7 @@ static Val eval(Interp *in, Node *n)
 static void store(Interp *in, Stmt *s, Val v)
 {
 	Tensor *t = s->t;
-	const Layout *l = tensor_layout(in->in, t);
+	const Layout *l = layout_of(in, t);
 	int64_t off = l->offset;
 	for (int d = 0; d < s->nlhs; d++)
 		off += l->strides[d] * in->env[s->lhs[d]->id];
@@ -259,7 +329,7 @@ static void stmt_loop(Interp *in, Stmt *s, int d)
 		return;
 	}
 	Var *v = s->lhs[d];
-	for (int64_t i = 0; i < in->in->n[v->id]; i++) {
+	for (int64_t i = 0; i < in->ext[v->id]; i++) {
 		in->env[v->id] = i;
 		stmt_loop(in, s, d + 1);
 	}
@@ -268,13 +338,14 @@ static void stmt_loop(Interp *in, Stmt *s, int d)
 void interp_run(const Inst *inst, void *const *storage, Diag *d, Arena *scratch)
 {
 	const Kernel *k = inst->k;
-	Interp in = {inst, k, d, storage, NULL, NULL, NULL};
+	Interp in = {inst, k, d, storage, NULL, NULL, NULL, NULL, NULL};
+	read_bindings(&in, scratch);
 	in.env = arena_alloc(scratch, (size_t)(k->vars.n + 1) * sizeof *in.env);
 	in.lets = arena_alloc(scratch, (size_t)(k->lets.n + 1) * sizeof *in.lets);
 	for (int i = 0; i < k->lets.n; i++) {
 		Tensor *t = k->lets.v[i];
 		int64_t bytes;
-		if (!i64_mul(tensor_layout(inst, t)->storage, (int64_t)athene_dtype_size(t->dt), &bytes))
+		if (!i64_mul(layout_of(&in, t)->storage, (int64_t)athene_dtype_size(t->dt), &bytes))
 			error_at(d, t->def->sp, "the intermediate '%s' needs more than 2^63 bytes", t->name);
 		if (!(in.lets[i] = arena_try_alloc(scratch, (size_t)bytes)))
 			error_at(d, t->def->sp, "cannot allocate %lld bytes for the intermediate '%s'", (long long)bytes, t->name);
