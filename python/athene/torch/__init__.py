@@ -1,0 +1,115 @@
+"""athene as a PyTorch 2 backend: ``torch.compile(fn, backend="athene")``.
+
+Importing this module registers the Dynamo backend "athene" and athene's scheduling for
+Inductor's "cpu" device under ``cpu_backend="athene"``; every other value of ``cpu_backend``
+(the default "cpp" included) still goes to torch's own backends. Inductor does the
+decompositions, lowering, fusion and scheduling; each fused kernel becomes one athene kernel.
+
+A graph with a kernel athene cannot express is compiled by Inductor's C++ backend instead, with
+one logged line naming the reason (logger "athene.torch"); ``fallbacks()`` counts them.
+
+Options (``torch.compile(fn, backend="athene", options={...})``): athene's own ``threads``
+(athene's thread count, process-wide: ``athene.set_threads``) and ``explain`` (log each
+kernel's source and ``athene explain``); every other option goes to Inductor's config.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Optional
+
+import torch
+from torch._inductor import config as _config
+from torch._inductor.codegen import common as _common
+
+import athene
+
+from . import _runtime
+from ._kernel import BACKEND, AtheneScheduling, Unsupported
+
+__all__ = ["backend", "install", "fallbacks", "stats", "Unsupported"]
+
+_ATHENE_OPTIONS = ("threads", "explain")
+
+
+def install() -> None:
+    """Wraps the "cpu" scheduling of Inductor's device registry: ``config.cpu_backend ==
+    "athene"`` picks athene's, any other value torch's own (cpp, halide, triton, pallas).
+    Idempotent; runs on import."""
+    _common.init_backend_registration()
+    dc = _common.device_codegens["cpu"]
+    if getattr(dc.scheduling, "_athene", False):
+        return
+    builtin = dc.scheduling
+
+    def pick(scheduler: Any) -> Any:
+        return AtheneScheduling(scheduler) if _config.cpu_backend == BACKEND else builtin(scheduler)
+
+    pick._athene = True  # type: ignore[attr-defined]
+    _common.register_backend_for_device("cpu", pick, dc.wrapper_codegen, dc.cpp_wrapper_codegen,
+                                        dc.fx_wrapper_codegen)
+
+
+def fallbacks() -> int:
+    """How many graphs this process compiled with Inductor's C++ backend instead of athene."""
+    return _runtime._counts["fallbacks"]
+
+
+def stats() -> Dict[str, int]:
+    """Counters: graphs fallen back, athene kernels written (codegen), loaded (wrapper modules
+    imported) and called."""
+    return dict(_runtime._counts)
+
+
+def _athene_reason(e: BaseException) -> Optional[str]:
+    """The reason, when an Inductor error comes from athene's codegen or compile."""
+    seen = set()
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        if isinstance(e, (Unsupported, athene.CompileError)):
+            return str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        e = getattr(e, "inner_exception", None) or e.__cause__ or e.__context__
+    return None
+
+
+def backend(gm: torch.fx.GraphModule, example_inputs: Any, **kwargs: Any) -> Any:
+    """The Dynamo backend: Inductor's compile_fx with athene's scheduling for this compile."""
+    from torch._inductor.compile_fx import compile_fx
+    from torch._inductor.exc import InductorError
+
+    install()
+    options = dict(kwargs.get("options") or {})
+    threads = options.pop("threads", None)
+    explain = bool(options.pop("explain", False))
+    if threads is not None:
+        athene.set_threads(int(threads))
+    patches = {"triton.max_tiles": 3, "triton.prefer_nd_tiling": True, "fallback_random": True, **options,
+               "cpu_backend": BACKEND}
+    _runtime._explain["on"] = explain
+    try:
+        return compile_fx(gm, example_inputs, config_patches=patches)
+    except InductorError as e:
+        reason = _athene_reason(e)
+        if reason is None:
+            raise
+    finally:
+        _runtime._explain["on"] = False
+    _runtime._counts["fallbacks"] += 1
+    _runtime.log.warning("athene: graph compiled by Inductor's C++ backend instead: %s", reason)
+    options.pop("cpu_backend", None)
+    return compile_fx(gm, example_inputs, config_patches={**options, "cpu_backend": "cpp"})
+
+
+def _register() -> None:
+    """Registers the Dynamo backend "athene", unless the installed package's entry point
+    (group torch_dynamo_backends) provides the name: Dynamo then loads this module's backend
+    through it."""
+    from torch._dynamo.backends import registry
+
+    registry._lazy_import()
+    if registry._COMPILER_FNS.get(BACKEND) is not None or registry._BACKENDS.get(BACKEND) is not None:
+        return
+    torch._dynamo.register_backend(backend, name=BACKEND)
+
+
+install()
+_register()

@@ -1,0 +1,488 @@
+"""torch.compile(fn, backend="athene"): every program compiled against eager, every fused kernel
+run by athene (no Inductor C++ kernel in the generated code, no fallback)."""
+
+import logging
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+import athene
+import athene.torch as at
+from torch._inductor import config as inductor_config
+from torch._inductor.utils import run_and_get_code
+
+
+@pytest.fixture(scope="module", autouse=True)
+def private_cache(tmp_path_factory):
+    """A private Inductor cache for this module's compiles."""
+    old = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = str(tmp_path_factory.mktemp("inductor_cache"))
+    yield
+    if old is None:
+        del os.environ["TORCHINDUCTOR_CACHE_DIR"]
+    else:
+        os.environ["TORCHINDUCTOR_CACHE_DIR"] = old
+
+
+def compiled_code(fn, *args, backend="athene", dynamic=False, options=None):
+    """Compiles fn (no FX graph cache, so codegen runs) and returns (result, generated code)."""
+    torch._dynamo.reset()
+    with inductor_config.patch(fx_graph_cache=False):
+        c = torch.compile(fn, backend=backend, dynamic=dynamic, options=options)
+        out, codes = run_and_get_code(c, *args)
+    return out, "\n".join(codes)
+
+
+def check(fn, *args, dynamic=False, **tol):
+    """fn compiled with backend="athene" matches eager; athene ran every kernel, none fell back."""
+    before = at.stats()
+    out, code = compiled_code(fn, *args, dynamic=dynamic)
+    torch.testing.assert_close(out, fn(*args), **tol)
+    after = at.stats()
+    assert after["fallbacks"] == before["fallbacks"], "the graph fell back to Inductor's C++ backend"
+    assert "cpp_fused" not in code and "async_compile.cpp" not in code, "an Inductor C++ kernel in the graph"
+    assert "athene_runtime.load(" in code, "no athene kernel in the graph"
+    assert after["calls"] > before["calls"]
+    return code
+
+
+def R(*shape, dtype=torch.float32):
+    return torch.randn(*shape, dtype=dtype)
+
+
+# ---- pointwise ops and shapes
+
+@pytest.mark.parametrize("shape", [(1024,), (2048,), (2048, 128)])
+@pytest.mark.parametrize("op", ["add", "mul"])
+def test_binary(shape, op):
+    f = (lambda a, b: a + b) if op == "add" else (lambda a, b: a * b)
+    check(f, R(*shape), R(*shape))
+
+
+POINTWISE = {
+    "sin": lambda x, y: torch.sin(x),
+    "sin_plus": lambda x, y: x.sin() + y,
+    "log_exp": lambda x, y: torch.log(torch.exp(x)),
+    "sqrt_abs": lambda x, y: torch.sqrt(torch.abs(x)),
+    "tanh": lambda x, y: torch.tanh(x),
+    "abs_neg": lambda x, y: torch.abs(-x),
+    "max_min": lambda x, y: torch.maximum(x, y) + torch.minimum(x, y),
+    "where": lambda x, y: torch.where(x > 0, x, y),
+    "clamp": lambda x, y: torch.clamp(x, -1, 1),
+    "compare": lambda x, y: (x > y).float() + (x <= 0.5).float() + (x == x).float(),
+    "logical_and": lambda x, y: torch.logical_and(x > 0, y > 0),
+    "sign": lambda x, y: torch.sign(x),
+    "reciprocal": lambda x, y: torch.reciprocal(x.abs() + 1),
+    "square": lambda x, y: torch.square(x),
+    "erf": lambda x, y: torch.erf(x),
+    "atan2": lambda x, y: torch.atan2(x, y),
+    "sigmoid_relu": lambda x, y: torch.sigmoid(x) * F.relu(y),
+    "gelu": lambda x, y: F.gelu(x),
+    "silu": lambda x, y: F.silu(x) * y,
+    "pow_rsqrt": lambda x, y: torch.rsqrt(x * x + 1) + x.pow(3),
+    "floor_ceil_round": lambda x, y: torch.floor(x * 3) + torch.ceil(y) + torch.round(x * 2.5),
+    "remainder": lambda x, y: torch.remainder(x, 0.7) + torch.fmod(y, 0.3),
+    "inf_nan": lambda x, y: torch.where(x > 0, torch.full_like(x, float("inf")), x.log()),
+}
+
+
+@pytest.mark.parametrize("name", sorted(POINTWISE))
+def test_pointwise(name):
+    check(POINTWISE[name], R(64, 33), R(64, 33), equal_nan=True)
+
+
+def test_sign_of_nan():
+    x = torch.tensor([1.5, -2.0, 0.0, float("nan"), -0.0])
+    check(lambda a: torch.sign(a) * 2, x)
+
+
+@pytest.mark.parametrize("shape", [(32, 32), (16, 2048), (10,), (17,), (100,), (200,), (10, 10), (15, 15),
+                                   (5, 5, 5), (7, 19), (2, 3, 4, 5), (2, 2, 4, 16), (16, 8), (32, 8)])
+def test_shapes(shape):
+    check(lambda a, b: a * b + a.cos(), R(*shape), R(*shape))
+
+
+def test_integer_ops():
+    a = torch.randint(-50, 50, (64,))
+    b = torch.randint(1, 9, (64,)) * torch.where(torch.rand(64) > 0.5, 1, -1)
+    check(lambda x, y: (x // y, x % y, torch.div(x, y, rounding_mode="trunc"), torch.fmod(x, y)), a, b)
+
+
+def test_bool_ops():
+    a, b = torch.rand(40) > 0.5, torch.rand(40) > 0.3
+    check(lambda x, y: (x & y, x | y, x ^ y, ~x, torch.logical_xor(x, y)), a, b)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float64])
+def test_dtypes(dtype):
+    check(lambda a, b: (a * b + 1).exp(), R(8, 16, dtype=dtype), R(8, 16, dtype=dtype))
+
+
+def test_casts():
+    check(lambda a: (a * 10).to(torch.int32) + (a > 0).to(torch.int64), R(50))
+
+
+# ---- 0-d tensors
+
+@pytest.mark.parametrize("shape", [(), (16,), (8, 8), (4, 4, 4)])
+def test_zero_d(shape):
+    check(lambda s, x: s * x + s, R(), R(*shape))
+
+
+def test_zero_d_only():
+    check(lambda s, t: s.sin() + t, R(), R())
+
+
+# ---- strided and view inputs
+
+STRIDED = {
+    "step2": (lambda x: x[::2] * 2, lambda: R(64)),
+    "step2_from1": (lambda x: x[1::2] + 1, lambda: R(64)),
+    "step3": (lambda x: x[::3] * 1.5, lambda: R(64)),
+    "step2_from5": (lambda x: x[5::2] - 1, lambda: R(64)),
+    "cols": (lambda x: x[:, 5::2] * 2, lambda: R(4, 480)),
+    "rows_cols": (lambda x: x[::2, ::3] * 2, lambda: R(4, 480)),
+    "nested": (lambda x: x[:, 1::2][:, 2::3][:, 3::4] * 2, lambda: R(4, 480)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(STRIDED))
+def test_strided(name):
+    fn, make = STRIDED[name]
+    check(fn, make())
+
+
+VIEWS = {
+    "arange_2": lambda: torch.arange(256, dtype=torch.float32)[::2],
+    "arange_4": lambda: torch.arange(256, dtype=torch.float32)[::4],
+    "arange_2_2": lambda: torch.arange(256, dtype=torch.float32)[::2][::2],
+    "rows": lambda: R(32, 32)[::2, :],
+    "cols": lambda: R(32, 32)[:, ::2],
+    "both": lambda: R(32, 32)[::2, ::2],
+    "t_32": lambda: R(32, 32).t(),
+    "t_64_32": lambda: R(64, 32).t(),
+    "t_5_8": lambda: R(5, 8).t(),
+    "t_3215_23": lambda: R(3215, 23).t(),
+    "t_8_128": lambda: R(8, 128).t(),
+    "t_128_8": lambda: R(128, 8).t(),
+    "cube": lambda: R(8, 8, 8)[::2, ::2, ::2],
+    "permute": lambda: R(8, 8, 8).permute(2, 0, 1),
+    "channels_last": lambda: R(2, 3, 4, 5).to(memory_format=torch.channels_last),
+    "diagonal": lambda: R(16, 16).diagonal(),
+    "as_strided": lambda: torch.as_strided(R(256), (4, 8), (16, 2)),
+    "row3": lambda: R(8, 16)[3, ::2],
+    "unsqueeze": lambda: R(8, 16)[:, ::2].unsqueeze(0),
+    "f64": lambda: R(16, 16, dtype=torch.float64)[::2, 1::3],
+    "i32": lambda: torch.randint(-9, 9, (16, 16), dtype=torch.int32).t(),
+    "expand_rows": lambda: R(1, 16).expand(8, 16),
+    "expand_3d": lambda: R(1, 1, 16).expand(4, 8, 16),
+}
+
+
+@pytest.mark.parametrize("name", sorted(VIEWS))
+def test_view_inputs(name):
+    x = VIEWS[name]()
+    check(lambda a: a * 2 + 1, x)
+
+
+def test_expanded_plus():
+    check(lambda a, b: a + b, R(1, 16).expand(8, 16), R(8, 16))
+
+
+def test_broadcasting_strided_inputs_and_scalar():
+    a, b, s = R(8, 32)[:, ::2], R(16, 8).t()[:, :1], R()
+    check(lambda x, y, z: x * y + z, a, b, s)
+
+
+def test_arange_two_outputs():
+    def f(x):
+        y = x * torch.arange(64, dtype=torch.float32).view(8, 8)
+        return y, y + 1
+    check(f, R(8, 8))
+
+
+def test_outputs_are_views():
+    check(lambda x: (x * 2).t(), R(6, 10))
+
+
+def test_in_place():
+    def f(x, y):
+        x.mul_(2)
+        return x + y
+    x, y = R(16), R(16)
+    x2 = x.clone()
+    out = compiled_code(f, x, y)[0]
+    ref = f(x2, y)
+    torch.testing.assert_close(out, ref)
+    torch.testing.assert_close(x, x2)
+
+
+# ---- permutations and transposes
+
+PERMS3 = [(0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0)]
+
+
+@pytest.mark.parametrize("shape", [(2, 8, 16), (2, 32, 32), (2, 8, 2048)])
+@pytest.mark.parametrize("perm", PERMS3)
+def test_permute_contiguous(shape, perm):
+    code = check(lambda x: x.permute(*perm).contiguous(), R(*shape))
+    assert code.count("athene_runtime.load(") == 1
+
+
+@pytest.mark.parametrize("shape", [(10000, 2), (2, 10000), (8, 128), (128, 8), (3, 256), (2, 32)])
+def test_transpose(shape):
+    check(lambda x: x.t().contiguous(), R(*shape))
+
+
+def test_4d_perms():
+    import itertools
+    x = R(2, 4, 8, 16)
+    for perm in list(itertools.permutations(range(4)))[1:]:
+        check(lambda a: a.permute(*perm).contiguous(), x)
+
+
+# ---- gathers, pad, cat
+
+def test_gather_negative_indices():
+    x, idx = R(16), torch.tensor([0, 3, -1, -16, 15, 7])
+    check(lambda a, i: a[i] * 2, x, idx)
+
+
+def test_gather_rows():
+    x, idx = R(16, 8), torch.tensor([1, -2, 5, 5, 0])
+    check(lambda a, i: a[i, :] + 1, x, idx)
+
+
+@pytest.mark.parametrize("shape,n", [((256, 64), 32), ((256, 100), 32), ((2048, 128), 64), ((256, 64), 1)])
+def test_embedding(shape, n):
+    table, idx = R(*shape), torch.randint(0, shape[0], (n,))
+    check(lambda t, i: F.embedding(i, t), table, idx)
+
+
+def test_embedding_duplicates_bias_scale():
+    table, idx = R(256, 64), torch.tensor([3, 3, 7, 3] * 8)
+    bias, scale = R(32, 64), R(64)
+    check(lambda t, i, b, s: (F.embedding(i, t) + b) * s, table, idx, bias, scale)
+
+
+def test_two_gathers():
+    a, b = R(64, 32), R(20, 32)
+    ia, ib = torch.randint(-64, 64, (10,)), torch.randint(0, 20, (10,), dtype=torch.int32)
+    check(lambda x, y, i, j: x[i] + y[j], a, b, ia, ib)
+
+
+def test_index_select_dim1():
+    x, idx = R(16, 64), torch.tensor([0, 63, 5, 5, 30])
+    check(lambda a, i: torch.index_select(a, 1, i) * 2, x, idx)
+
+
+def test_gather_out_of_range_raises():
+    x = R(16, 8)
+    f = torch.compile(lambda a, i: a[i] * 2, backend="athene")
+    f(x, torch.tensor([1, 2]))
+    with pytest.raises(athene.RunError, match=r"index 16 out of range for dim 0 of 'arg\d+_1' \(size 16"):
+        f(x, torch.tensor([1, 16]))
+    with pytest.raises(athene.RunError, match=r"out of range for dim 0"):
+        f(x, torch.tensor([-17, 0]))
+
+
+def test_index_select_out_of_range_raises():
+    x = R(4, 64)
+    f = torch.compile(lambda a, i: torch.index_select(a, 1, i) + 1, backend="athene")
+    with pytest.raises(athene.RunError, match=r"index 64 out of range for dim 1"):
+        f(x, torch.tensor([0, 64]))
+
+
+def test_pad_cat_flip_roll():
+    x, y = R(3, 4), R(3, 5)
+    check(lambda a: F.pad(a, (1, 2)), x)
+    check(lambda a, b: torch.cat([a, b], 1) * 2, x, y)
+    check(lambda a: torch.flip(a, [1]) + 1, x)
+    check(lambda a: torch.roll(a, 3, 1) * 2, R(4, 16))
+
+
+def test_rope_halves_and_interleaved():
+    x, cos, sin = R(8, 64), R(8, 32), R(8, 32)
+
+    def halves(x, c, s):
+        x1, x2 = x[..., :32], x[..., 32:]
+        return torch.cat([x1 * c - x2 * s, x2 * c + x1 * s], -1)
+
+    def interleaved(x, c, s):
+        x1, x2 = x[..., 0::2], x[..., 1::2]
+        return torch.stack([x1 * c - x2 * s, x1 * s + x2 * c], -1).flatten(-2)
+
+    check(halves, x, cos, sin)
+    check(interleaved, x, cos, sin)
+
+
+# ---- reductions and norms
+
+@pytest.mark.parametrize("n", [16, 1024, 2048])
+def test_full_reductions(n):
+    x = R(n)
+    check(lambda a: (a.sum(), a.max(), a.min()), x)
+    check(lambda a: (a * 0.1 + 1).prod(), x, rtol=1e-4, atol=1e-5)
+
+
+def test_axis_sums():
+    check(lambda a: (a.sum(0), a.sum(1)), R(8, 8))
+    check(lambda a: a.sum((0, 2)), R(4, 5, 6))
+
+
+def test_arg_and_bool_reductions():
+    x = R(12, 40)
+    check(lambda a: (a.argmax(-1), a.argmin(0), (a > 1).any(-1), (a > -3).all(1)), x)
+
+
+@pytest.mark.parametrize("shape", [(32, 64), (2048, 64)])
+def test_softmax(shape):
+    check(lambda a: torch.softmax(a, -1), R(*shape))
+
+
+@pytest.mark.parametrize("shape", [(32, 64), (2048, 64)])
+def test_norms(shape):
+    w, b = R(shape[-1]), R(shape[-1])
+
+    def rms(x, w):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w
+
+    check(rms, R(*shape), w)
+    check(lambda x, w, b: F.layer_norm(x, (shape[-1],), w, b), R(*shape), w, b, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("n", [64, 2048])
+def test_var_mean(n):
+    check(lambda a: torch.var_mean(a, -1, keepdim=True), R(4, n), rtol=1e-4, atol=1e-5)
+
+
+def test_masked_softmax():
+    x, m = R(8, 16), torch.rand(8, 16) > 0.3
+    check(lambda a, mask: torch.softmax(a.masked_fill(~mask, float("-inf")), -1), x, m)
+
+
+def test_mlp_and_training_step():
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(32, 32), torch.nn.GELU(), torch.nn.Linear(32, 32),
+                                torch.nn.LayerNorm(32))
+    x = R(16, 32)
+    check(model, x, rtol=1e-4, atol=1e-4)
+    before = at.stats()
+    torch._dynamo.reset()
+    xg = x.clone().requires_grad_(True)
+    loss = torch.compile(lambda a: (torch.tanh(a) * a.sigmoid()).sum(), backend="athene")(xg)
+    loss.backward()
+    ref = torch.func.grad(lambda a: (torch.tanh(a) * a.sigmoid()).sum())(x)
+    torch.testing.assert_close(xg.grad, ref)
+    assert at.stats()["fallbacks"] == before["fallbacks"]
+    assert at.stats()["kernels_written"] >= before["kernels_written"] + 2  # forward and backward
+
+
+# ---- dynamic shapes
+
+def test_dynamic_shapes():
+    before = at.stats()
+    torch._dynamo.reset()
+    f = torch.compile(lambda a: (a.t() * 2).contiguous() + 1, backend="athene", dynamic=True)
+    for shape in [(6, 10), (7, 3), (12, 5)]:
+        x = R(*shape)
+        torch.testing.assert_close(f(x), (x.t() * 2).contiguous() + 1)
+    assert at.stats()["fallbacks"] == before["fallbacks"]
+    assert at.stats()["kernels_written"] == before["kernels_written"] + 1
+
+
+def test_one_function_many_sizes():
+    f = lambda a: a * 2 + 1  # noqa: E731
+    for n in (64, 128, 256, 512, 1024):
+        check(f, R(n))
+
+
+# ---- the backend next to the default one, fallbacks, options
+
+def test_default_backend_still_uses_cpp():
+    _, code = compiled_code(lambda a: a.sin() * 2, R(64), backend="inductor")
+    assert "cpp_fused" in code and "athene_runtime" not in code
+    code = check(lambda a: a.sin() * 2, R(64))
+    _, code = compiled_code(lambda a: a.sin() * 2, R(64), backend="inductor")
+    assert "cpp_fused" in code and "athene_runtime" not in code
+
+
+def test_cpu_backend_option_after_import():
+    _, code = compiled_code(lambda a: a.cos() + 1, R(32), backend="inductor", options={"cpu_backend": "athene"})
+    assert "athene_runtime.load(" in code and "cpp_fused" not in code
+
+
+def test_inexpressible_kernel_falls_back(caplog):
+    x = torch.randint(0, 100, (32,), dtype=torch.int32)
+    n = at.fallbacks()
+    with caplog.at_level(logging.WARNING, logger="athene.torch"):
+        out, code = compiled_code(lambda a: (a << 2) + 1, x)
+    torch.testing.assert_close(out, (x << 2) + 1)
+    assert at.fallbacks() == n + 1
+    assert "cpp_fused" in code and "athene_runtime" not in code
+    lines = [r.getMessage() for r in caplog.records if r.name == "athene.torch"]
+    assert len(lines) == 1 and "bitwise_left_shift" in lines[0], lines
+
+
+def test_options_threads_and_explain(caplog):
+    t = athene.threads()
+    try:
+        with caplog.at_level(logging.WARNING, logger="athene.torch"):
+            out, code = compiled_code(lambda a: a.t().contiguous(), R(8, 16), options={"threads": 1,
+                                                                                       "explain": True})
+        assert athene.threads() == 1
+    finally:
+        athene.set_threads(t)
+    text = "\n".join(r.getMessage() for r in caplog.records)
+    assert "athene explain" in text and "plan" in text
+
+
+def test_fx_graph_cache_hit_reloads_kernels():
+    torch._dynamo.reset()
+    f = lambda a: a.exp() * 3  # noqa: E731
+    x = R(40)
+    torch.compile(f, backend="athene")(x)
+    loaded = at.stats()["kernels_loaded"]
+    written = at.stats()["kernels_written"]
+    torch._dynamo.reset()
+    torch.testing.assert_close(torch.compile(f, backend="athene")(x), f(x))
+    assert at.stats()["kernels_written"] == written  # a cache hit: no codegen
+    assert at.stats()["kernels_loaded"] > loaded  # the cached wrapper compiled its kernel itself
+
+
+def test_entry_point_without_import(tmp_path):
+    """What `pip install ./python` declares: the name works with no import of athene.torch."""
+    import tomllib
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, "..", "pyproject.toml"), "rb") as fp:
+        eps = tomllib.load(fp)["project"]["entry-points"]["torch_dynamo_backends"]
+    assert eps == {"athene": "athene.torch:backend"}
+    dist = tmp_path / "athene_ep-0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: athene-ep\nVersion: 0\n")
+    (dist / "entry_points.txt").write_text("[torch_dynamo_backends]\nathene = athene.torch:backend\n")
+    prog = textwrap.dedent("""
+        import sys, torch
+        x = torch.randn(16)
+        y = torch.compile(lambda a: a * 2 + 1, backend="athene")(x)
+        torch.testing.assert_close(y, x * 2 + 1)
+        import athene.torch
+        assert athene.torch.stats()["calls"] == 1, athene.torch.stats()
+        print("ok")
+    """)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path)] + sys.path),
+               TORCHINDUCTOR_CACHE_DIR=str(tmp_path / "cache"))
+    r = subprocess.run([sys.executable, "-c", prog], env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr[-3000:]
+
+
+def test_import_athene_without_torch_backend():
+    r = subprocess.run([sys.executable, "-c", "import sys, athene; assert 'athene.torch' not in sys.modules; "
+                        "assert 'torch' not in sys.modules; print('ok')"], capture_output=True, text=True,
+                       env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)), timeout=120)
+    assert r.stdout.strip() == "ok", r.stderr[-2000:]
