@@ -52,7 +52,7 @@ def check(fn, *args, dynamic=False, **tol):
 
 
 def R(*shape, dtype=torch.float32):
-    return torch.randn(*shape, dtype=dtype)
+    return torch.randn(shape, dtype=dtype)
 
 
 # ---- pointwise ops and shapes

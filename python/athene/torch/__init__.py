@@ -15,6 +15,7 @@ kernel's source and ``athene explain``); every other option goes to Inductor's c
 
 from __future__ import annotations
 
+import logging
 from typing import Any, Dict, Optional
 
 import torch
@@ -85,6 +86,11 @@ def backend(gm: torch.fx.GraphModule, example_inputs: Any, **kwargs: Any) -> Any
     patches = {"triton.max_tiles": 3, "triton.prefer_nd_tiling": True, "fallback_random": True, **options,
                "cpu_backend": BACKEND}
     _runtime._explain["on"] = explain
+    # the scheduler logs a failing kernel's whole node before it raises: a kernel athene cannot
+    # express is reported here instead, in one line
+    sched_log = logging.getLogger("torch._inductor.scheduler")
+    level = sched_log.level
+    sched_log.setLevel(logging.CRITICAL + 1)
     try:
         return compile_fx(gm, example_inputs, config_patches=patches)
     except InductorError as e:
@@ -92,6 +98,7 @@ def backend(gm: torch.fx.GraphModule, example_inputs: Any, **kwargs: Any) -> Any
         if reason is None:
             raise
     finally:
+        sched_log.setLevel(level)
         _runtime._explain["on"] = False
     _runtime._counts["fallbacks"] += 1
     _runtime.log.warning("athene: graph compiled by Inductor's C++ backend instead: %s", reason)

@@ -163,7 +163,7 @@ class AtheneCSEVariable(CSEVariable):
     def update_on_args(self, name: str, args: Any, kwargs: Any) -> None:
         if self.dtype is None:
             try:
-                self.dtype = getattr(DtypePropagationOpsHandler, name)(*args, **kwargs)
+                self.dtype = getattr(DtypePropagationOpsHandler(), name)(*args, **kwargs)
             except Exception:  # an op dtype propagation does not know: left unknown
                 pass
 
@@ -880,8 +880,8 @@ class AtheneScheduling(SIMDScheduling):
         src = src_code.replace("kernel kernel_body(", f"kernel {name}(", 1)
         hints = {inner: int(V.graph.sizevars.optimization_hint(outer, fallback=8))
                  for outer, inner in kernel.args.sizevars.items()}
-        _runtime.check(name, src, kernel.meta, hints)  # a compile error here: the graph goes to C++
         _runtime.written(name, src, kernel.meta)
+        _runtime.check(name, src, kernel.meta, hints)  # a compile error here: the graph goes to C++
         wrapper.add_import_once("from athene.torch import _runtime as athene_runtime")
         origins, detailed = get_kernel_metadata(node_schedule, wrapper)
         wrapper.define_kernel(name, f"athene_runtime.load({src!r}, {kernel.meta!r})",
