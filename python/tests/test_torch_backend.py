@@ -2,6 +2,7 @@
 run by athene (no Inductor C++ kernel in the generated code, no fallback)."""
 
 import logging
+import math
 import os
 import subprocess
 import sys
@@ -9,6 +10,7 @@ import textwrap
 
 import pytest
 import torch
+import torch.nn as nn
 import torch.nn.functional as F
 
 import athene
@@ -216,10 +218,12 @@ def test_in_place():
         return x + y
     x, y = R(16), R(16)
     x2 = x.clone()
-    out = compiled_code(f, x, y)[0]
+    n = at.fallbacks()
+    out, code = compiled_code(f, x, y)
     ref = f(x2, y)
     torch.testing.assert_close(out, ref)
-    torch.testing.assert_close(x, x2)
+    torch.testing.assert_close(x, x2)  # the input was written in place
+    assert at.fallbacks() == n and "athene_runtime.load(" in code and "cpp_fused" not in code
 
 
 # ---- permutations and transposes
@@ -381,6 +385,118 @@ def test_mlp_and_training_step():
     torch.testing.assert_close(xg.grad, ref)
     assert at.stats()["fallbacks"] == before["fallbacks"]
     assert at.stats()["kernels_written"] >= before["kernels_written"] + 2  # forward and backward
+
+
+# ---- models
+
+class GPTBlock(nn.Module):
+    """nanoGPT's transformer block: pre-norm causal self-attention and a GELU MLP."""
+
+    def __init__(self, d=64, heads=4, seq=32):
+        super().__init__()
+        self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
+        self.attn, self.proj = nn.Linear(d, 3 * d), nn.Linear(d, d)
+        self.fc, self.out = nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
+        self.heads = heads
+        self.register_buffer("mask", torch.tril(torch.ones(seq, seq)).view(1, 1, seq, seq))
+
+    def forward(self, x):
+        B, T, C = x.shape
+        q, k, v = self.attn(self.ln1(x)).split(C, dim=2)
+        q, k, v = (t.view(B, T, self.heads, C // self.heads).transpose(1, 2) for t in (q, k, v))
+        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
+        att = att.masked_fill(self.mask[:, :, :T, :T] == 0, float("-inf")).softmax(-1)
+        y = (att @ v).transpose(1, 2).contiguous().view(B, T, C)
+        x = x + self.proj(y)
+        return x + self.out(F.gelu(self.fc(self.ln2(x))))
+
+
+class RMSNorm(nn.Module):
+    def __init__(self, d, eps=1e-6):
+        super().__init__()
+        self.w, self.eps = nn.Parameter(torch.randn(d)), eps
+
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.w
+
+
+def rope(x, cos, sin):
+    x1, x2 = x[..., : x.shape[-1] // 2], x[..., x.shape[-1] // 2:]
+    return x * cos + torch.cat([-x2, x1], -1) * sin
+
+
+class LlamaLayer(nn.Module):
+    """A Llama decoder layer: RMSNorm, attention with RoPE and a causal mask, SwiGLU FFN."""
+
+    def __init__(self, d=64, heads=2, ffn=256, seq=32):
+        super().__init__()
+        self.n1, self.n2 = RMSNorm(d), RMSNorm(d)
+        self.q, self.k, self.v, self.o = (nn.Linear(d, d, bias=False) for _ in range(4))
+        self.gate, self.up = nn.Linear(d, ffn, bias=False), nn.Linear(d, ffn, bias=False)
+        self.down = nn.Linear(ffn, d, bias=False)
+        self.heads, hd = heads, d // heads
+        inv = 1.0 / (10000 ** (torch.arange(0, hd, 2).float() / hd))
+        f = torch.outer(torch.arange(seq).float(), inv)
+        emb = torch.cat([f, f], -1)
+        self.register_buffer("cos", emb.cos())
+        self.register_buffer("sin", emb.sin())
+
+    def forward(self, x):
+        B, T, C = x.shape
+        h = self.n1(x)
+        q, k, v = (p(h).view(B, T, self.heads, -1).transpose(1, 2) for p in (self.q, self.k, self.v))
+        q, k = rope(q, self.cos[:T], self.sin[:T]), rope(k, self.cos[:T], self.sin[:T])
+        att = (q @ k.transpose(-2, -1)) / math.sqrt(q.shape[-1])
+        mask = torch.ones(T, T, dtype=torch.bool).tril()
+        att = att.masked_fill(~mask, float("-inf")).softmax(-1)
+        x = x + self.o((att @ v).transpose(1, 2).reshape(B, T, C))
+        h = self.n2(x)
+        return x + self.down(F.silu(self.gate(h)) * self.up(h))
+
+
+class Llama(nn.Module):
+    def __init__(self, layers=4, vocab=128, d=64, embed=False):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, d) if embed else None
+        self.layers = nn.ModuleList(LlamaLayer(d) for _ in range(layers))
+        self.norm, self.head = RMSNorm(d), nn.Linear(d, vocab, bias=False)
+
+    def forward(self, x):
+        if self.emb is not None:
+            x = self.emb(x)
+        for layer in self.layers:
+            x = layer(x)
+        return self.head(self.norm(x))
+
+
+@pytest.mark.parametrize("name", ["gpt_block", "llama_layer", "llama_4_layers", "llama_embedding"])
+def test_models(name):
+    torch.manual_seed(0)
+    model, x = {
+        "gpt_block": lambda: (GPTBlock(), R(2, 32, 64)),
+        "llama_layer": lambda: (LlamaLayer(), R(2, 32, 64)),
+        "llama_4_layers": lambda: (Llama(), R(2, 32, 64)),
+        "llama_embedding": lambda: (Llama(embed=True), torch.randint(0, 128, (2, 32))),
+    }[name]()
+    with torch.no_grad():
+        check(model.eval(), x, rtol=1e-4, atol=1e-4)
+
+
+def test_gpt_block_training_step():
+    torch.manual_seed(0)
+    model, x = GPTBlock(), R(2, 32, 64)
+    ref = GPTBlock()
+    ref.load_state_dict(model.state_dict())
+    before = at.stats()
+    torch._dynamo.reset()
+    with inductor_config.patch(fx_graph_cache=False):
+        out, codes = run_and_get_code(lambda: torch.compile(model, backend="athene")(x).square().mean().backward())
+    ref(x).square().mean().backward()
+    for (name, p), q in zip(model.named_parameters(), ref.parameters()):
+        torch.testing.assert_close(p.grad, q.grad, rtol=1e-4, atol=1e-5, msg=name)
+    code = "\n".join(codes)
+    assert at.fallbacks() == before["fallbacks"] and "cpp_fused" not in code
+    assert code.count("athene_runtime.load(") >= 10  # forward and backward kernels
 
 
 # ---- dynamic shapes

@@ -61,15 +61,29 @@ def stats() -> Dict[str, int]:
     return dict(_runtime._counts)
 
 
-def _athene_reason(e: BaseException) -> Optional[str]:
-    """The reason, when an Inductor error comes from athene's codegen or compile."""
+def _reason(e: BaseException) -> str:
+    """One line: why athene's compile failed (athene's own refusal or compile error, else the
+    error Inductor raised while athene's scheduling wrote the kernels)."""
     seen = set()
-    while e is not None and id(e) not in seen:
-        seen.add(id(e))
-        if isinstance(e, (Unsupported, athene.CompileError)):
-            return str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        e = getattr(e, "inner_exception", None) or e.__cause__ or e.__context__
-    return None
+    inner: BaseException = e
+    x: Optional[BaseException] = e
+    while x is not None and id(x) not in seen:
+        seen.add(id(x))
+        if isinstance(x, (Unsupported, athene.CompileError)):
+            inner = x
+            break
+        nxt = getattr(x, "inner_exception", None) or x.__cause__
+        if nxt is not None:
+            inner = nxt
+        x = nxt
+    text = str(inner).strip()
+    first = text.splitlines()[0] if text else ""
+    if isinstance(inner, Unsupported):
+        return first
+    if isinstance(inner, athene.CompileError):
+        # the diagnostic's message, without the file and position
+        return first.split(" error: ", 1)[-1]
+    return f"{type(inner).__name__}: {first}"
 
 
 def backend(gm: torch.fx.GraphModule, example_inputs: Any, **kwargs: Any) -> Any:
@@ -94,9 +108,7 @@ def backend(gm: torch.fx.GraphModule, example_inputs: Any, **kwargs: Any) -> Any
     try:
         return compile_fx(gm, example_inputs, config_patches=patches)
     except InductorError as e:
-        reason = _athene_reason(e)
-        if reason is None:
-            raise
+        reason = _reason(e)
     finally:
         sched_log.setLevel(level)
         _runtime._explain["on"] = False
