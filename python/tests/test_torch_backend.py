@@ -285,6 +285,26 @@ def test_index_select_dim1():
     check(lambda a, i: torch.index_select(a, 1, i) * 2, x, idx)
 
 
+def test_torch_gather_last_dim():
+    x, idx = R(4, 16), torch.randint(0, 16, (4, 5))
+    check(lambda a, i: torch.gather(a, -1, i) + 1, x, idx)
+    f = torch.compile(lambda a, i: torch.gather(a, -1, i) + 1, backend="athene")
+    with pytest.raises(athene.RunError, match=r"index 16 out of range for dim 1"):
+        f(x, torch.full((4, 5), 16))
+
+
+def test_zero_size():
+    x, y = R(0, 4), R(3, 4)
+    n = at.fallbacks()
+    out, code = compiled_code(lambda a, b: (a * 2, b + 1), x, y)
+    torch.testing.assert_close(out, (x * 2, y + 1))
+    assert at.fallbacks() == n and "athene_runtime.load(" in code and "cpp_fused" not in code
+
+
+def test_complex_real_view():
+    check(lambda a: a.real * 2 + a.imag, torch.randn(8, dtype=torch.complex64))
+
+
 def test_gather_out_of_range_raises():
     x = R(16, 8)
     f = torch.compile(lambda a, i: a[i] * 2, backend="athene")
