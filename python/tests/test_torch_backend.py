@@ -521,13 +521,45 @@ def test_gpt_block_training_step():
 
 # ---- dynamic shapes
 
-def test_dynamic_shapes():
+DYNAMIC = {
+    "transpose": (lambda a: (a.t() * 2).contiguous() + 1, [(6, 10), (7, 3), (12, 5)]),
+    "softmax": (lambda a: torch.softmax(a, -1), [(4, 10), (6, 7), (3, 33)]),
+    "slice": (lambda a: a[:, 1:-1] * 2, [(4, 10), (6, 7), (3, 33)]),  # Max(1, ps0) in the store
+    "sum0": (lambda a: a.sum(0) + 1, [(4, 10), (6, 7), (3, 33)]),
+    "permute": (lambda a: a.permute(2, 0, 1).contiguous(), [(2, 3, 4), (3, 5, 2), (4, 4, 4)]),
+    "pad": (lambda a: F.pad(a, (1, 2)), [(4, 10), (6, 7), (5, 5)]),
+    "layer_norm": (lambda a: F.layer_norm(a, a.shape[-1:]), [(4, 10), (6, 7), (3, 33)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DYNAMIC))
+def test_dynamic_shapes(name):
+    """dynamic=True: size symbols become athene size symbols; one kernel serves every size."""
+    fn, shapes = DYNAMIC[name]
     before = at.stats()
     torch._dynamo.reset()
-    f = torch.compile(lambda a: (a.t() * 2).contiguous() + 1, backend="athene", dynamic=True)
-    for shape in [(6, 10), (7, 3), (12, 5)]:
-        x = R(*shape)
-        torch.testing.assert_close(f(x), (x.t() * 2).contiguous() + 1)
+    with inductor_config.patch(fx_graph_cache=False):
+        f = torch.compile(fn, backend="athene", dynamic=True)
+        for shape in shapes:
+            x = R(*shape)
+            torch.testing.assert_close(f(x), fn(x))
+    after = at.stats()
+    assert after["fallbacks"] == before["fallbacks"]
+    assert after["kernels_written"] == before["kernels_written"] + 1
+    assert after["calls"] == before["calls"] + len(shapes)
+
+
+def test_dynamic_gather():
+    fn = lambda a, i: a[i] * 2  # noqa: E731
+    before = at.stats()
+    torch._dynamo.reset()
+    with inductor_config.patch(fx_graph_cache=False):
+        f = torch.compile(fn, backend="athene", dynamic=True)
+        for n in (10, 20, 7):
+            a, i = R(n, 8), torch.randint(-n, n, (5,))
+            torch.testing.assert_close(f(a, i), fn(a, i))
+        with pytest.raises(athene.RunError, match=r"index 7 out of range for dim 0"):
+            f(R(7, 8), torch.tensor([0, 7]))
     assert at.stats()["fallbacks"] == before["fallbacks"]
     assert at.stats()["kernels_written"] == before["kernels_written"] + 1
 

@@ -71,8 +71,10 @@ class IndexPrinter:
     text that replaces them (iteration variables to digit expressions are substituted before;
     size symbols to athene size symbols; indirect tmpN stay tmpN for the value inliner)."""
 
-    def __init__(self, names: Dict[sympy.Symbol, str]) -> None:
+    def __init__(self, names: Dict[sympy.Symbol, str], seen: Optional[set] = None, variables: Any = ()) -> None:
         self.names = names
+        self.seen = seen  # collects the names of the size symbols printed
+        self.variables = set(variables)  # the statement's index variables
 
     def __call__(self, e: sympy.Expr) -> str:
         return self.p(e)
@@ -87,6 +89,8 @@ class IndexPrinter:
         if isinstance(e, sympy.Symbol):
             if e in self.names:
                 return self.names[e]
+            if self.seen is not None and not symbol_is_type(e, SymT.TMP) and e not in self.variables:
+                self.seen.add(e.name)
             return e.name
         if isinstance(e, sympy.Add):
             terms = sorted(e.args, key=lambda t: (t.is_number, str(t)))
@@ -580,7 +584,12 @@ class KernelWriter:
         return self.size_exprs[e]
 
     def layout_expr(self, e: Any) -> str:
+        """A stride or offset: athene's layouts take + - * // % of integers and size symbols;
+        anything else (Max(1, ps0) under dynamic shapes) becomes a size symbol of its own."""
         e = self.k.rename_indexing(sympy.sympify(e))
+        if not all(isinstance(a, (sympy.Add, sympy.Mul, sympy.Integer, sympy.Symbol, FloorDiv, PythonMod))
+                   for a in sympy.preorder_traversal(e)):
+            return self.size(e)
         for s in e.free_symbols:
             self.used_syms.add(s.name)
         return IndexPrinter({})(e)
@@ -640,7 +649,7 @@ class KernelWriter:
     def write(self) -> str:
         k = self.k
         self.digits()
-        printer = IndexPrinter({})
+        printer = IndexPrinter({}, self.used_syms, [d for d, _ in self.outer + self.inner])
         # the lines Inductor's value numbering produced, without the stores of kernel-local buffers
         defs: Dict[str, str] = {}
         order: List[str] = []
@@ -791,7 +800,9 @@ class KernelWriter:
                 else:
                     decl = f"{name}: {dt}[] offset 0"
             out[inner] = {"name": name, "kind": kind, "decl": decl, "storage": storage, "used": False,
-                          "sizes": sizes, "strides": strides, "buffer": outer}
+                          "sizes": sizes, "strides": strides, "buffer": outer,
+                          "rsizes": [k.rename_indexing(sympy.sympify(n)) for n in sizes],
+                          "rstrides": [k.rename_indexing(sympy.sympify(n)) for n in strides]}
         return out
 
     def load_text(self, buf: str, index: sympy.Expr, checked: bool, params: Dict[str, Dict[str, Any]],
@@ -805,7 +816,8 @@ class KernelWriter:
             return f"{p['name']}.flat[{printer(idx)}]"
         # a gather with Inductor's bounds check: as subscripts of the buffer's dims, so that
         # athene checks each index against its dim (not only against the storage)
-        sizes, strides = p["sizes"], p["strides"]
+        sizes, strides = p["sizes"], p["strides"]  # for hints; the index uses the renamed ones
+        rsizes, rstrides = p["rsizes"], p["rstrides"]
         subs: List[Optional[sympy.Expr]] = [None] * len(sizes)
         rest = sympy.expand(idx)
         for s in [s for s in idx.free_symbols if symbol_is_type(s, SymT.TMP)]:
@@ -813,8 +825,9 @@ class KernelWriter:
             size, _, _ = k.checks.get(s, (None, False, False))
             if size is None:
                 continue
-            dims = [i for i in range(len(sizes)) if subs[i] is None and sympy.simplify(strides[i] - c) == 0
-                    and sympy.simplify(sizes[i] - size) == 0]
+            size = k.rename_indexing(sympy.sympify(size))
+            dims = [i for i in range(len(sizes)) if subs[i] is None and sympy.simplify(rstrides[i] - c) == 0
+                    and sympy.simplify(rsizes[i] - size) == 0]
             if not dims:
                 raise Unsupported(f"gather index {s} of {buf} does not address one dim of it")
             subs[dims[0]] = s
@@ -828,9 +841,9 @@ class KernelWriter:
             if V.graph.sizevars.statically_known_equals(sizes[i], 1):
                 subs[i] = sympy.S.Zero
                 continue
-            subs[i] = FloorDiv(rest, strides[i]) if strides[i] != 1 else rest
+            subs[i] = FloorDiv(rest, rstrides[i]) if rstrides[i] != 1 else rest
             if i != order[0]:
-                subs[i] = ModularIndexing(rest, strides[i], sizes[i])
+                subs[i] = ModularIndexing(rest, rstrides[i], rsizes[i])
         if not _nested(sizes, strides, [i for i in order]):
             raise Unsupported(f"gather from {buf}: its layout's dims overlap")
         return f"{p['name']}[{', '.join(printer(s) for s in subs)}]"
