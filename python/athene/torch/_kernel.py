@@ -231,7 +231,11 @@ class AtheneOverrides(OpOverrides):
     @staticmethod
     def masked(mask: Any, body: Any, other: Any) -> Any:
         with V.kernel.mask_loads(mask, other) as m:
-            result = body()
+            V.kernel.masked_depth += 1
+            try:
+                result = body()
+            finally:
+                V.kernel.masked_depth -= 1
         if isinstance(other, float) and math.isnan(other):
             other_v = ops.constant(float("nan"), result.dtype or torch.float32)
         else:
@@ -476,11 +480,15 @@ class AtheneKernel(SIMDKernel):
         self.reductions: Dict[str, Tuple[str, str, torch.dtype, Optional[torch.dtype]]] = {}
         self.checks: Dict[sympy.Symbol, Tuple[sympy.Expr, bool, bool]] = {}
         self.meta: Dict[str, Any] = {}
+        self.masked_depth = 0
+        self.masked_vars: set = set()  # values computed under a load mask (pad, cat)
 
     def should_use_persistent_reduction(self) -> bool:
         return True
 
     def create_cse_var(self, name: str, bounds: Any = None, dtype: Any = None, shape: Any = None) -> CSEVariable:
+        if self.masked_depth:
+            self.masked_vars.add(name)
         return AtheneCSEVariable(name, bounds, dtype, shape=shape)
 
     def codegen_iteration_ranges_entry(self, entry: Any) -> None:
@@ -671,7 +679,7 @@ class KernelWriter:
 
         params = self.params()
         outer_names = [str(d) for d, _ in self.outer]
-        reduction_lets: List[str] = []
+        lets: List[str] = []
         resolved: Dict[str, str] = {}
         checked_loads: Dict[int, str] = {}
 
@@ -698,7 +706,23 @@ class KernelWriter:
             resolved[name] = text
             return text
 
+        # long values read more than once, and very long ones, become lets (an unrolled chain of
+        # max/argmax would double at each step); never one computed under a mask, whose loads
+        # are in range only where the mask holds
+        uses = self.live(defs, stores)
+        live = set(uses)
+        variables = [(str(d), n) for d, n in self.outer + self.inner]
         for name in order:
+            if name not in live:
+                continue
+            if name not in k.reductions:
+                text = value(name)
+                if (len(text) > 2000 or len(text) > 300 and uses.get(name, 0) > 1) and name not in k.masked_vars:
+                    dims = [(d, n) for d, n in variables if re.search(rf"\b{d}\b", text)]
+                    lhs = ", ".join(f"{d} < {self.size(n)}" for d, n in dims)
+                    lets.append(f"    let {name}{'[' + lhs + ']' if lhs else ''} = {text}")
+                    resolved[name] = f"{name}[{', '.join(d for d, _ in dims)}]" if dims else name
+                continue
             if name in k.reductions:
                 rtype, v, dtype, src_dtype = k.reductions[name]
                 body = value(v)
@@ -708,7 +732,7 @@ class KernelWriter:
                 if natural != dtype:
                     red = f"{athene_dtype(dtype)}({red})"
                 lhs = ", ".join(f"{d} < {self.size(n)}" for d, n in self.outer)
-                reduction_lets.append(f"    let {name}{'[' + lhs + ']' if lhs else ''} = {red}")
+                lets.append(f"    let {name}{'[' + lhs + ']' if lhs else ''} = {red}")
 
         out_decls: List[str] = []
         statements: List[str] = []
@@ -756,7 +780,7 @@ class KernelWriter:
         kname = "kernel_body"
         src = [f"kernel {kname}(" + ", ".join(d for _, d in in_decls) + ") -> (" +
                ", ".join(d for _, d in out_decls) + ") {"]
-        src += reduction_lets + statements + ["}", ""]
+        src += lets + statements + ["}", ""]
         text = "\n".join(src)
         self.k.meta = {
             "args": [a.name for a in arg_defs],
@@ -767,6 +791,28 @@ class KernelWriter:
             "size_syms": sorted(s for s in self.used_syms if s not in self.sizes),
         }
         return text
+
+    def refs(self, text: str) -> List[str]:
+        """The values a value's text reads: tmpN, and the tmpN of gathers in its indices."""
+        out = [m.group(0) for m in _TMP.finditer(text)]
+        at = [int(m.group(1)) for m in _IDX.finditer(text)]
+        if text.startswith("@flat ") or text.startswith("@load "):
+            at.append(int(text.split()[2]))
+        for i in at:
+            out += [s.name for s in self.k.indices[i].free_symbols if symbol_is_type(s, SymT.TMP)]
+        return out
+
+    def live(self, defs: Dict[str, str], stores: List[Store]) -> Dict[str, int]:
+        """The values the stores read, directly or through others, with how often each is read."""
+        reductions = self.k.reductions
+        uses: Dict[str, int] = {}
+        todo = [st.value for st in stores]
+        while todo:
+            for name in self.refs(todo.pop()):
+                uses[name] = uses.get(name, 0) + 1
+                if uses[name] == 1:
+                    todo.append(reductions[name][1] if name in reductions else defs.get(name, ""))
+        return uses
 
     def params(self) -> Dict[str, Dict[str, Any]]:
         """Every tensor argument: its athene name, declaration and storage extent."""
