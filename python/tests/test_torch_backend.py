@@ -98,6 +98,28 @@ def test_pointwise(name):
     check(POINTWISE[name], R(64, 33), R(64, 33), equal_nan=True)
 
 
+SPECIAL = torch.cat([torch.randn(200), torch.tensor([0.0, -0.0, 1e-6, -1e-6, 1e-3, 0.999, -0.999, 1.0, -1.0, 30.0,
+                                                     float("nan"), float("inf"), float("-inf")])])
+COMPOSED = {  # functions athene's op table lacks, written with the ones it has
+    "atan": (torch.atan, SPECIAL),
+    "asin": (torch.asin, SPECIAL.clamp(-1, 1)),
+    "acos": (torch.acos, SPECIAL.clamp(-1, 1)),
+    "sinh": (torch.sinh, SPECIAL),
+    "cosh": (torch.cosh, SPECIAL),
+    "asinh": (torch.asinh, SPECIAL),
+    "acosh": (torch.acosh, SPECIAL.abs() + 1),
+    "atanh": (torch.atanh, SPECIAL.clamp(-1, 1) * 0.999),
+    "copysign": (lambda a: torch.copysign(a * 0 + 2.5, a), SPECIAL),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMPOSED))
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_composed_functions(name, dtype):
+    fn, x = COMPOSED[name]
+    check(fn, x.to(dtype), equal_nan=True)
+
+
 def test_sign_of_nan():
     x = torch.tensor([1.5, -2.0, 0.0, float("nan"), -0.0])
     check(lambda a: torch.sign(a) * 2, x)
@@ -328,6 +350,12 @@ def test_pad_cat_flip_roll():
     check(lambda a, b: torch.cat([a, b], 1) * 2, x, y)
     check(lambda a: torch.flip(a, [1]) + 1, x)
     check(lambda a: torch.roll(a, 3, 1) * 2, R(4, 16))
+
+
+def test_reflect_pad_take_and_max_pool_with_indices():
+    check(lambda a: F.pad(a, (3, 2), mode="reflect"), R(2, 3, 20))
+    check(lambda a: torch.take(a, torch.tensor([0, 5, -1, 11])), R(3, 4))
+    check(lambda a: F.max_pool2d(a, 3, 2, ceil_mode=True, return_indices=True), R(1, 2, 7, 9))
 
 
 def test_rope_halves_and_interleaved():

@@ -128,6 +128,8 @@ class IndexPrinter:
             return out
         if isinstance(e, Identity):
             return self.p(e.args[0])
+        if isinstance(e, sympy.Abs):
+            return f"abs({self.p(e.args[0])})"
         rel = {sympy.StrictLessThan: "<", sympy.LessThan: "<=", sympy.StrictGreaterThan: ">",
                sympy.GreaterThan: ">=", sympy.Equality: "==", sympy.Unequality: "!="}
         for cls, op in rel.items():
@@ -413,6 +415,46 @@ class AtheneOverrides(OpOverrides):
     @staticmethod
     def log2(x: Any) -> str:
         return f"log2({x})"
+
+    # functions athene's op table lacks, from the ones it has, in forms that keep their accuracy
+    @staticmethod
+    def atan(x: Any) -> str:
+        return f"atan2({x}, 1)"
+
+    @staticmethod
+    def asin(x: Any) -> str:
+        return f"atan2({x}, sqrt((1 - {x}) * (1 + {x})))"
+
+    @staticmethod
+    def acos(x: Any) -> str:
+        return f"atan2(sqrt((1 - {x}) * (1 + {x})), {x})"
+
+    @staticmethod
+    def sinh(x: Any) -> str:
+        return f"((expm1({x}) - expm1(-({x}))) / 2)"
+
+    @staticmethod
+    def cosh(x: Any) -> str:
+        return f"((exp({x}) + exp(-({x}))) / 2)"
+
+    @staticmethod
+    def asinh(x: Any) -> str:
+        ax = f"abs({x})"  # log(2|x|) where |x|**2 would overflow
+        return (f"(sign({x}) * where({ax} > 1e15, log({ax}) + 0.6931471805599453, "
+                f"log1p({ax} + {ax} * {ax} / (1 + sqrt(1 + {ax} * {ax})))))")
+
+    @staticmethod
+    def acosh(x: Any) -> str:
+        return f"log1p(({x} - 1) + sqrt(({x} - 1) * ({x} + 1)))"
+
+    @staticmethod
+    def atanh(x: Any) -> str:
+        return f"((log1p({x}) - log1p(-({x}))) / 2)"
+
+    @staticmethod
+    def copysign(a: Any, b: Any) -> str:
+        sb = AtheneOverrides.signbit(b)
+        return f"where({sb}, -abs({a}), abs({a}))"
 
     @staticmethod
     def rand(seed: Any, offset: Any) -> str:
