@@ -392,6 +392,13 @@ def test_arg_and_bool_reductions():
     check(lambda a: (a.argmax(-1), a.argmin(0), (a > 1).any(-1), (a > -3).all(1)), x)
 
 
+def test_reductions_over_one_and_no_elements():
+    check(lambda a: (a.argmax(1), (a > 0).any(1), a.sum(1) + a.amax(1)), R(4, 1))
+    check(lambda a: a.argmin(), R(1))
+    check(lambda a: a.sum(0), R(0, 3))
+    check(lambda a: a.prod(1), R(3, 0))
+
+
 @pytest.mark.parametrize("shape", [(32, 64), (2048, 64)])
 def test_softmax(shape):
     check(lambda a: torch.softmax(a, -1), R(*shape))

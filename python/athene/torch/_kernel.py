@@ -769,7 +769,10 @@ class KernelWriter:
                 rtype, v, dtype, src_dtype = k.reductions[name]
                 body = value(v)
                 rvars = ", ".join(f"{d} < {self.size(n)}" for d, n in self.inner)
-                red = f"{_RED[rtype]}({rvars}: {body})" if rvars else body
+                if rvars:
+                    red = f"{_RED[rtype]}({rvars}: {body})"
+                else:  # a reduction over one element
+                    red = {"argmax": "0", "argmin": "0", "any": f"bool({body})"}.get(rtype, body)
                 natural = _natural(rtype, src_dtype)
                 if natural != dtype:
                     red = f"{athene_dtype(dtype)}({red})"
