@@ -697,101 +697,134 @@ class KernelWriter:
         return sympy.expand(e.xreplace(self.sub)) if self.sub else e
 
     def write(self) -> str:
+        """The athene source of the kernel (named kernel_body; define_kernel names it), and its
+        meta in self.k.meta: what the runtime needs to call it with Inductor's arguments."""
         k = self.k
         self.digits()
-        printer = IndexPrinter({}, self.used_syms, [d for d, _ in self.outer + self.inner])
-        # the lines Inductor's value numbering produced, without the stores of kernel-local buffers
-        defs: Dict[str, str] = {}
-        order: List[str] = []
-        stores: List[Store] = []
-        for line in k.compute.getvalue().splitlines():
+        self.printer = IndexPrinter({}, self.used_syms, [d for d, _ in self.outer + self.inner])
+        self.read_lines()
+        self.param_info = self.params()
+        self.resolved: Dict[str, str] = {}
+        lets = self.lets()
+        out_decls, statements = self.outputs()
+        in_decls = [(p, info["decl"]) for p, info in self.param_info.items() if info["kind"] == "in" and info["used"]]
+        # size symbols that no dim declares get one through a zero-stride dummy input
+        declared = set()
+        for _, decl in in_decls + out_decls:
+            dims = decl.split("[", 1)[1].split("]", 1)[0]
+            declared.update(x.strip() for x in dims.split(",") if x.strip())
+        missing = sorted(s for s in self.used_syms | set(self.sizes) if s not in declared)
+        if missing:
+            in_decls.append(("@sizes", f"athene_sizes: u8[{', '.join(missing)}] "
+                                       f"strides({', '.join('0' for _ in missing)})"))
+        arg_defs, _, _, _ = k.args.python_argdefs()
+        src = [f"kernel kernel_body({', '.join(d for _, d in in_decls)}) -> ({', '.join(d for _, d in out_decls)}) {{"]
+        src += lets + statements + ["}", ""]
+        k.meta = {
+            "args": [a.name for a in arg_defs],
+            "inputs": [p for p, _ in in_decls],
+            "outputs": [p for p, _ in out_decls],
+            "storage": {p: info["storage"] for p, info in self.param_info.items()},
+            "sizes": self.sizes,
+            "size_syms": sorted(s for s in self.used_syms if s not in self.sizes),
+        }
+        return "\n".join(src)
+
+    def read_lines(self) -> None:
+        """The lines Inductor's value numbering produced (tmpN = ...), in order, and the stores
+        that remain once the kernel-local buffers are removed."""
+        self.defs: Dict[str, str] = {}
+        self.order: List[str] = []
+        self.stores: List[Store] = []
+        for line in self.k.compute.getvalue().splitlines():
             line = line.strip()
             if not line or line.startswith("#"):
                 continue
             if line.startswith("@store "):
-                stores.append(k.stores[int(line.split()[1])])
+                self.stores.append(self.k.stores[int(line.split()[1])])
                 continue
             name, _, text = line.partition(" = ")
             if not _TMP.fullmatch(name):
                 raise Unsupported(f"unexpected kernel line {line!r}")
-            defs[name] = text
-            order.append(name)
-        if not stores:
+            self.defs[name] = text
+            self.order.append(name)
+        if not self.stores:
             raise Unsupported("a kernel that stores nothing")
 
-        params = self.params()
-        outer_names = [str(d) for d, _ in self.outer]
-        lets: List[str] = []
-        resolved: Dict[str, str] = {}
-        checked_loads: Dict[int, str] = {}
+    def value(self, name: str) -> str:
+        """The athene expression of value `name`: its text with loads, indices and the values it
+        reads filled in (a let's name stands for it once it is a let)."""
+        k = self.k
+        if name in self.resolved:
+            return self.resolved[name]
+        if name in k.reductions:
+            outer = [str(d) for d, _ in self.outer]
+            ref = f"{name}[{', '.join(outer)}]" if outer else name
+            self.resolved[name] = ref
+            return ref
+        text = self.defs.get(name)
+        if text is None:
+            raise Unsupported(f"value {name} is used before it is defined")
+        if text.startswith("@flat ") or text.startswith("@load "):
+            kind, buf, i = text.split()
+            text = self.load_text(buf, k.indices[int(i)], kind == "@load", self.param_info, self.printer)
+        text = _IDX.sub(lambda m: self.printer(self.index(k.indices[int(m.group(1))])), text)
+        text = _TMP.sub(lambda m: self.value(m.group(0)), text)
+        if len(text) > 200_000:
+            raise Unsupported("a value expression too large to inline")
+        self.resolved[name] = text
+        return text
 
-        def idx_text(m: "re.Match[str]") -> str:
-            return printer(self.index(k.indices[int(m.group(1))]))
-
-        def value(name: str) -> str:
-            if name in resolved:
-                return resolved[name]
-            if name in k.reductions:
-                ref = f"{name}[{', '.join(outer_names)}]" if outer_names else name
-                resolved[name] = ref
-                return ref
-            text = defs.get(name)
-            if text is None:
-                raise Unsupported(f"value {name} is used before it is defined")
-            if text.startswith("@flat ") or text.startswith("@load "):
-                kind, buf, i = text.split()
-                text = self.load_text(buf, k.indices[int(i)], kind == "@load", params, printer)
-            text = _IDX.sub(idx_text, text)
-            text = _TMP.sub(lambda m: value(m.group(0)), text)
-            if len(text) > 200_000:
-                raise Unsupported("a value expression too large to inline")
-            resolved[name] = text
-            return text
-
-        # long values read more than once, and very long ones, become lets (an unrolled chain of
-        # max/argmax would double at each step); never one computed under a mask, whose loads
-        # are in range only where the mask holds
-        uses = self.live(defs, stores)
-        live = set(uses)
+    def lets(self) -> List[str]:
+        """The lets, in Inductor's order: every reduction, and the long values read more than
+        once and the very long ones (inlined, an unrolled chain of max/argmax would double at
+        each step). Never a value computed under a mask: its loads are in range only where the
+        mask holds."""
+        k = self.k
+        uses = self.live(self.defs, self.stores)
         variables = [(str(d), n) for d, n in self.outer + self.inner]
-        for name in order:
-            if name not in live:
+        lets = []
+        for name in self.order:
+            if name not in uses:
                 continue
             if name not in k.reductions:
-                text = value(name)
-                if (len(text) > 2000 or len(text) > 300 and uses.get(name, 0) > 1) and name not in k.masked_vars:
+                text = self.value(name)
+                if (len(text) > 2000 or len(text) > 300 and uses[name] > 1) and name not in k.masked_vars:
                     dims = [(d, n) for d, n in variables if re.search(rf"\b{d}\b", text)]
                     lhs = ", ".join(f"{d} < {self.size(n)}" for d, n in dims)
                     lets.append(f"    let {name}{'[' + lhs + ']' if lhs else ''} = {text}")
-                    resolved[name] = f"{name}[{', '.join(d for d, _ in dims)}]" if dims else name
+                    self.resolved[name] = f"{name}[{', '.join(d for d, _ in dims)}]" if dims else name
                 continue
-            if name in k.reductions:
-                rtype, v, dtype, src_dtype = k.reductions[name]
-                body = value(v)
-                rvars = ", ".join(f"{d} < {self.size(n)}" for d, n in self.inner)
-                if rvars:
-                    red = f"{_RED[rtype]}({rvars}: {body})"
-                else:  # a reduction over one element
-                    red = {"argmax": "0", "argmin": "0", "any": f"bool({body})"}.get(rtype, body)
-                natural = _natural(rtype, src_dtype)
-                if natural != dtype:
-                    red = f"{athene_dtype(dtype)}({red})"
-                lhs = ", ".join(f"{d} < {self.size(n)}" for d, n in self.outer)
-                lets.append(f"    let {name}{'[' + lhs + ']' if lhs else ''} = {red}")
+            rtype, v, dtype, src_dtype = k.reductions[name]
+            body = self.value(v)
+            rvars = ", ".join(f"{d} < {self.size(n)}" for d, n in self.inner)
+            if rvars:
+                red = f"{_RED[rtype]}({rvars}: {body})"
+            else:  # a reduction over one element
+                red = {"argmax": "0", "argmin": "0", "any": f"bool({body})"}.get(rtype, body)
+            if _natural(rtype, src_dtype) != dtype:
+                red = f"{athene_dtype(dtype)}({red})"
+            lhs = ", ".join(f"{d} < {self.size(n)}" for d, n in self.outer)
+            lets.append(f"    let {name}{'[' + lhs + ']' if lhs else ''} = {red}")
+        return lets
 
-        out_decls: List[str] = []
+    def outputs(self) -> Tuple[List[Tuple[str, str]], List[str]]:
+        """Each store as an output statement over the kernel's variables (the reduction ones too
+        when it is inside the reduction), the output declared with the layout its store index
+        implies: strides the index's coefficients, offset its constant term."""
+        decls: List[Tuple[str, str]] = []
         statements: List[str] = []
         seen: set = set()
-        for st in stores:
+        for st in self.stores:
             if st.param in seen:
                 raise Unsupported(f"buffer {st.buffer} is stored twice in one kernel")
             seen.add(st.param)
             dims = self.outer + (self.inner if st.inside else [])
-            idx = self.index(st.index)
+            idx = sympy.expand(self.index(st.index))
             strides = []
             rest = idx
             for d, _ in dims:
-                c = sympy.expand(idx).coeff(d)
+                c = idx.coeff(d)
                 if any(dd in c.free_symbols for dd, _ in dims):
                     raise Unsupported(f"store index {st.index} of {st.buffer} is not affine")
                 strides.append(c)
@@ -799,43 +832,15 @@ class KernelWriter:
             if any(dd in rest.free_symbols for dd, _ in self.outer + self.inner) or \
                     any(symbol_is_type(s, SymT.TMP) for s in rest.free_symbols):
                 raise Unsupported(f"store index {st.index} of {st.buffer} is not affine in the kernel's variables")
-            name = params[st.param]["name"]
+            name = self.param_info[st.param]["name"]
             dt = athene_dtype(V.graph.get_dtype(st.buffer))
             shape = ", ".join(self.size(n) for _, n in dims)
             lay = f" strides({', '.join(self.layout_expr(s) for s in strides)})" if dims else ""
             lay += f" offset {self.layout_expr(rest)}"
-            out_decls.append((st.param, f"{name}: {dt}[{shape}]{lay}"))
+            decls.append((st.param, f"{name}: {dt}[{shape}]{lay}"))
             lhs = f"{name}[{', '.join(str(d) for d, _ in dims)}]" if dims else name
-            statements.append(f"    {lhs} = {value(st.value)}")
-
-        in_decls = []
-        for p, info in params.items():
-            if info["kind"] == "in" and info["used"]:
-                in_decls.append((p, info["decl"]))
-        # size symbols that no dim declares get one through a zero-stride dummy input
-        declared_syms = set()
-        for _, decl in in_decls + out_decls:
-            dims = decl.split("[", 1)[1].split("]", 1)[0]
-            declared_syms.update(x.strip() for x in dims.split(",") if x.strip())
-        missing = sorted(s for s in self.used_syms | set(self.sizes) if s not in declared_syms)
-        if missing:
-            in_decls.append(("@sizes", f"athene_sizes: u8[{', '.join(missing)}] strides({', '.join('0' for _ in missing)})"))
-
-        arg_defs, _, _, _ = k.args.python_argdefs()
-        kname = "kernel_body"
-        src = [f"kernel {kname}(" + ", ".join(d for _, d in in_decls) + ") -> (" +
-               ", ".join(d for _, d in out_decls) + ") {"]
-        src += lets + statements + ["}", ""]
-        text = "\n".join(src)
-        self.k.meta = {
-            "args": [a.name for a in arg_defs],
-            "inputs": [p for p, _ in in_decls],
-            "outputs": [p for p, _ in out_decls],
-            "storage": {p: info["storage"] for p, info in params.items()},
-            "sizes": self.sizes,
-            "size_syms": sorted(s for s in self.used_syms if s not in self.sizes),
-        }
-        return text
+            statements.append(f"    {lhs} = {self.value(st.value)}")
+        return decls, statements
 
     def refs(self, text: str) -> List[str]:
         """The values a value's text reads: tmpN, and the tmpN of gathers in its indices."""
