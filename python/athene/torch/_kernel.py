@@ -30,9 +30,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import sympy
 import torch
-from torch._inductor import config
-from torch._inductor.codegen.common import (BackendFeature, CSEVariable, DeferredLine, OpOverrides,
-                                            SizeArg, TensorArg)
+from torch._inductor.codegen.common import BackendFeature, CSEVariable, DeferredLine, OpOverrides
 from torch._inductor.codegen.simd import SIMDKernel, SIMDScheduling
 from torch._inductor.dtype_propagation import DtypePropagationOpsHandler
 from torch._inductor.ops_handler import OpsHandler
@@ -115,7 +113,7 @@ class IndexPrinter:
             x, d, m = e.args
             inner = self.p(x) if d == 1 else f"({self.p(x)} // {self.p(d)})"
             return f"({inner} % {self.p(m)})"
-        if isinstance(e, PythonMod):
+        if isinstance(e, (PythonMod, sympy.Mod)):
             return f"({self.p(e.args[0])} % {self.p(e.args[1])})"
         if isinstance(e, Where):
             return f"where({self.p(e.args[0])}, {self.p(e.args[1])}, {self.p(e.args[2])})"
@@ -184,11 +182,6 @@ def _dt(x: Any) -> Optional[torch.dtype]:
     if isinstance(x, float):
         return torch.float32
     return None
-
-
-def _is_int(x: Any) -> bool:
-    dt = _dt(x)
-    return dt is not None and not dt.is_floating_point and dt != torch.bool
 
 
 def _is_bool(x: Any) -> bool:
