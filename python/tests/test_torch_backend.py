@@ -189,6 +189,7 @@ VIEWS = {
     "cols": lambda: R(32, 32)[:, ::2],
     "both": lambda: R(32, 32)[::2, ::2],
     "t_32": lambda: R(32, 32).t(),
+    "t_2048": lambda: R(2048, 2048).t(),
     "t_64_32": lambda: R(64, 32).t(),
     "t_5_8": lambda: R(5, 8).t(),
     "t_3215_23": lambda: R(3215, 23).t(),
@@ -253,7 +254,7 @@ def test_in_place():
 PERMS3 = [(0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0)]
 
 
-@pytest.mark.parametrize("shape", [(2, 8, 16), (2, 32, 32), (2, 8, 2048)])
+@pytest.mark.parametrize("shape", [(2, 8, 16), (2, 32, 32), (2, 8, 2048), (2, 1152, 1024), (2, 1152, 2048)])
 @pytest.mark.parametrize("perm", PERMS3)
 def test_permute_contiguous(shape, perm):
     code = check(lambda x: x.permute(*perm).contiguous(), R(*shape))
@@ -267,7 +268,7 @@ def test_transpose(shape):
 
 def test_4d_perms():
     import itertools
-    x = R(2, 4, 8, 16)
+    x = R(2, 4, 128, 2048)
     for perm in list(itertools.permutations(range(4)))[1:]:
         check(lambda a: a.permute(*perm).contiguous(), x)
 
@@ -427,8 +428,8 @@ def test_masked_softmax():
 
 def test_mlp_and_training_step():
     torch.manual_seed(0)
-    model = torch.nn.Sequential(torch.nn.Linear(32, 32), torch.nn.GELU(), torch.nn.Linear(32, 32),
-                                torch.nn.LayerNorm(32))
+    model = torch.nn.Sequential(torch.nn.Linear(32, 32), torch.nn.ReLU(), torch.nn.Linear(32, 32), torch.nn.GELU(),
+                                torch.nn.Linear(32, 32), torch.nn.LayerNorm(32))
     x = R(16, 32)
     check(model, x, rtol=1e-4, atol=1e-4)
     before = at.stats()
@@ -600,9 +601,19 @@ def test_dynamic_gather():
 
 
 def test_one_function_many_sizes():
-    f = lambda a: a * 2 + 1  # noqa: E731
-    for n in (64, 128, 256, 512, 1024):
-        check(f, R(n))
+    """One compiled function called on (64,) ... (1024,): Dynamo recompiles (the second size
+    with dynamic shapes), every kernel through athene."""
+    fn = lambda a: a * 2 + 1  # noqa: E731
+    before = at.stats()
+    torch._dynamo.reset()
+    f = torch.compile(fn, backend="athene")
+    sizes = (64, 128, 256, 512, 1024)
+    for n in sizes:
+        x = R(n)
+        torch.testing.assert_close(f(x), fn(x))
+    after = at.stats()
+    assert after["fallbacks"] == before["fallbacks"]
+    assert after["calls"] == before["calls"] + len(sizes)
 
 
 # ---- the backend next to the default one, fallbacks, options
@@ -643,6 +654,27 @@ def test_options_threads_and_explain(caplog):
         athene.set_threads(t)
     text = "\n".join(r.getMessage() for r in caplog.records)
     assert "athene explain" in text and "plan" in text
+
+
+EXPLAINED = {  # what athene's analysis makes of the load of the input, in `athene explain`
+    "permute": (lambda a: a.permute(2, 1, 0).contiguous(), (R(3, 5, 7),), "permute (2, 1, 0)"),
+    "pad": (lambda a: F.pad(a, (1, 2)), (R(3, 4),), "index [:, : pad (1, 2)]"),
+    "embedding": (lambda t, i: t[i] * 2, (R(64, 32), torch.tensor([1, -2, 3])), "row gather"),
+    "index_select_dim1": (lambda t, i: torch.index_select(t, 1, i), (R(16, 64), torch.tensor([1, 2])),
+                          "index [:, wrap("),
+    "slice": (lambda a: a[:, 5::2] * 2, (R(4, 480),), "strided, sliced"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXPLAINED))
+def test_explain_sees_views_and_row_gathers(name, caplog):
+    fn, args, want = EXPLAINED[name]
+    with caplog.at_level(logging.WARNING, logger="athene.torch"):
+        out, code = compiled_code(fn, *args, options={"explain": True})
+    torch.testing.assert_close(out, fn(*args))
+    text = "\n".join(r.getMessage() for r in caplog.records if r.name == "athene.torch")
+    assert want in text, text
+    assert "element gather" not in text, text
 
 
 def test_fx_graph_cache_hit_reloads_kernels():
