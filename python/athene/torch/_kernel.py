@@ -687,7 +687,14 @@ class KernelWriter:
             (self.inner if tree.is_reduction else self.outer).extend(dims)
 
     def index(self, e: sympy.Expr) -> sympy.Expr:
-        return sympy.expand(e.xreplace(self.sub)) if self.sub else e
+        """An index over Inductor's iteration variables as one over the digits (whose
+        coefficients, under dynamic shapes, hold size symbols: renamed to the size arguments)."""
+        if not self.sub:
+            return e
+        e = sympy.expand(e.xreplace(self.sub))
+        if any(symbol_is_type(s, (SymT.SIZE, SymT.PRECOMPUTED_SIZE, SymT.UNBACKED_INT)) for s in e.free_symbols):
+            e = sympy.expand(self.k.rename_indexing(e))
+        return e
 
     def write(self) -> str:
         """The athene source of the kernel (named kernel_body; define_kernel names it), and its
