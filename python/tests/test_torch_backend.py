@@ -677,6 +677,16 @@ def test_explain_sees_views_and_row_gathers(name, caplog):
     assert "element gather" not in text, text
 
 
+def test_explain_function():
+    f = lambda a, t, i: (a.t().contiguous(), t[i] + 1)  # noqa: E731
+    args = (R(8, 16), R(64, 32), torch.tensor([3, -1]))
+    f_compiled = torch.compile(f, backend="athene")
+    f_compiled(*args)  # compiled before: explain compiles anew all the same
+    text = at.explain(f, *args)
+    assert text.count("kernel athene_kernel_") == 4  # each kernel's source and its explain
+    assert "permute (1, 0)" in text and "row gather" in text and "plan" in text
+
+
 def test_fx_graph_cache_hit_reloads_kernels():
     torch._dynamo.reset()
     f = lambda a: a.exp() * 3  # noqa: E731

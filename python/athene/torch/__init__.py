@@ -27,7 +27,7 @@ import athene
 from . import _runtime
 from ._kernel import BACKEND, AtheneScheduling, Unsupported
 
-__all__ = ["backend", "install", "fallbacks", "stats", "Unsupported"]
+__all__ = ["backend", "install", "fallbacks", "stats", "explain", "Unsupported"]
 
 _ATHENE_OPTIONS = ("threads", "explain")
 
@@ -116,6 +116,25 @@ def backend(gm: torch.fx.GraphModule, example_inputs: Any, **kwargs: Any) -> Any
     _runtime.log.warning("athene: graph compiled by Inductor's C++ backend instead: %s", reason)
     options.pop("cpu_backend", None)
     return compile_fx(gm, example_inputs, config_patches={**options, "cpu_backend": "cpp"})
+
+
+def explain(fn: Any, *args: Any, options: Optional[Dict[str, Any]] = None, **kwargs: Any) -> str:
+    """Compiles fn with athene for these arguments and calls it once; returns, for each athene
+    kernel of the compiled graphs, its source and `athene explain` (what every access is, and
+    the plan). Codegen runs (the FX graph cache is bypassed for this compile)."""
+    from torch._inductor import config as inductor_config
+
+    def fresh(gm: torch.fx.GraphModule, example_inputs: Any, **kw: Any) -> Any:  # a new backend: Dynamo compiles anew
+        return backend(gm, example_inputs, **kw)
+
+    sink: list = []
+    _runtime._explain["sink"] = sink
+    try:
+        with inductor_config.patch(fx_graph_cache=False):
+            torch.compile(fn, backend=fresh, options=options)(*args, **kwargs)
+    finally:
+        _runtime._explain["sink"] = None
+    return "\n".join(sink)
 
 
 def _register() -> None:

@@ -18,7 +18,7 @@ import athene
 log = logging.getLogger("athene.torch")
 
 _counts = {"fallbacks": 0, "kernels_written": 0, "kernels_loaded": 0, "calls": 0}
-_explain = {"on": False}
+_explain: Dict[str, Any] = {"on": False, "sink": None}  # log each kernel / collect them (explain())
 _SIZES_DUMMY = torch.zeros(1, dtype=torch.uint8)
 
 
@@ -26,6 +26,8 @@ def written(name: str, src: str, meta: Mapping[str, Any]) -> None:
     _counts["kernels_written"] += 1
     if _explain["on"]:
         log.warning("athene kernel %s:\n%s", name, src)
+    if _explain["sink"] is not None:
+        _explain["sink"].append(src)
 
 
 def check(name: str, src: str, meta: Mapping[str, Any], hints: Mapping[str, int]) -> None:
@@ -34,8 +36,12 @@ def check(name: str, src: str, meta: Mapping[str, Any], hints: Mapping[str, int]
     mod = athene.compile(src, filename=f"{name}.ath")
     k = mod[name]
     sizes = _sizes(meta, hints)
-    if _explain["on"]:
-        log.warning("athene explain %s:\n%s", name, k.explain(sizes=sizes or None))
+    if _explain["on"] or _explain["sink"] is not None:
+        text = k.explain(sizes=sizes or None)
+        if _explain["on"]:
+            log.warning("athene explain %s:\n%s", name, text)
+        if _explain["sink"] is not None:
+            _explain["sink"].append(text)
     else:
         k.layouts(sizes=sizes or None)
 
