@@ -338,6 +338,14 @@ def test_gather_out_of_range_raises():
         f(x, torch.tensor([-17, 0]))
 
 
+def test_take_flat_index():
+    x = R(3, 3)
+    check(lambda a, i: torch.take(a, i), x, torch.tensor([6, 3, 3, -9]))
+    f = torch.compile(lambda a, i: torch.take(a, i), backend="athene")
+    with pytest.raises(athene.RunError, match=r"flat offset 9 .* out of range for the storage of 'arg\d+_1' \(9 elements\)"):
+        f(x, torch.tensor([6, 9]))
+
+
 def test_index_select_out_of_range_raises():
     x = R(4, 64)
     f = torch.compile(lambda a, i: torch.index_select(a, 1, i) + 1, backend="athene")

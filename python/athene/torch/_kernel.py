@@ -901,6 +901,22 @@ class KernelWriter:
                           "rstrides": [k.rename_indexing(sympy.sympify(n)) for n in strides]}
         return out
 
+    def flat_check_exact(self, p: Dict[str, Any], c: sympy.Expr, size: sympy.Expr, rest: sympy.Expr) -> bool:
+        """Is athene's check of a `.flat` load c*i + rest against the buffer's storage exactly
+        Inductor's check of i against size? Yes when the storage is c*size elements and rest
+        stays in [0, c) (torch.take: a flat index into a contiguous tensor)."""
+        ext = sympy.S.One + sum(((n - 1) * st for n, st in zip(p["rsizes"], p["rstrides"])), sympy.S.Zero)
+        if not (c.is_Integer and int(c) > 0) or sympy.simplify(ext - c * size) != 0:
+            return False
+        if any(symbol_is_type(s, SymT.TMP) for s in rest.free_symbols):
+            return False
+        ranges = {d: n for d, n in self.outer + self.inner if d in rest.free_symbols}
+        if any(not sympy.sympify(n).is_Integer for n in ranges.values()) or \
+                (rest.free_symbols - set(ranges)):
+            return False
+        b = _bound(rest, ranges) if ranges else (int(rest), int(rest)) if rest.is_Integer else None
+        return b is not None and b[0] >= 0 and b[1] < int(c)
+
     def load_text(self, buf: str, index: sympy.Expr, checked: bool, params: Dict[str, Dict[str, Any]],
                   printer: IndexPrinter) -> str:
         k = self.k
@@ -924,6 +940,8 @@ class KernelWriter:
             size = k.rename_indexing(sympy.sympify(size))
             dims = [i for i in range(len(sizes)) if subs[i] is None and sympy.simplify(rstrides[i] - c) == 0
                     and sympy.simplify(rsizes[i] - size) == 0]
+            if not dims and self.flat_check_exact(p, c, size, sympy.expand(rest - c * s)):
+                return f"{p['name']}.flat[{printer(idx)}]"  # athene's storage check is the bounds check
             if not dims:
                 raise Unsupported(f"gather index {s} of {buf} does not address one dim of it")
             subs[dims[0]] = s
@@ -943,6 +961,15 @@ class KernelWriter:
         if not _nested(sizes, strides, [i for i in order]):
             raise Unsupported(f"gather from {buf}: its layout's dims overlap")
         return f"{p['name']}[{', '.join(printer(s) for s in subs)}]"
+
+
+def _bound(e: sympy.Expr, ranges: Dict[sympy.Symbol, Any]) -> Optional[Tuple[int, int]]:
+    from torch.utils._sympy.value_ranges import ValueRanges, bound_sympy
+    try:
+        vr = bound_sympy(e, {d: ValueRanges(0, int(n) - 1) for d, n in ranges.items()})
+        return int(vr.lower), int(vr.upper)
+    except (TypeError, ValueError, OverflowError):
+        return None
 
 
 def _nested(sizes: List[Any], strides: List[Any], order: List[int]) -> bool:
