@@ -54,6 +54,12 @@ DTYPES = {
 }
 
 
+def compute_dtype(dtype: torch.dtype) -> torch.dtype:
+    """The dtype values of `dtype` are computed in: f16 and bf16 in f32, as Inductor's own
+    backends do (loads are widened, each store rounds once); every other dtype in itself."""
+    return torch.float32 if dtype in (torch.float16, torch.bfloat16) else dtype
+
+
 def athene_dtype(dtype: torch.dtype) -> str:
     try:
         return DTYPES[dtype]
@@ -199,7 +205,7 @@ class AtheneOverrides(OpOverrides):
     def constant(value: Any, dtype: torch.dtype) -> str:
         if dtype == torch.bool:
             return "true" if value else "false"
-        dt = athene_dtype(dtype)
+        dt = athene_dtype(compute_dtype(dtype))
         if dtype.is_floating_point:
             return f"{dt}({float_literal(float(value))})"
         if isinstance(value, float) and not value.is_integer():
@@ -210,7 +216,7 @@ class AtheneOverrides(OpOverrides):
     @staticmethod
     def to_dtype(x: Any, dtype: torch.dtype, src_dtype: Optional[torch.dtype] = None,
                  use_compute_types: bool = True) -> str:
-        return f"{athene_dtype(dtype)}({x})"
+        return f"{athene_dtype(compute_dtype(dtype) if use_compute_types else dtype)}({x})"
 
     @staticmethod
     def to_dtype_bitcast(x: Any, dtype: torch.dtype, src_dtype: torch.dtype) -> str:
@@ -219,7 +225,7 @@ class AtheneOverrides(OpOverrides):
     @staticmethod
     def index_expr(expr: sympy.Expr, dtype: torch.dtype) -> str:
         text = V.kernel.index_placeholder(expr)
-        return text if dtype == torch.int64 else f"{athene_dtype(dtype)}({text})"
+        return text if dtype == torch.int64 else f"{athene_dtype(compute_dtype(dtype))}({text})"
 
     value_expr = index_expr
 
@@ -768,6 +774,9 @@ class KernelWriter:
         if text.startswith("@flat ") or text.startswith("@load "):
             kind, buf, i = text.split()
             text = self.load_text(buf, k.indices[int(i)], kind == "@load", self.param_info, self.printer)
+            dtype = V.graph.get_dtype(buf)
+            if compute_dtype(dtype) != dtype:
+                text = f"{athene_dtype(compute_dtype(dtype))}({text})"
         text = _IDX.sub(lambda m: self.printer(self.index(k.indices[int(m.group(1))])), text)
         text = _TMP.sub(lambda m: self.value(m.group(0)), text)
         if len(text) > 200_000:
@@ -802,7 +811,8 @@ class KernelWriter:
                 red = f"{_RED[rtype]}({rvars}: {body})"
             else:  # a reduction over one element
                 red = {"argmax": "0", "argmin": "0", "any": f"bool({body})"}.get(rtype, body)
-            if _natural(rtype, src_dtype) != dtype:
+            natural = _natural(rtype, src_dtype)
+            if natural is None or compute_dtype(natural) != compute_dtype(dtype):
                 red = f"{athene_dtype(dtype)}({red})"
             lhs = ", ".join(f"{d} < {self.size(n)}" for d, n in self.outer)
             lets.append(f"    let {name}{'[' + lhs + ']' if lhs else ''} = {red}")
