@@ -667,6 +667,25 @@ def test_inexpressible_kernel_falls_back(caplog):
     assert len(lines) == 1 and "bitwise_left_shift" in lines[0], lines
 
 
+def test_backward_graph_falls_back_alone(caplog):
+    """The backward of an embedding is a scatter-add (an atomic_add store): that graph alone
+    goes to C++ when it is compiled, at the first backward; the forward stays with athene."""
+    w, idx = R(16, 8).requires_grad_(True), torch.tensor([1, 3, 3, 5])
+    f = lambda t, i: (F.embedding(i, t) * 2).sum()  # noqa: E731
+    torch._dynamo.reset()
+    before = at.stats()
+    with caplog.at_level(logging.WARNING, logger="athene.torch"), inductor_config.patch(fx_graph_cache=False):
+        out = torch.compile(f, backend="athene")(w, idx)
+        assert at.stats()["fallbacks"] == before["fallbacks"] and at.stats()["calls"] == before["calls"] + 1
+        out.backward()
+    assert at.fallbacks() == before["fallbacks"] + 1
+    lines = [r.getMessage() for r in caplog.records if r.name == "athene.torch"]
+    assert len(lines) == 1 and "atomic_add" in lines[0], lines
+    ref = torch.zeros(16, 8)
+    ref.index_add_(0, idx, torch.full((4, 8), 2.0))
+    torch.testing.assert_close(w.grad, ref)
+
+
 def test_options_threads_and_explain(caplog):
     t = athene.threads()
     try:

@@ -86,6 +86,39 @@ def _reason(e: BaseException) -> str:
     return f"{type(inner).__name__}: {first}"
 
 
+def _fell_back(reason: str) -> None:
+    _runtime._counts["fallbacks"] += 1
+    _runtime.log.warning("athene: graph compiled by Inductor's C++ backend instead: %s", reason)
+
+
+def _inner_compile(explain: bool) -> Any:
+    """Inductor's compile_fx_inner for one graph (the forward, the backward of a training step
+    compiled when it first runs, or an inference graph) with athene's kernels; when athene
+    cannot express one of them, that graph compiled by Inductor's C++ backend instead."""
+    from torch._inductor.compile_fx import compile_fx_inner
+    from torch._inductor.exc import InductorError
+
+    def inner(gm: torch.fx.GraphModule, example_inputs: Any, **kwargs: Any) -> Any:
+        # the scheduler logs a failing kernel's whole node before it raises: a kernel athene
+        # cannot express is reported here instead, in one line
+        sched_log = logging.getLogger("torch._inductor.scheduler")
+        level = sched_log.level
+        sched_log.setLevel(logging.CRITICAL + 1)
+        _runtime._explain["on"] = explain
+        try:
+            return compile_fx_inner(gm, example_inputs, **kwargs)
+        except InductorError as e:
+            reason = _reason(e)
+        finally:
+            sched_log.setLevel(level)
+            _runtime._explain["on"] = False
+        _fell_back(reason)
+        with _config.patch(cpu_backend="cpp"):
+            return compile_fx_inner(gm, example_inputs, **kwargs)
+
+    return inner
+
+
 def backend(gm: torch.fx.GraphModule, example_inputs: Any, **kwargs: Any) -> Any:
     """The Dynamo backend: Inductor's compile_fx with athene's scheduling for this compile."""
     from torch._inductor.compile_fx import compile_fx
@@ -99,21 +132,11 @@ def backend(gm: torch.fx.GraphModule, example_inputs: Any, **kwargs: Any) -> Any
         athene.set_threads(int(threads))
     patches = {"triton.max_tiles": 3, "triton.prefer_nd_tiling": True, "fallback_random": True, **options,
                "cpu_backend": BACKEND}
-    _runtime._explain["on"] = explain
-    # the scheduler logs a failing kernel's whole node before it raises: a kernel athene cannot
-    # express is reported here instead, in one line
-    sched_log = logging.getLogger("torch._inductor.scheduler")
-    level = sched_log.level
-    sched_log.setLevel(logging.CRITICAL + 1)
     try:
-        return compile_fx(gm, example_inputs, config_patches=patches)
-    except InductorError as e:
+        return compile_fx(gm, example_inputs, inner_compile=_inner_compile(explain), config_patches=patches)
+    except InductorError as e:  # outside the compile of one graph
         reason = _reason(e)
-    finally:
-        sched_log.setLevel(level)
-        _runtime._explain["on"] = False
-    _runtime._counts["fallbacks"] += 1
-    _runtime.log.warning("athene: graph compiled by Inductor's C++ backend instead: %s", reason)
+    _fell_back(reason)
     options.pop("cpu_backend", None)
     return compile_fx(gm, example_inputs, config_patches={**options, "cpu_backend": "cpp"})
 
