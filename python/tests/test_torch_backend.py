@@ -562,6 +562,48 @@ def test_models(name):
         check(model.eval(), x, rtol=1e-4, atol=1e-4)
 
 
+class ConvBlock(nn.Module):
+    """A residual block of two 3x3 convolutions with batch norm (convolutions run in aten; the
+    layout copies around them, batch norm, the residual add and the pooling in athene)."""
+
+    def __init__(self, c=8):
+        super().__init__()
+        self.c1, self.b1 = nn.Conv2d(c, c, 3, padding=1), nn.BatchNorm2d(c)
+        self.c2, self.b2 = nn.Conv2d(c, c, 3, padding=1), nn.BatchNorm2d(c)
+
+    def forward(self, x):
+        y = torch.relu(self.b1(self.c1(x)))
+        return torch.relu(x + self.b2(self.c2(y))).mean((2, 3))
+
+
+@pytest.mark.parametrize("channels_last", [False, True])
+def test_conv_block(channels_last):
+    torch.manual_seed(0)
+    model, x = ConvBlock().eval(), R(2, 8, 10, 10)
+    if channels_last:
+        x = x.to(memory_format=torch.channels_last)
+    with torch.no_grad():
+        check(model, x, rtol=1e-4, atol=1e-4)
+
+
+def test_conv_block_training_step():
+    """Batch norm in training mode: batch statistics, and the running statistics updated in
+    place, forward and backward through athene."""
+    torch.manual_seed(0)
+    model, x = ConvBlock(), R(2, 8, 10, 10)
+    ref = ConvBlock()
+    ref.load_state_dict(model.state_dict())
+    before = at.stats()
+    torch._dynamo.reset()
+    xa, xr = x.clone().requires_grad_(True), x.clone().requires_grad_(True)
+    torch.compile(model, backend="athene")(xa).sum().backward()
+    ref(xr).sum().backward()
+    torch.testing.assert_close(xa.grad, xr.grad, rtol=1e-4, atol=1e-4)
+    torch.testing.assert_close(model.b1.running_mean, ref.b1.running_mean)
+    torch.testing.assert_close(model.b2.running_var, ref.b2.running_var)
+    assert at.fallbacks() == before["fallbacks"] and at.stats()["calls"] > before["calls"]
+
+
 def test_gpt_block_training_step():
     torch.manual_seed(0)
     model, x = GPTBlock(), R(2, 32, 64)
