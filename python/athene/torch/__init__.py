@@ -1,0 +1,176 @@
+"""athene as a PyTorch 2 backend: ``torch.compile(fn, backend="athene")``.
+
+Importing this module registers the Dynamo backend "athene" and athene's scheduling for
+Inductor's "cpu" device under ``cpu_backend="athene"``; every other value of ``cpu_backend``
+(the default "cpp" included) still goes to torch's own backends. Inductor does the
+decompositions, lowering, fusion and scheduling; each fused kernel becomes one athene kernel.
+
+A graph with a kernel athene cannot express is compiled by Inductor's C++ backend instead, with
+one logged line naming the reason (logger "athene.torch"); ``fallbacks()`` counts them.
+
+Options (``torch.compile(fn, backend="athene", options={...})``): athene's own ``threads``
+(athene's thread count, process-wide: ``athene.set_threads``) and ``explain`` (log each
+kernel's source and ``athene explain``); every other option goes to Inductor's config.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Dict, Optional
+
+import torch
+from torch._inductor import config as _config
+from torch._inductor.codegen import common as _common
+
+import athene
+
+from . import _runtime
+from ._kernel import BACKEND, AtheneScheduling, Unsupported
+
+__all__ = ["backend", "install", "fallbacks", "stats", "explain", "Unsupported"]
+
+_ATHENE_OPTIONS = ("threads", "explain")
+
+
+def install() -> None:
+    """Wraps the "cpu" scheduling of Inductor's device registry: ``config.cpu_backend ==
+    "athene"`` picks athene's, any other value torch's own (cpp, halide, triton, pallas).
+    Idempotent; runs on import."""
+    _common.init_backend_registration()
+    dc = _common.device_codegens["cpu"]
+    if getattr(dc.scheduling, "_athene", False):
+        return
+    builtin = dc.scheduling
+
+    def pick(scheduler: Any) -> Any:
+        return AtheneScheduling(scheduler) if _config.cpu_backend == BACKEND else builtin(scheduler)
+
+    pick._athene = True  # type: ignore[attr-defined]
+    _common.register_backend_for_device("cpu", pick, dc.wrapper_codegen, dc.cpp_wrapper_codegen,
+                                        dc.fx_wrapper_codegen)
+
+
+def fallbacks() -> int:
+    """How many graphs this process compiled with Inductor's C++ backend instead of athene."""
+    return _runtime._counts["fallbacks"]
+
+
+def stats() -> Dict[str, int]:
+    """Counters: graphs fallen back, athene kernels written (codegen), loaded (wrapper modules
+    imported) and called."""
+    return dict(_runtime._counts)
+
+
+def _reason(e: BaseException) -> str:
+    """One line: why athene's compile failed (athene's own refusal or compile error, else the
+    error Inductor raised while athene's scheduling wrote the kernels)."""
+    seen = set()
+    inner: BaseException = e
+    x: Optional[BaseException] = e
+    while x is not None and id(x) not in seen:
+        seen.add(id(x))
+        if isinstance(x, (Unsupported, athene.CompileError)):
+            inner = x
+            break
+        nxt = getattr(x, "inner_exception", None) or x.__cause__
+        if nxt is not None:
+            inner = nxt
+        x = nxt
+    text = str(inner).strip()
+    first = text.splitlines()[0] if text else ""
+    if isinstance(inner, Unsupported):
+        return first
+    if isinstance(inner, athene.CompileError):
+        # the diagnostic's message, without the file and position
+        return first.split(" error: ", 1)[-1]
+    return f"{type(inner).__name__}: {first}"
+
+
+def _fell_back(reason: str) -> None:
+    _runtime._counts["fallbacks"] += 1
+    _runtime.log.warning("athene: graph compiled by Inductor's C++ backend instead: %s", reason)
+
+
+def _inner_compile(explain: bool) -> Any:
+    """Inductor's compile_fx_inner for one graph (the forward, the backward of a training step
+    compiled when it first runs, or an inference graph) with athene's kernels; when athene
+    cannot express one of them, that graph compiled by Inductor's C++ backend instead."""
+    from torch._inductor.compile_fx import compile_fx_inner
+    from torch._inductor.exc import InductorError
+
+    def inner(gm: torch.fx.GraphModule, example_inputs: Any, **kwargs: Any) -> Any:
+        # the scheduler logs a failing kernel's whole node before it raises: a kernel athene
+        # cannot express is reported here instead, in one line
+        sched_log = logging.getLogger("torch._inductor.scheduler")
+        level = sched_log.level
+        sched_log.setLevel(logging.CRITICAL + 1)
+        _runtime._explain["on"] = explain
+        try:
+            return compile_fx_inner(gm, example_inputs, **kwargs)
+        except InductorError as e:
+            reason = _reason(e)
+        finally:
+            sched_log.setLevel(level)
+            _runtime._explain["on"] = False
+        _fell_back(reason)
+        with _config.patch(cpu_backend="cpp"):
+            return compile_fx_inner(gm, example_inputs, **kwargs)
+
+    return inner
+
+
+def backend(gm: torch.fx.GraphModule, example_inputs: Any, **kwargs: Any) -> Any:
+    """The Dynamo backend: Inductor's compile_fx with athene's scheduling for this compile."""
+    from torch._inductor.compile_fx import compile_fx
+    from torch._inductor.exc import InductorError
+
+    install()
+    options = dict(kwargs.get("options") or {})
+    threads = options.pop("threads", None)
+    explain = bool(options.pop("explain", False))
+    if threads is not None:
+        athene.set_threads(int(threads))
+    patches = {"triton.max_tiles": 3, "triton.prefer_nd_tiling": True, "fallback_random": True, **options,
+               "cpu_backend": BACKEND}
+    try:
+        return compile_fx(gm, example_inputs, inner_compile=_inner_compile(explain), config_patches=patches)
+    except InductorError as e:  # outside the compile of one graph
+        reason = _reason(e)
+    _fell_back(reason)
+    options.pop("cpu_backend", None)
+    return compile_fx(gm, example_inputs, config_patches={**options, "cpu_backend": "cpp"})
+
+
+def explain(fn: Any, *args: Any, options: Optional[Dict[str, Any]] = None, **kwargs: Any) -> str:
+    """Compiles fn with athene for these arguments and calls it once; returns, for each athene
+    kernel of the compiled graphs, its source and `athene explain` (what every access is, and
+    the plan). Codegen runs (the FX graph cache is bypassed for this compile)."""
+    from torch._inductor import config as inductor_config
+
+    def fresh(gm: torch.fx.GraphModule, example_inputs: Any, **kw: Any) -> Any:  # a new backend: Dynamo compiles anew
+        return backend(gm, example_inputs, **kw)
+
+    sink: list = []
+    _runtime._explain["sink"] = sink
+    try:
+        with inductor_config.patch(fx_graph_cache=False):
+            torch.compile(fn, backend=fresh, options=options)(*args, **kwargs)
+    finally:
+        _runtime._explain["sink"] = None
+    return "\n".join(sink)
+
+
+def _register() -> None:
+    """Registers the Dynamo backend "athene", unless the installed package's entry point
+    (group torch_dynamo_backends) provides the name: Dynamo then loads this module's backend
+    through it."""
+    from torch._dynamo.backends import registry
+
+    registry._lazy_import()
+    if registry._COMPILER_FNS.get(BACKEND) is not None or registry._BACKENDS.get(BACKEND) is not None:
+        return
+    torch._dynamo.register_backend(backend, name=BACKEND)
+
+
+install()
+_register()

@@ -1,0 +1,818 @@
+"""torch.compile(fn, backend="athene"): every program compiled against eager, every fused kernel
+run by athene (no Inductor C++ kernel in the generated code, no fallback)."""
+
+import logging
+import math
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+import athene
+import athene.torch as at
+from torch._inductor import config as inductor_config
+from torch._inductor.utils import run_and_get_code
+
+
+@pytest.fixture(scope="module", autouse=True)
+def private_cache(tmp_path_factory):
+    """A private Inductor cache for this module's compiles."""
+    old = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = str(tmp_path_factory.mktemp("inductor_cache"))
+    yield
+    if old is None:
+        del os.environ["TORCHINDUCTOR_CACHE_DIR"]
+    else:
+        os.environ["TORCHINDUCTOR_CACHE_DIR"] = old
+
+
+def compiled_code(fn, *args, backend="athene", dynamic=False, options=None):
+    """Compiles fn (no FX graph cache, so codegen runs) and returns (result, generated code)."""
+    torch._dynamo.reset()
+    with inductor_config.patch(fx_graph_cache=False):
+        c = torch.compile(fn, backend=backend, dynamic=dynamic, options=options)
+        out, codes = run_and_get_code(c, *args)
+    return out, "\n".join(codes)
+
+
+def check(fn, *args, dynamic=False, ref=None, **tol):
+    """fn compiled with backend="athene" matches eager (or ref); athene ran every kernel, none
+    fell back."""
+    before = at.stats()
+    out, code = compiled_code(fn, *args, dynamic=dynamic)
+    torch.testing.assert_close(out, fn(*args) if ref is None else ref, **tol)
+    after = at.stats()
+    assert after["fallbacks"] == before["fallbacks"], "the graph fell back to Inductor's C++ backend"
+    assert "cpp_fused" not in code and "async_compile.cpp" not in code, "an Inductor C++ kernel in the graph"
+    assert "athene_runtime.load(" in code, "no athene kernel in the graph"
+    assert after["calls"] > before["calls"]
+    return code
+
+
+def R(*shape, dtype=torch.float32):
+    return torch.randn(shape, dtype=dtype)
+
+
+# ---- pointwise ops and shapes
+
+@pytest.mark.parametrize("shape", [(1024,), (2048,), (2048, 128)])
+@pytest.mark.parametrize("op", ["add", "mul"])
+def test_binary(shape, op):
+    f = (lambda a, b: a + b) if op == "add" else (lambda a, b: a * b)
+    check(f, R(*shape), R(*shape))
+
+
+POINTWISE = {
+    "sin": lambda x, y: torch.sin(x),
+    "sin_plus": lambda x, y: x.sin() + y,
+    "log_exp": lambda x, y: torch.log(torch.exp(x)),
+    "sqrt_abs": lambda x, y: torch.sqrt(torch.abs(x)),
+    "tanh": lambda x, y: torch.tanh(x),
+    "abs_neg": lambda x, y: torch.abs(-x),
+    "max_min": lambda x, y: torch.maximum(x, y) + torch.minimum(x, y),
+    "where": lambda x, y: torch.where(x > 0, x, y),
+    "clamp": lambda x, y: torch.clamp(x, -1, 1),
+    "compare": lambda x, y: (x > y).float() + (x <= 0.5).float() + (x == x).float(),
+    "logical_and": lambda x, y: torch.logical_and(x > 0, y > 0),
+    "sign": lambda x, y: torch.sign(x),
+    "reciprocal": lambda x, y: torch.reciprocal(x.abs() + 1),
+    "square": lambda x, y: torch.square(x),
+    "erf": lambda x, y: torch.erf(x),
+    "atan2": lambda x, y: torch.atan2(x, y),
+    "sigmoid_relu": lambda x, y: torch.sigmoid(x) * F.relu(y),
+    "gelu": lambda x, y: F.gelu(x),
+    "silu": lambda x, y: F.silu(x) * y,
+    "pow_rsqrt": lambda x, y: torch.rsqrt(x * x + 1) + x.pow(3),
+    "floor_ceil_round": lambda x, y: torch.floor(x * 3) + torch.ceil(y) + torch.round(x * 2.5),
+    "remainder": lambda x, y: torch.remainder(x, 0.7) + torch.fmod(y, 0.3),
+    "inf_nan": lambda x, y: torch.where(x > 0, torch.full_like(x, float("inf")), x.log()),
+}
+
+
+@pytest.mark.parametrize("name", sorted(POINTWISE))
+def test_pointwise(name):
+    check(POINTWISE[name], R(64, 33), R(64, 33), equal_nan=True)
+
+
+SPECIAL = torch.cat([torch.randn(200), torch.tensor([0.0, -0.0, 1e-6, -1e-6, 1e-3, 0.999, -0.999, 1.0, -1.0, 30.0,
+                                                     float("nan"), float("inf"), float("-inf")])])
+COMPOSED = {  # functions athene's op table lacks, written with the ones it has
+    "atan": (torch.atan, SPECIAL),
+    "asin": (torch.asin, SPECIAL.clamp(-1, 1)),
+    "acos": (torch.acos, SPECIAL.clamp(-1, 1)),
+    "sinh": (torch.sinh, SPECIAL),
+    "cosh": (torch.cosh, SPECIAL),
+    "asinh": (torch.asinh, SPECIAL),
+    "acosh": (torch.acosh, SPECIAL.abs() + 1),
+    "atanh": (torch.atanh, SPECIAL.clamp(-1, 1) * 0.999),
+    "copysign": (lambda a: torch.copysign(a * 0 + 2.5, a), SPECIAL),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMPOSED))
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_composed_functions(name, dtype):
+    fn, x = COMPOSED[name]
+    check(fn, x.to(dtype), equal_nan=True)
+
+
+def test_sign_of_nan():
+    x = torch.tensor([1.5, -2.0, 0.0, float("nan"), -0.0])
+    check(lambda a: torch.sign(a) * 2, x)
+
+
+@pytest.mark.parametrize("shape", [(32, 32), (16, 2048), (10,), (17,), (100,), (200,), (10, 10), (15, 15),
+                                   (5, 5, 5), (7, 19), (2, 3, 4, 5), (2, 2, 4, 16), (16, 8), (32, 8)])
+def test_shapes(shape):
+    check(lambda a, b: a * b + a.cos(), R(*shape), R(*shape))
+
+
+def test_integer_ops():
+    a = torch.randint(-50, 50, (64,))
+    b = torch.randint(1, 9, (64,)) * torch.where(torch.rand(64) > 0.5, 1, -1)
+    check(lambda x, y: (x // y, x % y, torch.div(x, y, rounding_mode="trunc"), torch.fmod(x, y)), a, b)
+
+
+def test_bool_ops():
+    a, b = torch.rand(40) > 0.5, torch.rand(40) > 0.3
+    check(lambda x, y: (x & y, x | y, x ^ y, ~x, torch.logical_xor(x, y)), a, b)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float64])
+def test_dtypes(dtype):
+    """f16 and bf16 are computed in f32 and rounded once per store (as Inductor's C++ backend
+    does), so fused chains are compared with the f32 computation rounded once; single ops match
+    eager."""
+    a, b = R(8, 16, dtype=dtype), R(8, 16, dtype=dtype)
+    chain = lambda x, y: (x * y + 1).exp()  # noqa: E731
+    check(chain, a, b, ref=chain(a.double(), b.double()).to(dtype))
+    check(lambda x, y: torch.addcmul(x, x, y, value=0.5), R(64, dtype=dtype), R(64, dtype=dtype))
+    check(lambda x: torch.softmax(x, -1), R(8, 100, dtype=dtype))
+
+
+def test_half_computed_in_f32():
+    """f16 values are computed in f32 and rounded once at the store, as Inductor does: the
+    kernel reads f32(x) and writes f16."""
+    x = R(16, dtype=torch.float16)
+    text = at.explain(lambda a: a * 3 + 1, x)
+    assert "f32(arg0_1.flat[" in text and "buf0: f16[16]" in text, text
+
+
+def test_casts():
+    check(lambda a: (a * 10).to(torch.int32) + (a > 0).to(torch.int64), R(50))
+
+
+# ---- 0-d tensors
+
+@pytest.mark.parametrize("shape", [(), (16,), (8, 8), (4, 4, 4)])
+def test_zero_d(shape):
+    check(lambda s, x: s * x + s, R(), R(*shape))
+
+
+def test_zero_d_only():
+    check(lambda s, t: s.sin() + t, R(), R())
+
+
+# ---- strided and view inputs
+
+STRIDED = {
+    "step2": (lambda x: x[::2] * 2, lambda: R(64)),
+    "step2_from1": (lambda x: x[1::2] + 1, lambda: R(64)),
+    "step3": (lambda x: x[::3] * 1.5, lambda: R(64)),
+    "step2_from5": (lambda x: x[5::2] - 1, lambda: R(64)),
+    "cols": (lambda x: x[:, 5::2] * 2, lambda: R(4, 480)),
+    "rows_cols": (lambda x: x[::2, ::3] * 2, lambda: R(4, 480)),
+    "nested": (lambda x: x[:, 1::2][:, 2::3][:, 3::4] * 2, lambda: R(4, 480)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(STRIDED))
+def test_strided(name):
+    fn, make = STRIDED[name]
+    check(fn, make())
+
+
+VIEWS = {
+    "arange_2": lambda: torch.arange(256, dtype=torch.float32)[::2],
+    "arange_4": lambda: torch.arange(256, dtype=torch.float32)[::4],
+    "arange_2_2": lambda: torch.arange(256, dtype=torch.float32)[::2][::2],
+    "rows": lambda: R(32, 32)[::2, :],
+    "cols": lambda: R(32, 32)[:, ::2],
+    "both": lambda: R(32, 32)[::2, ::2],
+    "t_32": lambda: R(32, 32).t(),
+    "t_2048": lambda: R(2048, 2048).t(),
+    "t_64_32": lambda: R(64, 32).t(),
+    "t_5_8": lambda: R(5, 8).t(),
+    "t_3215_23": lambda: R(3215, 23).t(),
+    "t_8_128": lambda: R(8, 128).t(),
+    "t_128_8": lambda: R(128, 8).t(),
+    "cube": lambda: R(8, 8, 8)[::2, ::2, ::2],
+    "permute": lambda: R(8, 8, 8).permute(2, 0, 1),
+    "channels_last": lambda: R(2, 3, 4, 5).to(memory_format=torch.channels_last),
+    "diagonal": lambda: R(16, 16).diagonal(),
+    "as_strided": lambda: torch.as_strided(R(256), (4, 8), (16, 2)),
+    "row3": lambda: R(8, 16)[3, ::2],
+    "unsqueeze": lambda: R(8, 16)[:, ::2].unsqueeze(0),
+    "f64": lambda: R(16, 16, dtype=torch.float64)[::2, 1::3],
+    "i32": lambda: torch.randint(-9, 9, (16, 16), dtype=torch.int32).t(),
+    "expand_rows": lambda: R(1, 16).expand(8, 16),
+    "expand_3d": lambda: R(1, 1, 16).expand(4, 8, 16),
+}
+
+
+@pytest.mark.parametrize("name", sorted(VIEWS))
+def test_view_inputs(name):
+    x = VIEWS[name]()
+    check(lambda a: a * 2 + 1, x)
+
+
+def test_expanded_plus():
+    check(lambda a, b: a + b, R(1, 16).expand(8, 16), R(8, 16))
+
+
+def test_broadcasting_strided_inputs_and_scalar():
+    a, b, s = R(8, 32)[:, ::2], R(16, 8).t()[:, :1], R()
+    check(lambda x, y, z: x * y + z, a, b, s)
+
+
+def test_arange_two_outputs():
+    def f(x):
+        y = x * torch.arange(64, dtype=torch.float32).view(8, 8)
+        return y, y + 1
+    check(f, R(8, 8))
+
+
+def test_outputs_are_views():
+    check(lambda x: (x * 2).t(), R(6, 10))
+
+
+def test_in_place():
+    def f(x, y):
+        x.mul_(2)
+        return x + y
+    x, y = R(16), R(16)
+    x2 = x.clone()
+    n = at.fallbacks()
+    out, code = compiled_code(f, x, y)
+    ref = f(x2, y)
+    torch.testing.assert_close(out, ref)
+    torch.testing.assert_close(x, x2)  # the input was written in place
+    assert at.fallbacks() == n and "athene_runtime.load(" in code and "cpp_fused" not in code
+
+
+# ---- permutations and transposes
+
+PERMS3 = [(0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0)]
+
+
+@pytest.mark.parametrize("shape", [(2, 8, 16), (2, 32, 32), (2, 8, 2048), (2, 1152, 1024), (2, 1152, 2048)])
+@pytest.mark.parametrize("perm", PERMS3)
+def test_permute_contiguous(shape, perm):
+    code = check(lambda x: x.permute(*perm).contiguous(), R(*shape))
+    assert code.count("athene_runtime.load(") == 1
+
+
+@pytest.mark.parametrize("shape", [(10000, 2), (2, 10000), (8, 128), (128, 8), (3, 256), (2, 32)])
+def test_transpose(shape):
+    check(lambda x: x.t().contiguous(), R(*shape))
+
+
+def test_4d_perms():
+    import itertools
+    x = R(2, 4, 128, 2048)
+    for perm in list(itertools.permutations(range(4)))[1:]:
+        check(lambda a: a.permute(*perm).contiguous(), x)
+
+
+# ---- gathers, pad, cat
+
+def test_gather_negative_indices():
+    x, idx = R(16), torch.tensor([0, 3, -1, -16, 15, 7])
+    check(lambda a, i: a[i] * 2, x, idx)
+
+
+def test_gather_rows():
+    x, idx = R(16, 8), torch.tensor([1, -2, 5, 5, 0])
+    check(lambda a, i: a[i, :] + 1, x, idx)
+
+
+@pytest.mark.parametrize("shape,n", [((256, 64), 32), ((256, 100), 32), ((2048, 128), 64), ((256, 64), 1)])
+def test_embedding(shape, n):
+    table, idx = R(*shape), torch.randint(0, shape[0], (n,))
+    check(lambda t, i: F.embedding(i, t), table, idx)
+
+
+def test_embedding_duplicates_bias_scale():
+    table, idx = R(256, 64), torch.tensor([3, 3, 7, 3] * 8)
+    bias, scale = R(32, 64), R(64)
+    check(lambda t, i, b, s: (F.embedding(i, t) + b) * s, table, idx, bias, scale)
+
+
+def test_two_gathers():
+    a, b = R(64, 32), R(20, 32)
+    ia, ib = torch.randint(-64, 64, (10,)), torch.randint(0, 20, (10,), dtype=torch.int32)
+    check(lambda x, y, i, j: x[i] + y[j], a, b, ia, ib)
+
+
+def test_index_select_dim1():
+    x, idx = R(16, 64), torch.tensor([0, 63, 5, 5, 30])
+    check(lambda a, i: torch.index_select(a, 1, i) * 2, x, idx)
+
+
+def test_torch_gather_last_dim():
+    x, idx = R(4, 16), torch.randint(0, 16, (4, 5))
+    check(lambda a, i: torch.gather(a, -1, i) + 1, x, idx)
+    f = torch.compile(lambda a, i: torch.gather(a, -1, i) + 1, backend="athene")
+    with pytest.raises(athene.RunError, match=r"index 16 out of range for dim 1"):
+        f(x, torch.full((4, 5), 16))
+
+
+def test_zero_size():
+    x, y = R(0, 4), R(3, 4)
+    n = at.fallbacks()
+    out, code = compiled_code(lambda a, b: (a * 2, b + 1), x, y)
+    torch.testing.assert_close(out, (x * 2, y + 1))
+    assert at.fallbacks() == n and "athene_runtime.load(" in code and "cpp_fused" not in code
+
+
+def test_complex_real_view():
+    check(lambda a: a.real * 2 + a.imag, torch.randn(8, dtype=torch.complex64))
+
+
+def test_gather_out_of_range_raises():
+    x = R(16, 8)
+    f = torch.compile(lambda a, i: a[i] * 2, backend="athene")
+    f(x, torch.tensor([1, 2]))
+    with pytest.raises(athene.RunError, match=r"index 16 out of range for dim 0 of 'arg\d+_1' \(size 16"):
+        f(x, torch.tensor([1, 16]))
+    with pytest.raises(athene.RunError, match=r"out of range for dim 0"):
+        f(x, torch.tensor([-17, 0]))
+
+
+def test_take_flat_index():
+    x = R(3, 3)
+    check(lambda a, i: torch.take(a, i), x, torch.tensor([6, 3, 3, -9]))
+    f = torch.compile(lambda a, i: torch.take(a, i), backend="athene")
+    with pytest.raises(athene.RunError, match=r"flat offset 9 .* out of range for the storage of 'arg\d+_1' \(9 elements\)"):
+        f(x, torch.tensor([6, 9]))
+
+
+def test_index_select_out_of_range_raises():
+    x = R(4, 64)
+    f = torch.compile(lambda a, i: torch.index_select(a, 1, i) + 1, backend="athene")
+    with pytest.raises(athene.RunError, match=r"index 64 out of range for dim 1"):
+        f(x, torch.tensor([0, 64]))
+
+
+def test_pad_cat_flip_roll():
+    x, y = R(3, 4), R(3, 5)
+    check(lambda a: F.pad(a, (1, 2)), x)
+    check(lambda a, b: torch.cat([a, b], 1) * 2, x, y)
+    check(lambda a: torch.flip(a, [1]) + 1, x)
+    check(lambda a: torch.roll(a, 3, 1) * 2, R(4, 16))
+
+
+def test_reflect_pad_take_and_max_pool_with_indices():
+    check(lambda a: F.pad(a, (3, 2), mode="reflect"), R(2, 3, 20))
+    check(lambda a: torch.take(a, torch.tensor([0, 5, -1, 11])), R(3, 4))
+    check(lambda a: F.max_pool2d(a, 3, 2, ceil_mode=True, return_indices=True), R(1, 2, 7, 9))
+
+
+def test_rope_halves_and_interleaved():
+    x, cos, sin = R(8, 64), R(8, 32), R(8, 32)
+
+    def halves(x, c, s):
+        x1, x2 = x[..., :32], x[..., 32:]
+        return torch.cat([x1 * c - x2 * s, x2 * c + x1 * s], -1)
+
+    def interleaved(x, c, s):
+        x1, x2 = x[..., 0::2], x[..., 1::2]
+        return torch.stack([x1 * c - x2 * s, x1 * s + x2 * c], -1).flatten(-2)
+
+    check(halves, x, cos, sin)
+    check(interleaved, x, cos, sin)
+
+
+# ---- reductions and norms
+
+@pytest.mark.parametrize("n", [16, 1024, 2048])
+def test_full_reductions(n):
+    x = R(n)
+    check(lambda a: (a.sum(), a.max(), a.min()), x)
+    check(lambda a: (a * 0.1 + 1).prod(), x, rtol=1e-4, atol=1e-5)
+
+
+def test_axis_sums():
+    check(lambda a: (a.sum(0), a.sum(1)), R(8, 8))
+    check(lambda a: a.sum((0, 2)), R(4, 5, 6))
+
+
+def test_arg_and_bool_reductions():
+    x = R(12, 40)
+    check(lambda a: (a.argmax(-1), a.argmin(0), (a > 1).any(-1), (a > -3).all(1)), x)
+
+
+def test_reductions_over_one_and_no_elements():
+    check(lambda a: (a.argmax(1), (a > 0).any(1), a.sum(1) + a.amax(1)), R(4, 1))
+    check(lambda a: a.argmin(), R(1))
+    check(lambda a: a.sum(0), R(0, 3))
+    check(lambda a: a.prod(1), R(3, 0))
+
+
+@pytest.mark.parametrize("shape", [(32, 64), (2048, 64)])
+def test_softmax(shape):
+    check(lambda a: torch.softmax(a, -1), R(*shape))
+
+
+@pytest.mark.parametrize("shape", [(32, 64), (2048, 64)])
+def test_norms(shape):
+    w, b = R(shape[-1]), R(shape[-1])
+
+    def rms(x, w):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w
+
+    check(rms, R(*shape), w)
+    check(lambda x, w, b: F.layer_norm(x, (shape[-1],), w, b), R(*shape), w, b, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("n", [64, 2048])
+def test_var_mean(n):
+    check(lambda a: torch.var_mean(a, -1, keepdim=True), R(4, n), rtol=1e-4, atol=1e-5)
+
+
+def test_masked_softmax():
+    x, m = R(8, 16), torch.rand(8, 16) > 0.3
+    check(lambda a, mask: torch.softmax(a.masked_fill(~mask, float("-inf")), -1), x, m)
+
+
+def test_mlp_and_training_step():
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(32, 32), torch.nn.ReLU(), torch.nn.Linear(32, 32), torch.nn.GELU(),
+                                torch.nn.Linear(32, 32), torch.nn.LayerNorm(32))
+    x = R(16, 32)
+    check(model, x, rtol=1e-4, atol=1e-4)
+    before = at.stats()
+    torch._dynamo.reset()
+    xg = x.clone().requires_grad_(True)
+    loss = torch.compile(lambda a: (torch.tanh(a) * a.sigmoid()).sum(), backend="athene")(xg)
+    loss.backward()
+    ref = torch.func.grad(lambda a: (torch.tanh(a) * a.sigmoid()).sum())(x)
+    torch.testing.assert_close(xg.grad, ref)
+    assert at.stats()["fallbacks"] == before["fallbacks"]
+    assert at.stats()["kernels_written"] >= before["kernels_written"] + 2  # forward and backward
+
+
+# ---- models
+
+class GPTBlock(nn.Module):
+    """nanoGPT's transformer block: pre-norm causal self-attention and a GELU MLP."""
+
+    def __init__(self, d=64, heads=4, seq=32):
+        super().__init__()
+        self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
+        self.attn, self.proj = nn.Linear(d, 3 * d), nn.Linear(d, d)
+        self.fc, self.out = nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
+        self.heads = heads
+        self.register_buffer("mask", torch.tril(torch.ones(seq, seq)).view(1, 1, seq, seq))
+
+    def forward(self, x):
+        B, T, C = x.shape
+        q, k, v = self.attn(self.ln1(x)).split(C, dim=2)
+        q, k, v = (t.view(B, T, self.heads, C // self.heads).transpose(1, 2) for t in (q, k, v))
+        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
+        att = att.masked_fill(self.mask[:, :, :T, :T] == 0, float("-inf")).softmax(-1)
+        y = (att @ v).transpose(1, 2).contiguous().view(B, T, C)
+        x = x + self.proj(y)
+        return x + self.out(F.gelu(self.fc(self.ln2(x))))
+
+
+class RMSNorm(nn.Module):
+    def __init__(self, d, eps=1e-6):
+        super().__init__()
+        self.w, self.eps = nn.Parameter(torch.randn(d)), eps
+
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.w
+
+
+def rope(x, cos, sin):
+    x1, x2 = x[..., : x.shape[-1] // 2], x[..., x.shape[-1] // 2:]
+    return x * cos + torch.cat([-x2, x1], -1) * sin
+
+
+class LlamaLayer(nn.Module):
+    """A Llama decoder layer: RMSNorm, attention with RoPE and a causal mask, SwiGLU FFN."""
+
+    def __init__(self, d=64, heads=2, ffn=256, seq=32):
+        super().__init__()
+        self.n1, self.n2 = RMSNorm(d), RMSNorm(d)
+        self.q, self.k, self.v, self.o = (nn.Linear(d, d, bias=False) for _ in range(4))
+        self.gate, self.up = nn.Linear(d, ffn, bias=False), nn.Linear(d, ffn, bias=False)
+        self.down = nn.Linear(ffn, d, bias=False)
+        self.heads, hd = heads, d // heads
+        inv = 1.0 / (10000 ** (torch.arange(0, hd, 2).float() / hd))
+        f = torch.outer(torch.arange(seq).float(), inv)
+        emb = torch.cat([f, f], -1)
+        self.register_buffer("cos", emb.cos())
+        self.register_buffer("sin", emb.sin())
+
+    def forward(self, x):
+        B, T, C = x.shape
+        h = self.n1(x)
+        q, k, v = (p(h).view(B, T, self.heads, -1).transpose(1, 2) for p in (self.q, self.k, self.v))
+        q, k = rope(q, self.cos[:T], self.sin[:T]), rope(k, self.cos[:T], self.sin[:T])
+        att = (q @ k.transpose(-2, -1)) / math.sqrt(q.shape[-1])
+        mask = torch.ones(T, T, dtype=torch.bool).tril()
+        att = att.masked_fill(~mask, float("-inf")).softmax(-1)
+        x = x + self.o((att @ v).transpose(1, 2).reshape(B, T, C))
+        h = self.n2(x)
+        return x + self.down(F.silu(self.gate(h)) * self.up(h))
+
+
+class Llama(nn.Module):
+    def __init__(self, layers=4, vocab=128, d=64, embed=False):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, d) if embed else None
+        self.layers = nn.ModuleList(LlamaLayer(d) for _ in range(layers))
+        self.norm, self.head = RMSNorm(d), nn.Linear(d, vocab, bias=False)
+
+    def forward(self, x):
+        if self.emb is not None:
+            x = self.emb(x)
+        for layer in self.layers:
+            x = layer(x)
+        return self.head(self.norm(x))
+
+
+@pytest.mark.parametrize("name", ["gpt_block", "llama_layer", "llama_4_layers", "llama_embedding"])
+def test_models(name):
+    torch.manual_seed(0)
+    model, x = {
+        "gpt_block": lambda: (GPTBlock(), R(2, 32, 64)),
+        "llama_layer": lambda: (LlamaLayer(), R(2, 32, 64)),
+        "llama_4_layers": lambda: (Llama(), R(2, 32, 64)),
+        "llama_embedding": lambda: (Llama(embed=True), torch.randint(0, 128, (2, 32))),
+    }[name]()
+    with torch.no_grad():
+        check(model.eval(), x, rtol=1e-4, atol=1e-4)
+
+
+class ConvBlock(nn.Module):
+    """A residual block of two 3x3 convolutions with batch norm (convolutions run in aten; the
+    layout copies around them, batch norm, the residual add and the pooling in athene)."""
+
+    def __init__(self, c=8):
+        super().__init__()
+        self.c1, self.b1 = nn.Conv2d(c, c, 3, padding=1), nn.BatchNorm2d(c)
+        self.c2, self.b2 = nn.Conv2d(c, c, 3, padding=1), nn.BatchNorm2d(c)
+
+    def forward(self, x):
+        y = torch.relu(self.b1(self.c1(x)))
+        return torch.relu(x + self.b2(self.c2(y))).mean((2, 3))
+
+
+@pytest.mark.parametrize("channels_last", [False, True])
+def test_conv_block(channels_last):
+    torch.manual_seed(0)
+    model, x = ConvBlock().eval(), R(2, 8, 10, 10)
+    if channels_last:
+        x = x.to(memory_format=torch.channels_last)
+    with torch.no_grad():
+        check(model, x, rtol=1e-4, atol=1e-4)
+
+
+def test_conv_block_training_step():
+    """Batch norm in training mode: batch statistics, and the running statistics updated in
+    place, forward and backward through athene."""
+    torch.manual_seed(0)
+    model, x = ConvBlock(), R(2, 8, 10, 10)
+    ref = ConvBlock()
+    ref.load_state_dict(model.state_dict())
+    before = at.stats()
+    torch._dynamo.reset()
+    xa, xr = x.clone().requires_grad_(True), x.clone().requires_grad_(True)
+    torch.compile(model, backend="athene")(xa).sum().backward()
+    ref(xr).sum().backward()
+    torch.testing.assert_close(xa.grad, xr.grad, rtol=1e-4, atol=1e-4)
+    torch.testing.assert_close(model.b1.running_mean, ref.b1.running_mean)
+    torch.testing.assert_close(model.b2.running_var, ref.b2.running_var)
+    assert at.fallbacks() == before["fallbacks"] and at.stats()["calls"] > before["calls"]
+
+
+def test_gpt_block_training_step():
+    torch.manual_seed(0)
+    model, x = GPTBlock(), R(2, 32, 64)
+    ref = GPTBlock()
+    ref.load_state_dict(model.state_dict())
+    before = at.stats()
+    torch._dynamo.reset()
+    with inductor_config.patch(fx_graph_cache=False):
+        out, codes = run_and_get_code(lambda: torch.compile(model, backend="athene")(x).square().mean().backward())
+    ref(x).square().mean().backward()
+    for (name, p), q in zip(model.named_parameters(), ref.parameters()):
+        torch.testing.assert_close(p.grad, q.grad, rtol=1e-4, atol=1e-5, msg=name)
+    code = "\n".join(codes)
+    assert at.fallbacks() == before["fallbacks"] and "cpp_fused" not in code
+    assert code.count("athene_runtime.load(") >= 10  # forward and backward kernels
+
+
+# ---- dynamic shapes
+
+DYNAMIC = {
+    "transpose": (lambda a: (a.t() * 2).contiguous() + 1, [(6, 10), (7, 3), (12, 5)]),
+    "softmax": (lambda a: torch.softmax(a, -1), [(4, 10), (6, 7), (3, 33)]),
+    "slice": (lambda a: a[:, 1:-1] * 2, [(4, 10), (6, 7), (3, 33)]),  # Max(1, ps0) in the store
+    "sum0": (lambda a: a.sum(0) + 1, [(4, 10), (6, 7), (3, 33)]),
+    "permute": (lambda a: a.permute(2, 0, 1).contiguous(), [(2, 3, 4), (3, 5, 2), (4, 4, 4)]),
+    "pad": (lambda a: F.pad(a, (1, 2)), [(4, 10), (6, 7), (5, 5)]),
+    "layer_norm": (lambda a: F.layer_norm(a, a.shape[-1:]), [(4, 10), (6, 7), (3, 33)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DYNAMIC))
+def test_dynamic_shapes(name):
+    """dynamic=True: size symbols become athene size symbols; one kernel serves every size."""
+    fn, shapes = DYNAMIC[name]
+    before = at.stats()
+    torch._dynamo.reset()
+    with inductor_config.patch(fx_graph_cache=False):
+        f = torch.compile(fn, backend="athene", dynamic=True)
+        for shape in shapes:
+            x = R(*shape)
+            torch.testing.assert_close(f(x), fn(x))
+    after = at.stats()
+    assert after["fallbacks"] == before["fallbacks"]
+    assert after["kernels_written"] == before["kernels_written"] + 1
+    assert after["calls"] == before["calls"] + len(shapes)
+
+
+def test_dynamic_gather():
+    fn = lambda a, i: a[i] * 2  # noqa: E731
+    before = at.stats()
+    torch._dynamo.reset()
+    with inductor_config.patch(fx_graph_cache=False):
+        f = torch.compile(fn, backend="athene", dynamic=True)
+        for n in (10, 20, 7):
+            a, i = R(n, 8), torch.randint(-n, n, (5,))
+            torch.testing.assert_close(f(a, i), fn(a, i))
+        with pytest.raises(athene.RunError, match=r"index 7 out of range for dim 0"):
+            f(R(7, 8), torch.tensor([0, 7]))
+    assert at.stats()["fallbacks"] == before["fallbacks"]
+    assert at.stats()["kernels_written"] == before["kernels_written"] + 1
+
+
+def test_one_function_many_sizes():
+    """One compiled function called on (64,) ... (1024,): Dynamo recompiles (the second size
+    with dynamic shapes), every kernel through athene."""
+    fn = lambda a: a * 2 + 1  # noqa: E731
+    before = at.stats()
+    torch._dynamo.reset()
+    f = torch.compile(fn, backend="athene")
+    sizes = (64, 128, 256, 512, 1024)
+    for n in sizes:
+        x = R(n)
+        torch.testing.assert_close(f(x), fn(x))
+    after = at.stats()
+    assert after["fallbacks"] == before["fallbacks"]
+    assert after["calls"] == before["calls"] + len(sizes)
+
+
+# ---- the backend next to the default one, fallbacks, options
+
+def test_default_backend_still_uses_cpp():
+    _, code = compiled_code(lambda a: a.sin() * 2, R(64), backend="inductor")
+    assert "cpp_fused" in code and "athene_runtime" not in code
+    code = check(lambda a: a.sin() * 2, R(64))
+    _, code = compiled_code(lambda a: a.sin() * 2, R(64), backend="inductor")
+    assert "cpp_fused" in code and "athene_runtime" not in code
+
+
+def test_cpu_backend_option_after_import():
+    _, code = compiled_code(lambda a: a.cos() + 1, R(32), backend="inductor", options={"cpu_backend": "athene"})
+    assert "athene_runtime.load(" in code and "cpp_fused" not in code
+
+
+def test_inexpressible_kernel_falls_back(caplog):
+    x = torch.randint(0, 100, (32,), dtype=torch.int32)
+    n = at.fallbacks()
+    with caplog.at_level(logging.WARNING, logger="athene.torch"):
+        out, code = compiled_code(lambda a: (a << 2) + 1, x)
+    torch.testing.assert_close(out, (x << 2) + 1)
+    assert at.fallbacks() == n + 1
+    assert "cpp_fused" in code and "athene_runtime" not in code
+    lines = [r.getMessage() for r in caplog.records if r.name == "athene.torch"]
+    assert len(lines) == 1 and "bitwise_left_shift" in lines[0], lines
+
+
+def test_backward_graph_falls_back_alone(caplog):
+    """The backward of an embedding is a scatter-add (an atomic_add store): that graph alone
+    goes to C++ when it is compiled, at the first backward; the forward stays with athene."""
+    w, idx = R(16, 8).requires_grad_(True), torch.tensor([1, 3, 3, 5])
+    f = lambda t, i: (F.embedding(i, t) * 2).sum()  # noqa: E731
+    torch._dynamo.reset()
+    before = at.stats()
+    with caplog.at_level(logging.WARNING, logger="athene.torch"), inductor_config.patch(fx_graph_cache=False):
+        out = torch.compile(f, backend="athene")(w, idx)
+        assert at.stats()["fallbacks"] == before["fallbacks"] and at.stats()["calls"] == before["calls"] + 1
+        out.backward()
+    assert at.fallbacks() == before["fallbacks"] + 1
+    lines = [r.getMessage() for r in caplog.records if r.name == "athene.torch"]
+    assert len(lines) == 1 and "atomic_add" in lines[0], lines
+    ref = torch.zeros(16, 8)
+    ref.index_add_(0, idx, torch.full((4, 8), 2.0))
+    torch.testing.assert_close(w.grad, ref)
+
+
+def test_options_threads_and_explain(caplog):
+    t = athene.threads()
+    try:
+        with caplog.at_level(logging.WARNING, logger="athene.torch"):
+            out, code = compiled_code(lambda a: a.t().contiguous(), R(8, 16), options={"threads": 1,
+                                                                                       "explain": True})
+        assert athene.threads() == 1
+    finally:
+        athene.set_threads(t)
+    text = "\n".join(r.getMessage() for r in caplog.records)
+    assert "athene explain" in text and "plan" in text
+
+
+EXPLAINED = {  # what athene's analysis makes of the load of the input, in `athene explain`
+    "permute": (lambda a: a.permute(2, 1, 0).contiguous(), (R(3, 5, 7),), "permute (2, 1, 0)"),
+    "pad": (lambda a: F.pad(a, (1, 2)), (R(3, 4),), "index [:, : pad (1, 2)]"),
+    "embedding": (lambda t, i: t[i] * 2, (R(64, 32), torch.tensor([1, -2, 3])), "row gather"),
+    "index_select_dim1": (lambda t, i: torch.index_select(t, 1, i), (R(16, 64), torch.tensor([1, 2])),
+                          "index [:, wrap("),
+    "slice": (lambda a: a[:, 5::2] * 2, (R(4, 480),), "strided, sliced"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXPLAINED))
+def test_explain_sees_views_and_row_gathers(name, caplog):
+    fn, args, want = EXPLAINED[name]
+    with caplog.at_level(logging.WARNING, logger="athene.torch"):
+        out, code = compiled_code(fn, *args, options={"explain": True})
+    torch.testing.assert_close(out, fn(*args))
+    text = "\n".join(r.getMessage() for r in caplog.records if r.name == "athene.torch")
+    assert want in text, text
+    assert "element gather" not in text, text
+
+
+def test_explain_function():
+    f = lambda a, t, i: (a.t().contiguous(), t[i] + 1)  # noqa: E731
+    args = (R(8, 16), R(64, 32), torch.tensor([3, -1]))
+    f_compiled = torch.compile(f, backend="athene")
+    f_compiled(*args)  # compiled before: explain compiles anew all the same
+    text = at.explain(f, *args)
+    assert text.count("kernel athene_kernel_") == 4  # each kernel's source and its explain
+    assert "permute (1, 0)" in text and "row gather" in text and "plan" in text
+
+
+def test_fx_graph_cache_hit_reloads_kernels():
+    torch._dynamo.reset()
+    f = lambda a: a.exp() * 3  # noqa: E731
+    x = R(40)
+    torch.compile(f, backend="athene")(x)
+    loaded = at.stats()["kernels_loaded"]
+    written = at.stats()["kernels_written"]
+    torch._dynamo.reset()
+    torch.testing.assert_close(torch.compile(f, backend="athene")(x), f(x))
+    assert at.stats()["kernels_written"] == written  # a cache hit: no codegen
+    assert at.stats()["kernels_loaded"] > loaded  # the cached wrapper compiled its kernel itself
+
+
+def test_entry_point_without_import(tmp_path):
+    """What `pip install ./python` declares: the name works with no import of athene.torch."""
+    import tomllib
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, "..", "pyproject.toml"), "rb") as fp:
+        eps = tomllib.load(fp)["project"]["entry-points"]["torch_dynamo_backends"]
+    assert eps == {"athene": "athene.torch:backend"}
+    dist = tmp_path / "athene_ep-0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: athene-ep\nVersion: 0\n")
+    (dist / "entry_points.txt").write_text("[torch_dynamo_backends]\nathene = athene.torch:backend\n")
+    prog = textwrap.dedent("""
+        import sys, torch
+        x = torch.randn(16)
+        y = torch.compile(lambda a: a * 2 + 1, backend="athene")(x)
+        torch.testing.assert_close(y, x * 2 + 1)
+        import athene.torch
+        assert athene.torch.stats()["calls"] == 1, athene.torch.stats()
+        print("ok")
+    """)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path)] + sys.path),
+               TORCHINDUCTOR_CACHE_DIR=str(tmp_path / "cache"))
+    r = subprocess.run([sys.executable, "-c", prog], env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr[-3000:]
+
+
+def test_import_athene_without_torch_backend():
+    r = subprocess.run([sys.executable, "-c", "import sys, athene; assert 'athene.torch' not in sys.modules; "
+                        "assert 'torch' not in sys.modules; print('ok')"], capture_output=True, text=True,
+                       env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)), timeout=120)
+    assert r.stdout.strip() == "ok", r.stderr[-2000:]
