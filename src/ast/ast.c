@@ -35,14 +35,14 @@ void dump_node(Buf *b, const Node *n)
 	case N_UNARY:
 	case N_BINARY:
 	case N_OP:
-		if (n->op >= OP_ADD && n->op <= OP_OR && n->nargs == 2) {
+		if (n->nargs == 2 && op_info[n->op].name[0] < 'a') { /* an operator, not a function */
 			buf_putc(b, '(');
 			dump_node(b, n->args[0]);
 			buf_printf(b, " %s ", op_info[n->op].name);
 			dump_node(b, n->args[1]);
 			buf_putc(b, ')');
-		} else if (n->op == OP_NEG || n->op == OP_NOT) {
-			buf_printf(b, n->op == OP_NEG ? "-" : "!");
+		} else if (n->op == OP_NEG || n->op == OP_NOT || n->op == OP_BNOT) {
+			buf_printf(b, n->op == OP_NEG ? "-" : op_info[n->op].name);
 			dump_node(b, n->args[0]);
 		} else {
 			buf_printf(b, "%s", op_info[n->op].name);

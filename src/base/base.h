@@ -313,7 +313,7 @@ enum {
 #undef X
 	R_NONE
 };
-enum { K_ARITH, K_TDIV, K_FLOOR, K_CMP, K_LOGIC, K_FLOAT, K_SAME, K_PRED, K_WHERE, K_WRAP };
+enum { K_ARITH, K_TDIV, K_FLOOR, K_CMP, K_LOGIC, K_BIT, K_SHIFT, K_FLOAT, K_SAME, K_PRED, K_WHERE, K_WRAP };
 extern const struct OpInfo {
 	const char *name;
 	int arity, kind;
@@ -353,6 +353,10 @@ Val val_op(int op, DType t, const Val *v);
 /* A one-argument float op in double, before the dtype's rounding (what
  * val_op computes for it). */
 double val_fop1(int op, double x);
+/* The value of dtype 'to' whose bits are v's in dtype 'from' (of the same
+ * size): a NaN is stored as its dtype stores it (the quiet NaN of its
+ * sign for f16 and bf16). */
+Val val_bitcast(Val v, DType from, DType to);
 /* A reduction's running state: NumPy's order-free semantics for max/min
  * (NaN wins) and argmax/argmin (first occurrence); float sums accumulate in
  * double and round once at the end. */

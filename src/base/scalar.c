@@ -8,6 +8,7 @@
  * Floats are held as doubles already rounded to their dtype (f16, bf16 and
  * f32 arithmetic is rounded after every op); integers as int64 wrapped to
  * their dtype. */
+#define _DEFAULT_SOURCE /* lgamma_r: lgamma writes the global signgam, and threads call this */
 #include <math.h>
 #include <string.h>
 
@@ -135,6 +136,7 @@ static double fop2(int op, double a, double b)
 	case OP_MIN: return isnan(a) || isnan(b) ? NAN : a < b ? a : b;
 	case OP_MAX: return isnan(a) || isnan(b) ? NAN : a > b ? a : b;
 	case OP_ATAN2: return atan2(a, b);
+	case OP_HYPOT: return hypot(a, b);
 	}
 	die("bad float op");
 }
@@ -184,6 +186,147 @@ static int64_t iop2(int op, int64_t a, int64_t b)
 	die("bad int op");
 }
 
+/* erfinv(y) in double: Giles' single-precision approximation ("Approximating
+ * the erfinv function", GPU Computing Gems, 2011), then Newton steps on
+ * erf(x) - y, on erfc(x) - (1 - |y|) where |y| > 0.5 (1 - |y| is exact
+ * there, and erf(x) near 1 would lose it). */
+static double erfinv(double y)
+{
+	if (isnan(y) || y < -1 || y > 1)
+		return NAN;
+	if (y == 1 || y == -1)
+		return copysign(INFINITY, y);
+	if (y == 0)
+		return y;
+	double a = fabs(y), w = -log((1 - a) * (1 + a)), p;
+	if (w < 5) {
+		w -= 2.5;
+		p = 2.81022636e-08;
+		p = 3.43273939e-07 + p * w;
+		p = -3.5233877e-06 + p * w;
+		p = -4.39150654e-06 + p * w;
+		p = 0.00021858087 + p * w;
+		p = -0.00125372503 + p * w;
+		p = -0.00417768164 + p * w;
+		p = 0.246640727 + p * w;
+		p = 1.50140941 + p * w;
+	} else {
+		w = sqrt(w) - 3;
+		p = -0.000200214257;
+		p = 0.000100950558 + p * w;
+		p = 0.00134934322 + p * w;
+		p = -0.00367342844 + p * w;
+		p = 0.00573950773 + p * w;
+		p = -0.0076224613 + p * w;
+		p = 0.00943887047 + p * w;
+		p = 1.00167406 + p * w;
+		p = 2.83297682 + p * w;
+	}
+	double x = p * a;
+	for (int i = 0; i < 3; i++) {
+		double d = 2 / sqrt(M_PI) * exp(-x * x); /* erf'(x) */
+		double r = a > 0.5 ? -(erfc(x) - (1 - a)) : erf(x) - a;
+		if (d == 0 || !isfinite(r / d))
+			break;
+		x -= r / d;
+	}
+	return copysign(x, y);
+}
+
+/* digamma(x), Cephes' psi as PyTorch's CPU kernel computes it: 0 gives
+ * -inf (-0.0: +inf), negative integers and -inf NaN, negative x the
+ * reflection psi(1 - x) - pi / tan(pi x), then the recurrence up to 10 and
+ * the asymptotic series. */
+static double digamma(double x)
+{
+	static const double A[] = {8.33333333333333333333E-2, -2.10927960927960927961E-2, 7.57575757575757575758E-3,
+	                           -4.16666666666666666667E-3, 3.96825396825396825397E-3, -8.33333333333333333333E-3,
+	                           8.33333333333333333333E-2};
+	if (x == 0)
+		return copysign(INFINITY, -x);
+	if (x < 0) {
+		if (x == trunc(x))
+			return NAN;
+		double q, r = modf(x, &q);
+		return digamma(1 - x) - M_PI / tan(M_PI * r);
+	}
+	double res = 0;
+	while (x < 10) {
+		res -= 1 / x;
+		x += 1;
+	}
+	if (x == 10)
+		return res + 2.25175258906672110764;
+	double y = 0;
+	if (x < 1.0e17) {
+		double z = 1 / (x * x), p = A[0];
+		for (int i = 1; i < 7; i++)
+			p = p * z + A[i];
+		y = z * p;
+	}
+	return res + log(x) - 0.5 / x - y;
+}
+
+static double lgamma1(double x)
+{
+	int sign;
+	return lgamma_r(x, &sign);
+}
+
+/* The next value of float dtype t after a toward b, on the bits (f16 and
+ * bf16 have no libm function). */
+static double nextafter_dt(DType t, double a, double b)
+{
+	if (isnan(a) || isnan(b))
+		return NAN;
+	if (a == b)
+		return b;
+	if (t == ATHENE_F64)
+		return nextafter(a, b);
+	uint64_t u = 0;
+	dt_store_f(&u, t, 0, a);
+	uint64_t sign = (uint64_t)1 << (dt_bits(t) - 1);
+	if (a == 0)
+		u = 1 | (b < 0 ? sign : 0); /* the smallest subnormal toward b */
+	else if ((a < b) == (a > 0))
+		u++; /* away from zero */
+	else
+		u--;
+	return dt_load_f(&u, t, 0);
+}
+
+/* x << c and x >> c at integer dtype t (x and c of t), as PyTorch computes
+ * them on the CPU: a count outside [0, bits of t) shifts every bit out, so
+ * << gives 0 and >> the sign (-1 for a negative x, else 0); >> is
+ * arithmetic (floor division by 2^c), << wraps. */
+static int64_t shift(int op, DType t, int64_t x, int64_t c)
+{
+	if (c < 0 || c >= dt_bits(t))
+		return op == OP_SHL || x >= 0 ? 0 : -1;
+	return op == OP_SHL ? (int64_t)((uint64_t)x << c) : x >> c;
+}
+
+static int64_t bitop(int op, DType t, int64_t a, int64_t b)
+{
+	switch (op) {
+	case OP_BAND: return a & b;
+	case OP_BOR: return a | b;
+	case OP_BXOR: return a ^ b;
+	case OP_BNOT: return t == ATHENE_BOOL ? !a : ~a;
+	}
+	return shift(op, t, a, b);
+}
+
+Val val_bitcast(Val v, DType from, DType to)
+{
+	uint64_t u = 0;
+	if (dt_is_float(from))
+		dt_store_f(&u, from, 0, v.f);
+	else
+		dt_store_i(&u, from, 0, v.i);
+	return dt_is_float(to) ? (Val){.f = dt_load_f(&u, to, 0)} : (Val){.i = dt_load_i(&u, to, 0)};
+}
+
 /* astype: float -> int truncates toward zero and saturates at the target's
  * range (NaN -> 0); float -> bool is x != 0. */
 Val val_convert(Val v, DType from, DType to)
@@ -220,6 +363,9 @@ double val_fop1(int op, double x)
 	case OP_TANH: return tanh(x);
 	case OP_SIGMOID: return 1.0 / (1.0 + exp(-x));
 	case OP_ERF: return erf(x);
+	case OP_ERFINV: return erfinv(x);
+	case OP_LGAMMA: return lgamma1(x);
+	case OP_DIGAMMA: return digamma(x);
 	}
 	die("bad float op");
 }
@@ -233,6 +379,10 @@ Val val_op(int op, DType t, const Val *v)
 		return (Val){.i = !dt_is_float(t) ? 0 : op == OP_ISNAN ? isnan(v[0].f) != 0 : isinf(v[0].f) != 0};
 	if (oi->kind == K_CMP)
 		return cmp(op, v[0], v[1], t);
+	if (oi->kind == K_BIT || oi->kind == K_SHIFT)
+		return (Val){.i = dt_wrap_int(t, bitop(op, t, v[0].i, oi->arity == 2 ? v[1].i : 0))};
+	if (op == OP_NEXTAFTER)
+		return (Val){.f = dt_is_float(t) ? nextafter_dt(t, v[0].f, v[1].f) : NAN};
 	if (op == OP_WHERE)
 		return v[0].i ? v[1] : v[2];
 	if (op == OP_WRAP)

@@ -171,6 +171,14 @@ static void type_op(Checker *ck, Node *n)
 		if (dt == ATHENE_BOOL && n->op == OP_SUB)
 			error_at(&ck->c->diag, n->sp, "subtracting booleans is not supported; use '!=' or cast to an integer");
 		break;
+	case K_BIT:
+	case K_SHIFT:
+		for (int i = 0; i < n->nargs; i++)
+			if (dt_is_float(n->args[i]->dt) || (oi->kind == K_SHIFT && n->args[i]->dt == ATHENE_BOOL))
+				error_at(&ck->c->diag, n->args[i]->sp, "'%s' takes integers%s, not %s", oi->name,
+				         oi->kind == K_BIT ? " or bools" : "", athene_dtype_name(n->args[i]->dt));
+		promote_args(n, 0, &dt, &weak);
+		break;
 	case K_TDIV:
 	case K_FLOAT:
 		promote_args(n, 0, &dt, &weak);

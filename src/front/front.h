@@ -13,7 +13,7 @@ enum {
 	/* single-character tokens use their character code */
 	T_INT = 256, T_FLOAT, T_NAME,
 	T_KERNEL, T_LET, T_TRUE, T_FALSE,
-	T_ARROW, T_EQ, T_NE, T_LE, T_GE, T_AND, T_OR, T_FLOORDIV, T_BAD,
+	T_ARROW, T_EQ, T_NE, T_LE, T_GE, T_AND, T_OR, T_FLOORDIV, T_SHL, T_SHR, T_BAD,
 };
 typedef struct {
 	int kind;

@@ -13,7 +13,7 @@ static const struct {
 	int kind;
 } puncts[] = {
 	{"->", T_ARROW}, {"==", T_EQ}, {"!=", T_NE}, {"<=", T_LE}, {">=", T_GE},
-	{"&&", T_AND}, {"||", T_OR}, {"//", T_FLOORDIV},
+	{"&&", T_AND}, {"||", T_OR}, {"//", T_FLOORDIV}, {"<<", T_SHL}, {">>", T_SHR},
 };
 
 const char *token_desc(int kind)
@@ -144,7 +144,7 @@ static bool lex_one(Lexer *l, Token *t)
 		}
 	l->pos++;
 	t->sp = span_here(l, start);
-	if (ch && strchr("()[]{},:;=+-*/%<>!.", ch)) {
+	if (ch && strchr("()[]{},:;=+-*/%<>!.&|^~", ch)) {
 		t->kind = (unsigned char)ch;
 		return true;
 	}

@@ -266,11 +266,11 @@ static Node *postfix(Parser *p)
 	return n;
 }
 
-/* unary := ('-' | '!') unary | postfix */
+/* unary := ('-' | '!' | '~') unary | postfix */
 static Node *unary(Parser *p)
 {
 	Token *t = peek(p);
-	if (t->kind == '-' || t->kind == '!') {
+	if (t->kind == '-' || t->kind == '!' || t->kind == '~') {
 		next(p);
 		enter(p, t);
 		Node *a = unary(p);
@@ -286,7 +286,7 @@ static Node *unary(Parser *p)
 			return a;
 		}
 		Node *n = new_node(p, N_UNARY, join(t->sp, a->sp));
-		n->op = t->kind == '-' ? OP_NEG : OP_NOT;
+		n->op = t->kind == '-' ? OP_NEG : t->kind == '!' ? OP_NOT : OP_BNOT;
 		n->args = arena_alloc(&p->c->arena, sizeof *n->args);
 		n->args[0] = a;
 		n->nargs = 1;
@@ -321,8 +321,12 @@ static int binop_of(int tok, int level)
 		case T_GE: return OP_GE;
 		}
 		return -1;
-	case 3: return tok == '+' ? OP_ADD : tok == '-' ? OP_SUB : -1;
-	case 4:
+	case 3: return tok == '|' ? OP_BOR : -1;
+	case 4: return tok == '^' ? OP_BXOR : -1;
+	case 5: return tok == '&' ? OP_BAND : -1;
+	case 6: return tok == T_SHL ? OP_SHL : tok == T_SHR ? OP_SHR : -1;
+	case 7: return tok == '+' ? OP_ADD : tok == '-' ? OP_SUB : -1;
+	case 8:
 		switch (tok) {
 		case '*': return OP_MUL;
 		case '/': return OP_DIV;
@@ -334,11 +338,14 @@ static int binop_of(int tok, int level)
 	return -1;
 }
 
-/* or := and ('||' and)* ; and := cmp ('&&' cmp)* ; cmp := add [CMPOP add]
- * add := mul (('+'|'-') mul)* ; mul := unary (('*'|'/'|'//'|'%') unary)* */
+/* or := and ('||' and)* ; and := cmp ('&&' cmp)* ; cmp := bor [CMPOP bor]
+ * bor := bxor ('|' bxor)* ; bxor := band ('^' band)* ; band := shift ('&' shift)*
+ * shift := add (('<<'|'>>') add)* ; add := mul (('+'|'-') mul)*
+ * mul := unary (('*'|'/'|'//'|'%') unary)*
+ * (Python's precedence, except that comparisons do not chain) */
 static Node *level(Parser *p, int lv)
 {
-	if (lv == 5)
+	if (lv == 9)
 		return unary(p);
 	Node *a = level(p, lv + 1);
 	int op;

@@ -51,7 +51,7 @@ static void analyse_regs(Em *e, const bool *check_root)
 		index[r] = x->kind == I_IVAR || (x->kind == I_CONST && !dt_is_float(x->dt) && x->c.i == (int32_t)x->c.i) ||
 		           (x->kind == I_LOAD && ep_operand(e->ps, x->operand)->prefetch);
 		if ((x->kind == I_OP || x->kind == I_CAST) && !dt_is_float(x->dt)) {
-			index[r] = true;
+			index[r] = !(x->kind == I_OP && x->op == OP_SHL); /* 1 << i leaves int32 */
 			for (int i = 0; i < x->nargs; i++)
 				index[r] &= index[x->a[i]] || p->ins[x->a[i]].dt == ATHENE_BOOL;
 		}
@@ -390,6 +390,22 @@ static void reduce(Em *e, int r)
 	buf_free(&v);
 }
 
+/* x << c and x >> c with the language's counts outside [0, bits): the
+ * shift itself only sees counts inside (a lowering may take them modulo the
+ * width), << then gives 0 and >> the sign (base/scalar.c, shift). */
+static void shift(Buf *o, const Ins *x, Buf *a)
+{
+	int bits = dt_bits(x->opdt);
+	const char *x0 = buf_str(&a[0]), *c = buf_str(&a[1]);
+	if (x->op == OP_SHL)
+		buf_printf(o, "jnp.where(((%s) >= 0) & ((%s) < %d), jnp.left_shift(%s, jnp.clip(%s, 0, %d)), 0)", c, c, bits, x0, c,
+		           bits - 1);
+	else if (dt_is_signed(x->opdt)) /* a count outside shifts by bits - 1: the sign */
+		buf_printf(o, "jnp.right_shift(%s, jnp.where(((%s) >= 0) & ((%s) < %d), %s, %d))", x0, c, c, bits, c, bits - 1);
+	else
+		buf_printf(o, "jnp.where((%s) < %d, jnp.right_shift(%s, jnp.minimum(%s, %d)), 0)", c, bits, x0, c, bits - 1);
+}
+
 static void instruction(Em *e, int r)
 {
 	const Ins *x = &e->prog->ins[r];
@@ -415,7 +431,10 @@ static void instruction(Em *e, int r)
 		Buf a[3] = {{0}, {0}, {0}}, o = {0};
 		for (int i = 0; i < x->nargs; i++)
 			ep_reg(&a[i], e, x->a[i]);
-		ep_spell(&o, op_info[x->op].jnp, a, x->nargs);
+		if (x->op == OP_SHL || x->op == OP_SHR)
+			shift(&o, x, a);
+		else
+			ep_spell(&o, op_info[x->op].jnp, a, x->nargs);
 		ep_line(e, "v%d = %s", r, buf_str(&o));
 		for (int i = 0; i < 3; i++)
 			buf_free(&a[i]);
