@@ -323,7 +323,7 @@ int plan_check_tiles(const Plan *p, Buf *err);
  * (register r is instruction r's result). Promotion, weak literals and
  * casts are resolved: every operand of an I_OP already has the dtype it
  * computes in (opdt), so a backend renders each instruction on its own. */
-enum { I_CONST, I_IVAR, I_LOAD, I_CAST, I_OP, I_REDUCE };
+enum { I_CONST, I_IVAR, I_LOAD, I_CAST, I_BITCAST, I_OP, I_REDUCE };
 typedef struct {
 	int kind;
 	int op;         /* I_OP: OP_*; I_REDUCE: R_* */

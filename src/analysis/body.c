@@ -65,6 +65,15 @@ static int cast(Builder *b, int r, DType to)
 	return emit(b, (Ins){.kind = I_CAST, .dt = to, .nargs = 1, .a = {r}, .src = x->src});
 }
 
+/* The value of dtype `to` whose bits are r's (check.c: of the same size). */
+static int bitcast(Builder *b, int r, DType to, const Node *src)
+{
+	const Ins *x = &b->p->ins[r];
+	if (x->kind == I_CONST)
+		return constant(b, to, val_bitcast(x->c, x->dt, to), src);
+	return emit(b, (Ins){.kind = I_BITCAST, .dt = to, .nargs = 1, .a = {r}, .src = src});
+}
+
 static int op(Builder *b, int o, DType dt, DType opdt, int n, const int *args, const Node *src)
 {
 	Ins ins = {.kind = I_OP, .op = o, .dt = dt, .opdt = opdt, .nargs = n, .src = src};
@@ -270,6 +279,8 @@ static int expr(Builder *b, const Node *n, const Env *env)
 		return load(b, n, env);
 	case N_CAST:
 		return cast(b, expr(b, n->args[0], env), n->dt);
+	case N_BITCAST:
+		return bitcast(b, expr(b, n->args[0], env), n->dt, n);
 	case N_OP:
 		return operation(b, n, env);
 	case N_REDUCE:
@@ -307,6 +318,7 @@ void body_print(Buf *b, const Prog *p)
 		case I_IVAR: buf_printf(b, "var %s", x->var->name); break;
 		case I_LOAD: buf_printf(b, "load operand %d", x->operand); break;
 		case I_CAST: buf_printf(b, "cast %%%d", x->a[0]); break;
+		case I_BITCAST: buf_printf(b, "bits %%%d", x->a[0]); break;
 		case I_OP: buf_printf(b, "%s.%s", op_info[x->op].name, athene_dtype_name(x->opdt)); break;
 		case I_REDUCE: buf_printf(b, "%s over scope %d of %%%d", reduce_info[x->op].name, x->inner, x->a[0]); break;
 		}

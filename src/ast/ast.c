@@ -32,6 +32,7 @@ void dump_node(Buf *b, const Node *n)
 	case N_FLAT: buf_printf(b, "%s.flat", n->name); dump_args(b, n, "[", "]"); return;
 	case N_CALL: buf_printf(b, "%s", n->name); dump_args(b, n, "(", ")"); return;
 	case N_CAST: buf_printf(b, "%s", athene_dtype_name(n->op)); dump_args(b, n, "(", ")"); return;
+	case N_BITCAST: buf_printf(b, "%s.bits", n->name); dump_args(b, n, "(", ")"); return;
 	case N_UNARY:
 	case N_BINARY:
 	case N_OP:

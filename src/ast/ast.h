@@ -17,7 +17,7 @@ typedef struct Node Node;
 enum {
 	N_INT, N_FLOAT, N_BOOL, N_NAME, N_LOAD, N_FLAT, N_CALL, N_UNARY, N_BINARY, N_REDUCE,
 	/* produced by check.c */
-	N_IVAR, N_SIZE, N_OP, N_CAST,
+	N_IVAR, N_SIZE, N_OP, N_CAST, N_BITCAST,
 };
 
 typedef struct Tensor Tensor;
@@ -26,7 +26,7 @@ typedef struct Var Var;
 struct Node {
 	int kind;
 	Span sp;
-	int op;          /* N_UNARY/N_BINARY/N_OP: OP_*; N_REDUCE: R_*; N_CAST: dtype */
+	int op;          /* N_UNARY/N_BINARY/N_OP: OP_*; N_REDUCE: R_*; N_CAST, N_BITCAST: dtype */
 	DType dt;        /* after check */
 	DType opdt;      /* N_OP: the dtype the operation computes in */
 	bool weak;       /* after check: a literal-like value (Python scalar) */

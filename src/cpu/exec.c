@@ -175,6 +175,7 @@ static void point_scope(Point *pt, int scope)
 		case I_IVAR: pt->reg[i] = (Val){.i = pt->val[x->var->id]}; break;
 		case I_LOAD: pt->reg[i] = point_load(pt, x); break;
 		case I_CAST: pt->reg[i] = val_convert(pt->reg[x->a[0]], p->ins[x->a[0]].dt, x->dt); break;
+		case I_BITCAST: pt->reg[i] = val_bitcast(pt->reg[x->a[0]], p->ins[x->a[0]].dt, x->dt); break;
 		case I_OP: {
 			const char *why;
 			Span sp;

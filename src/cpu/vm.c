@@ -810,6 +810,15 @@ static void cast_lanes(W *w, int s, const Ins *x, Val *r)
 	}
 }
 
+static void bitcast_lanes(W *w, int s, const Ins *x, Val *r)
+{
+	DType from = w->x->p->ins[x->a[0]].dt;
+	int n = w->lanes[s], dst = (int)(x - w->x->p->ins);
+	(void)r;
+	for (int i = 0; i < n; i++)
+		put(w, dst, i, val_bitcast(get(w, s, x->a[0], i), from, x->dt));
+}
+
 static void run_unit(W *w, int s);
 
 /* Sets the dims of PlanVar i in box b to the single value v. */
@@ -1316,6 +1325,7 @@ static void run_unit(W *w, int s)
 		case I_IVAR: ivar_lanes(w, s, i, r); break;
 		case I_LOAD: load_lanes(w, s, x, r); break;
 		case I_CAST: cast_lanes(w, s, x, r); break;
+		case I_BITCAST: bitcast_lanes(w, s, x, r); break;
 		case I_OP:
 			if (!op_stream(w, x, r))
 				op_lanes(w, s, x, r);

@@ -404,6 +404,26 @@ static void check_call(Checker *ck, Node *n)
 	type_op(ck, n);
 }
 
+/* D.bits(x): the D whose bits are x's, D and x's dtype of one size and
+ * neither a bool (a literal has no bits of its own). */
+static void check_bitcast(Checker *ck, Node *n)
+{
+	DType dt;
+	Node *a = n->args[0];
+	check_expr(ck, a);
+	if (athene_dtype_from_name(n->name, &dt))
+		die("a bitcast to an unknown dtype");
+	if (a->weak)
+		error_at(&ck->c->diag, a->sp, "%s.bits() of a literal, which has no dtype of its own: cast it first, as in %s.bits(%s(1))",
+		         n->name, n->name, dtype_info[dt].size == 8 ? "f64" : dtype_info[dt].size == 4 ? "f32" : "f16");
+	if (dt == ATHENE_BOOL || a->dt == ATHENE_BOOL || athene_dtype_size(dt) != athene_dtype_size(a->dt))
+		error_at(&ck->c->diag, n->sp, "%s.bits() of %s: a bitcast is between dtypes of one size (f64 i64, f32 i32, f16 bf16 i16, i8 u8)",
+		         n->name, athene_dtype_name(a->dt));
+	n->op = dt;
+	n->dt = dt;
+	n->weak = false;
+}
+
 /* A reduction or 'let' bound: an integer literal or a size symbol. */
 static Dim bound_dim(Checker *ck, Node *b, const char *what)
 {
@@ -478,6 +498,9 @@ static void check_expr(Checker *ck, Node *n)
 		break;
 	case N_REDUCE:
 		check_reduce(ck, n);
+		break;
+	case N_BITCAST:
+		check_bitcast(ck, n);
 		break;
 	default:
 		die("unexpected node in check");

@@ -235,7 +235,7 @@ static Node *primary(Parser *p)
 	return n;
 }
 
-/* postfix := primary [ '[' exprs ']' | '.' 'flat' '[' expr ']' ] */
+/* postfix := primary [ '[' exprs ']' | '.' 'flat' '[' expr ']' | '.' 'bits' '(' expr ')' ] */
 static Node *postfix(Parser *p)
 {
 	Node *n = primary(p);
@@ -244,9 +244,23 @@ static Node *postfix(Parser *p)
 			syntax(p, peek(p), "an operator");
 		enter(p, peek(p));
 		if (accept(p, '.')) {
-			Token *f = expect(p, T_NAME, "'flat' after '.'");
+			Token *f = expect(p, T_NAME, "'flat' or 'bits' after '.'");
+			DType dt;
+			if (!strcmp(f->name, "bits") && !athene_dtype_from_name(n->name, &dt)) {
+				/* i32.bits(x): the i32 whose bits are x's */
+				expect(p, '(', "'(' after '.bits'");
+				n->kind = N_BITCAST;
+				n->args = expr_list(p, ')', &n->nargs);
+				if (n->nargs != 1)
+					error_at(&p->c->diag, n->sp, "'%s.bits' takes 1 argument, not %d", n->name, n->nargs);
+				n->sp = join(n->sp, p->t[p->pos - 1].sp);
+				p->depth--;
+				return deep(p, n);
+			}
+			if (!strcmp(f->name, "bits"))
+				error_at(&p->c->diag, f->sp, "'.bits' follows a dtype: write i32.bits(x)");
 			if (strcmp(f->name, "flat"))
-				error_at(&p->c->diag, f->sp, "unknown attribute '.%s' (only '.flat' exists)", f->name);
+				error_at(&p->c->diag, f->sp, "unknown attribute '.%s' (only '.flat' and a dtype's '.bits' exist)", f->name);
 			expect(p, '[', "'[' after '.flat'");
 			n->kind = N_FLAT;
 			n->args = expr_list(p, ']', &n->nargs);

@@ -298,6 +298,8 @@ static Val eval(Interp *in, Node *n)
 		return load(in, n);
 	case N_CAST:
 		return val_convert(eval(in, n->args[0]), n->args[0]->dt, n->dt);
+	case N_BITCAST:
+		return val_bitcast(eval(in, n->args[0]), n->args[0]->dt, n->dt);
 	case N_OP:
 		return eval_op(in, n);
 	case N_REDUCE:

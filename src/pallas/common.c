@@ -132,6 +132,21 @@ void ep_map_var(Buf *b, const PlanStmt *ps, const Var *v, bool pid)
 	buf_printf(b, "0");
 }
 
+/* x << c and x >> c with the language's counts outside [0, bits): the
+ * shift itself only sees counts inside (a lowering may take them modulo the
+ * width), << then gives 0 and >> the sign (base/scalar.c, shift). */
+void ep_shift(Buf *o, int op, DType t, const char *x0, const char *c)
+{
+	int bits = dt_bits(t);
+	if (op == OP_SHL)
+		buf_printf(o, "jnp.where(((%s) >= 0) & ((%s) < %d), jnp.left_shift(%s, jnp.clip(%s, 0, %d)), 0)", c, c, bits, x0, c,
+		           bits - 1);
+	else if (dt_is_signed(t)) /* a count outside shifts by bits - 1: the sign */
+		buf_printf(o, "jnp.right_shift(%s, jnp.where(((%s) >= 0) & ((%s) < %d), %s, %d))", x0, c, c, bits, c, bits - 1);
+	else
+		buf_printf(o, "jnp.where((%s) < %d, jnp.right_shift(%s, jnp.minimum(%s, %d)), 0)", c, bits, x0, c, bits - 1);
+}
+
 /* An index expression from the AST (a gathered subscript): in an index map
  * from the prefetched refs; in the kernel from the body's registers. */
 void ep_node_expr(Buf *b, SymCtx *c, const Node *n)
@@ -179,7 +194,10 @@ void ep_node_expr(Buf *b, SymCtx *c, const Node *n)
 		Buf a[3] = {{0}, {0}, {0}};
 		for (int i = 0; i < n->nargs && i < 3; i++)
 			ep_node_expr(&a[i], c, n->args[i]);
-		ep_spell(b, op_info[n->op].jnp, a, n->nargs);
+		if (n->op == OP_SHL || n->op == OP_SHR)
+			ep_shift(b, n->op, n->opdt, buf_str(&a[0]), buf_str(&a[1]));
+		else
+			ep_spell(b, op_info[n->op].jnp, a, n->nargs);
 		for (int i = 0; i < 3; i++)
 			buf_free(&a[i]);
 		return;

@@ -263,6 +263,7 @@ static bool node_vars(const PlanStmt *ps, const Node *n, unsigned *m)
 		return op && sym_vars(ps, op->acc->off, m);
 	}
 	case N_CAST:
+	case N_BITCAST:
 	case N_OP:
 		for (int i = 0; i < n->nargs; i++)
 			if (!node_vars(ps, n->args[i], m))

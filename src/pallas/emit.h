@@ -75,6 +75,9 @@ int ep_digit_key(const PlanStmt *ps, const ViewDigit *g);
 void ep_sort_by_key(int *perm, const int *key, int n);
 void ep_sym_expr(Buf *b, SymCtx *c, const Sym *s);
 void ep_spell(Buf *b, const char *pat, Buf *args, int n);
+/* x << c or x >> c (op) at integer dtype t, with the language's results for
+ * counts outside [0, bits of t) (base/scalar.c). */
+void ep_shift(Buf *b, int op, DType t, const char *x, const char *c);
 void ep_node_expr(Buf *b, SymCtx *c, const Node *n);
 void ep_gather_pos(Buf *b, Em *e, const PlanOperand *op, const PlanAxis *x, bool pid);
 const char *ep_fn_name(Em *e, Buf *b);

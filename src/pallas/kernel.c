@@ -390,22 +390,6 @@ static void reduce(Em *e, int r)
 	buf_free(&v);
 }
 
-/* x << c and x >> c with the language's counts outside [0, bits): the
- * shift itself only sees counts inside (a lowering may take them modulo the
- * width), << then gives 0 and >> the sign (base/scalar.c, shift). */
-static void shift(Buf *o, const Ins *x, Buf *a)
-{
-	int bits = dt_bits(x->opdt);
-	const char *x0 = buf_str(&a[0]), *c = buf_str(&a[1]);
-	if (x->op == OP_SHL)
-		buf_printf(o, "jnp.where(((%s) >= 0) & ((%s) < %d), jnp.left_shift(%s, jnp.clip(%s, 0, %d)), 0)", c, c, bits, x0, c,
-		           bits - 1);
-	else if (dt_is_signed(x->opdt)) /* a count outside shifts by bits - 1: the sign */
-		buf_printf(o, "jnp.right_shift(%s, jnp.where(((%s) >= 0) & ((%s) < %d), %s, %d))", x0, c, c, bits, c, bits - 1);
-	else
-		buf_printf(o, "jnp.where((%s) < %d, jnp.right_shift(%s, jnp.minimum(%s, %d)), 0)", c, bits, x0, c, bits - 1);
-}
-
 static void instruction(Em *e, int r)
 {
 	const Ins *x = &e->prog->ins[r];
@@ -427,12 +411,19 @@ static void instruction(Em *e, int r)
 		buf_free(&a);
 		return;
 	}
+	case I_BITCAST: {
+		Buf a = {0};
+		ep_reg(&a, e, x->a[0]);
+		ep_line(e, "v%d = jax.lax.bitcast_convert_type(%s, %s)", r, buf_str(&a), ep_jdt(x->dt));
+		buf_free(&a);
+		return;
+	}
 	case I_OP: {
 		Buf a[3] = {{0}, {0}, {0}}, o = {0};
 		for (int i = 0; i < x->nargs; i++)
 			ep_reg(&a[i], e, x->a[i]);
 		if (x->op == OP_SHL || x->op == OP_SHR)
-			shift(&o, x, a);
+			ep_shift(&o, x->op, x->opdt, buf_str(&a[0]), buf_str(&a[1]));
 		else
 			ep_spell(&o, op_info[x->op].jnp, a, x->nargs);
 		ep_line(e, "v%d = %s", r, buf_str(&o));
