@@ -40,6 +40,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import ml_dtypes
+import mpmath
 import numpy as np
 import pytest
 
@@ -173,6 +174,10 @@ def ipow(dt, a, b):
 
 def binop(op, t, a, b):
     """Binary op at its operation dtype t, operands already of t."""
+    if op == "nextafter":
+        return nextafter(t, a, b) if t in FLOATS else math.nan
+    if op == "hypot":  # C's hypot in double, rounded (checked within ULP_BOUND)
+        return rnd(t, math.hypot(a, b))
     if t in FLOATS:
         if op in EXACT_FLOAT2:
             return exact2(t, a, b, *EXACT_FLOAT2[op])
@@ -205,6 +210,13 @@ def binop(op, t, a, b):
         return max(a, b)
     if op == "wrap":  # "wrap(i, n) is i + n when i < 0 and i otherwise", in the promoted dtype
         return wrap(t, a + b if a < 0 else a)
+    if op in ("&", "|", "^"):  # two's complement bits (Python's ints are); bools 0 and 1
+        return wrap(t, {"&": a & b, "|": a | b, "^": a ^ b}[op])
+    if op in ("<<", ">>"):  # "Shifts": a count outside [0, bits) gives 0, or -1 for >> of a negative
+        nbits = 8 * np.dtype(NP[t]).itemsize
+        if not 0 <= b < nbits:
+            return -1 if op == ">>" and a < 0 else 0
+        return wrap(t, a << b if op == "<<" else a >> b)  # >> floors, as Python's
     raise AssertionError(op)
 
 
@@ -214,6 +226,64 @@ EXACT_FLOAT2 = {
     "*": (lambda a, b: a * b, np.multiply),
     "/": (lambda a, b: a / b, np.divide),
 }
+
+
+def nextafter(t, a, b):
+    """The next value of float dtype t after a toward b ("Functions": on t's own values, so that
+    nextafter(1, 2) in f16 is 1 + 2^-10)."""
+    if math.isnan(a) or math.isnan(b):
+        return math.nan
+    if a == b:
+        return b
+    u = int(bits(t, to_array(t, [a]))[0])
+    sign = 1 << (8 * np.dtype(NP[t]).itemsize - 1)
+    if a == 0:
+        u = 1 | (sign if b < 0 else 0)
+    else:
+        u += 1 if (a < b) == (a > 0) else -1
+    return from_array(t, np.array([u], UINT[np.dtype(NP[t]).itemsize]).view(NP[t]))[0]
+
+
+def mp(f):
+    """A function computed by mpmath at 80 digits, as a double (NaN where it is undefined)."""
+    def g(x):
+        with mpmath.workdps(80):
+            try:
+                return float(f(mpmath.mpf(x)))
+            except (ValueError, ZeroDivisionError):
+                return math.nan
+    return g
+
+
+def erfinv(x):
+    # "erfinv(+-1) is +-inf, outside [-1, 1] NaN" (docs/language.md, Functions)
+    if math.isnan(x) or abs(x) > 1:
+        return math.nan
+    if abs(x) == 1:
+        return math.copysign(math.inf, x)
+    if x == 0:
+        return x
+    return mp(mpmath.erfinv)(x)
+
+
+def lgamma(x):
+    # log|Gamma(x)|: +inf at 0 and the negative integers and at +-inf (C's lgamma)
+    if math.isinf(x) or (x <= 0 and x == int(x)):
+        return math.inf
+    if math.isnan(x):
+        return x
+    return mp(lambda v: mpmath.log(abs(mpmath.gamma(v))))(x)
+
+
+def digamma(x):
+    # "digamma(0) is -inf (-0.0: +inf), the negative integers and -inf give NaN" (PyTorch's)
+    if x == 0:
+        return -math.copysign(math.inf, x)
+    if math.isnan(x) or x == -math.inf or (x < 0 and x == int(x)):
+        return math.nan
+    if x == math.inf:
+        return math.inf
+    return mp(mpmath.digamma)(x)
 
 
 def cmp(op, a, b):
@@ -226,10 +296,18 @@ TRANSCENDENTAL = {
     "sin": np.sin, "cos": np.cos, "tan": np.tan, "tanh": np.tanh,
     "sigmoid": lambda x: 1.0 / (1.0 + np.exp(-x)),  # "sigmoid(x) is 1/(1+exp(-x))"
     "erf": lambda x: np.float64(math.erf(x)),
+    "erfinv": erfinv, "lgamma": lgamma, "digamma": digamma,
 }
 # IEEE-exact in double, so the rule "evaluated in double, then rounded" is computed exactly here
 EXACT_FLOAT1 = {"sqrt": np.sqrt, "rsqrt": lambda x: 1.0 / np.sqrt(x)}
-ULP_OPS = set(TRANSCENDENTAL) | {"atan2"}
+ULP_OPS = set(TRANSCENDENTAL) | {"atan2", "hypot"}
+# The functions whose double athene computes itself (base/scalar.c: erfinv by Newton steps from
+# Giles' approximation, digamma as Cephes' psi) are checked against mpmath within this many units
+# of f64; at f32 and narrower they round to ULP_BOUND as the others do.
+ULP_F64 = {"erfinv": 4, "digamma": 8, "lgamma": 8}
+# digamma sums terms near 1 to a result near 0 around its root (1.4616...): there its error is
+# absolute, as Cephes' and PyTorch's (whose f64 values athene's equal bit for bit)
+ABS_F64 = {"digamma": 2.0**-50}
 
 
 def unop(op, t, x):
@@ -246,6 +324,8 @@ def unop(op, t, x):
         if t in FLOATS:
             return x if math.isnan(x) or x > 0 else 0.0
         return max(x, 0)
+    if op == "~":  # every bit flipped; on a bool, not
+        return int(not x) if t == "bool" else wrap(t, ~x)
     if op in ("floor", "ceil", "round", "trunc"):  # the identity on integers; round: half to even
         if t not in FLOATS:
             return x
@@ -265,13 +345,15 @@ def unop(op, t, x):
 BINARY = {"+": "ARITH", "-": "ARITH", "*": "ARITH", "/": "TDIV", "//": "FLOOR", "%": "FLOOR",
           "==": "CMP", "!=": "CMP", "<": "CMP", "<=": "CMP", ">": "CMP", ">=": "CMP",
           "&&": "LOGIC", "||": "LOGIC", "pow": "ARITH", "min": "ARITH", "max": "ARITH", "atan2": "FLOAT",
+          "hypot": "FLOAT", "nextafter": "FLOAT", "&": "BIT", "|": "BIT", "^": "BIT", "<<": "SHIFT", ">>": "SHIFT",
           "wrap": "WRAP"}
-UNARY = {"!": "LOGIC", "-x": "SAME", "neg": "SAME", "abs": "SAME", "sign": "SAME", "relu": "SAME",
+UNARY = {"!": "LOGIC", "~": "BIT", "-x": "SAME", "neg": "SAME", "abs": "SAME", "sign": "SAME", "relu": "SAME",
          "floor": "SAME", "ceil": "SAME", "round": "SAME", "trunc": "SAME", "isnan": "PRED", "isinf": "PRED",
          **{f: "FLOAT" for f in list(TRANSCENDENTAL) + list(EXACT_FLOAT1)}}
 TERNARY = {"clamp": "ARITH", "where": "WHERE"}
 NAME = {"+": "add", "-": "sub", "*": "mul", "/": "div", "//": "floordiv", "%": "mod", "==": "eq", "!=": "ne",
-        "<": "lt", "<=": "le", ">": "gt", ">=": "ge", "&&": "and", "||": "or", "!": "not", "-x": "negp"}
+        "<": "lt", "<=": "le", ">": "gt", ">=": "ge", "&&": "and", "||": "or", "!": "not", "-x": "negp",
+        "&": "band", "|": "bor", "^": "bxor", "~": "bnot", "<<": "shl", ">>": "shr"}
 
 
 def name(op):
@@ -280,7 +362,12 @@ def name(op):
 
 def accepted(op, dts):
     """Does the language accept op on operands of these dtypes? (check.c's refusals: '-' and neg
-    on bools, wrap() on anything but integers.)"""
+    on bools, wrap() and the shifts on anything but integers, the bitwise ops on floats.)"""
+    kind = {**BINARY, **UNARY, **TERNARY}.get(op)
+    if kind == "BIT":
+        return all(d not in FLOATS for d in dts)
+    if kind == "SHIFT":
+        return all(d in INTS for d in dts)
     if op in ("-", "-x", "neg"):
         return promote(*dts) != "bool" if op == "-" else dts[0] != "bool"
     if op == "wrap":
@@ -338,7 +425,8 @@ def expected(op, dts, vals):
 # before the op (1000 wraps to -24 in i8), except in a comparison, which is exact, in f64 if the
 # promoted dtype is a float and in i64 otherwise ("Types and promotion").
 WEAK = [("+", 1), ("+", 1000), ("*", 2.5), ("<", 300), ("==", 0.1), (">", -0.5), ("/", 3), ("max", 2.5),
-        ("*", 2**60 + 2**36 + 1), ("<", 2**60 + 2**36 + 1)]  # to f32 once: 2^60 + 2^37; compared exactly
+        ("*", 2**60 + 2**36 + 1), ("<", 2**60 + 2**36 + 1),  # to f32 once: 2^60 + 2^37; compared exactly
+        ("&", 6), ("^", -1), ("<<", 3), (">>", 1)]  # on bools and integers (bool & 6 is i64, as +)
 
 
 def category(dt):
@@ -426,6 +514,14 @@ def unary_vals(dt):
     return xs
 
 
+def shift_counts(dt):
+    """Counts of a shift at integer dtype dt: inside [0, bits), at its ends and outside."""
+    lo, hi = IRANGE[dt]
+    nbits = 8 * np.dtype(NP[dt]).itemsize
+    xs = [0, 1, 3, nbits - 1, nbits, nbits + 1, 64, 100, -1, -nbits, lo, hi]
+    return sorted({x for x in xs if lo <= x <= hi}, key=xs.index)
+
+
 def wrap_moduli(dt):
     lo, hi = IRANGE[dt]
     return [m for m in [1, 2, 3, 7, 100, hi] if m <= hi]
@@ -511,11 +607,11 @@ def ordinal(dt, x):
     return -(b & (sign - 1)) if b & sign else b
 
 
-def close(dt, want, got):
-    """Within ULP_BOUND units in the last place of dt; NaN, infinities exact."""
+def close(dt, want, got, bound=ULP_BOUND):
+    """Within bound units in the last place of dt; NaN, infinities exact."""
     if math.isnan(want) or math.isnan(got) or math.isinf(want) or math.isinf(got):
         return same(dt, want, got)
-    return abs(ordinal(dt, want) - ordinal(dt, got)) <= ULP_BOUND
+    return abs(ordinal(dt, want) - ordinal(dt, got)) <= bound
 
 
 # ----------------------------------------------------------------------------- kernels
@@ -545,9 +641,11 @@ class Case:
     """One statement: op on operands of dtypes dts, on rows (tuples of operand values), its
     result of dtype res in output out of a kernel; want(row) is the language's value."""
 
-    def __init__(self, kname, out, op, dts, res, rows, want, ulp=False):
+    def __init__(self, kname, out, op, dts, res, rows, want, ulp=False, abs_tol=0.0):
         self.kname, self.out, self.op, self.dts, self.res = kname, out, op, dts, res
-        self.rows, self.want, self.ulp = rows, want, ulp
+        self.rows, self.want = rows, want
+        self.ulp = ULP_BOUND if ulp is True else ulp  # units in the last place allowed; 0: bit-exact
+        self.abs_tol = abs_tol  # or this far from the value
 
 
 def pairs(xs, ys):
@@ -625,25 +723,35 @@ def ops_kernel(dt):
         wrows = pairs(edge(dt), wrap_moduli(dt))
         add_inputs(k, ["wa", "wn"], [dt, dt], wrows, "W")
         ops.append(("wrap", 2, wrows))
+        srows = pairs(edge(dt), shift_counts(dt))  # every count at the edges of [0, bits)
+        add_inputs(k, ["sa", "sc"], [dt, dt], srows, "S")
+        ops += [("<<", 2, srows), (">>", 2, srows)]
+    ops = [(op, n, rows) for op, n, rows in ops if not (op in ("<<", ">>") and rows is two)]
     for op, n, rows in ops:
         dts = (dt,) * n
         if not accepted(op, dts):
             continue
         res = typing(op, dts)[1]
         o = "y_" + name(op)
-        args = {1: ["x"], 2: ["wa", "wn"] if op == "wrap" else ["a", "b"], 3: ["c", "d", "e"]}[n]
+        shifts = op in ("<<", ">>")
+        args = {1: ["x"], 2: ["wa", "wn"] if op == "wrap" else ["sa", "sc"] if shifts else ["a", "b"],
+                3: ["c", "d", "e"]}[n]
         loads = [f"{p}[i]" for p in args]
-        if op in ("!", "-x"):
+        if op in ("!", "-x", "~"):
             rhs = op[0] + loads[0]
         elif op in NAME:  # an operator
             rhs = f" {op} ".join(loads)
         else:
             rhs = f"{op}({', '.join(loads)})"
-        k.out(o, res, [{1: "N", 2: "W" if op == "wrap" else "M", 3: "P"}[n]], "i", rhs)
+        k.out(o, res, [{1: "N", 2: "W" if op == "wrap" else "S" if shifts else "M", 3: "P"}[n]], "i", rhs)
         ulp = res in FLOATS and (op in ULP_OPS or (op == "pow" and dt in FLOATS))
-        cases.append(Case(kname, o, op, dts, res, rows, lambda r, op=op, dts=dts: expected(op, dts, r), ulp))
+        ulp = (ULP_F64.get(op, ULP_BOUND) if res == "f64" else ULP_BOUND) if ulp else 0
+        cases.append(Case(kname, o, op, dts, res, rows, lambda r, op=op, dts=dts: expected(op, dts, r), ulp,
+                          ABS_F64.get(op, 0.0) if res == "f64" else 0.0))
     # a weak operand (a literal) on the right
     for op, lit in WEAK:
+        if not accepted(op, (dt, "f64" if isinstance(lit, float) else "i64")):
+            continue
         res = weak_typing(op, dt, lit)[1]
         o = f"w_{name(op)}_{str(lit).replace('-', 'm').replace('.', '_')}"
         k.out(o, res, ["N"], "i", f"{op}(x[i], {lit})" if op == "max" else f"x[i] {op} {lit}")
@@ -697,6 +805,44 @@ def casts_kernel():
     return k
 
 
+def reinterpret(x, src, dst):
+    """The value of dtype dst whose bits are x's in dtype src ("Bitcasts")."""
+    with np.errstate(invalid="ignore"):  # a NaN's bits
+        return from_array(dst, to_array(src, [x]).view(NP[dst]))[0]
+
+
+# the pairs of dtypes of one size: every bitcast the language has
+BITCASTS = [(s, d) for s in DTYPES for d in DTYPES
+            if s != d and "bool" not in (s, d) and np.dtype(NP[s]).itemsize == np.dtype(NP[d]).itemsize]
+
+
+def bitcasts_kernel():
+    """Every bitcast D.bits(x), on the cast edge values of its source and on bit patterns that
+    are NaNs, infinities and subnormals of the other dtype."""
+    kname = "bitcasts"
+    if kname in _KERNELS:
+        return _KERNELS[kname]
+    k, cases = Kernel(kname), []
+    for src in sorted({s for s, _ in BITCASTS}, key=DTYPES.index):
+        xs = cast_vals(src)
+        if src in INTS:  # every bit pattern's class: the integers of the float's specials
+            nb = 8 * np.dtype(NP[src]).itemsize
+            pats = [0, 1, 2**(nb - 1), 2**nb - 1, 2**(nb - 1) - 1, 0x7f80 if nb == 16 else 0x7f800000 if nb == 32 else 0,
+                    0x7c00 if nb == 16 else 0, 0xff80 if nb == 16 else 0, 0x3c00 if nb == 16 else 0x3f800000]
+            xs = xs + [wrap(src, p) for p in pats if IRANGE[src][0] <= wrap(src, p) <= IRANGE[src][1]]
+        k.inp(f"b_{src}", src, xs, (len(xs),), [f"B_{src}"])
+        for s2, dst in BITCASTS:
+            if s2 != src:
+                continue
+            o = f"bits_{src}_{dst}"
+            k.out(o, dst, [f"B_{src}"], "i", f"{dst}.bits(b_{src}[i])")
+            cases.append(Case(kname, o, "bits", (src,), dst, [(x,) for x in xs],
+                              lambda r, src=src, dst=dst: reinterpret(r[0], src, dst)))
+    _KERNELS[kname] = k
+    _CASES[kname] = cases
+    return k
+
+
 def mix_vals(dt):
     """MIX values of each dtype (every pair of dtypes meets every pair of them)."""
     if dt == "bool":
@@ -741,14 +887,14 @@ def mixed_kernel():
                     if op == "clamp" else (lambda r: r)
                 cases.append(Case(kname, o, op, (da, db), res, rows,
                                   lambda r, op=op, dts=dts, pick=pick: expected(op, dts, pick(r)),
-                                  res in FLOATS and op in ("atan2", "pow")))
+                                  res in FLOATS and op in ("atan2", "pow", "hypot")))
     _KERNELS[kname] = k
     _CASES[kname] = cases
     return k
 
 
 BUILDERS = {**{f"ops_{dt}": (lambda dt=dt: ops_kernel(dt)) for dt in DTYPES}, "casts": casts_kernel,
-            "mixed": mixed_kernel}
+            "mixed": mixed_kernel, "bitcasts": bitcasts_kernel}
 
 
 def cases_of(kname):
@@ -858,14 +1004,15 @@ def check(runs, c):
     for row, nv, rv in zip(c.rows, nat, ref):
         w = c.want(row)
         if c.ulp:
-            ok = close(c.res, w, nv) and close(c.res, w, rv) and same(c.res, nv, rv)
+            ok = all(close(c.res, w, v, c.ulp) or abs(w - v) <= c.abs_tol for v in (nv, rv)) and same(c.res, nv, rv)
         else:
             ok = same(c.res, w, nv) and same(c.res, w, rv)
         if not ok:
             args = ", ".join(show(d, x) for d, x in zip(c.dts * len(row), row))
             bad.append(f"  {c.op}({args}) -> {c.res}: want {show(c.res, w)}, native {show(c.res, nv)}, "
                        f"reference {show(c.res, rv)}")
-    what = "within %d ulp, executor == interpreter" % ULP_BOUND if c.ulp else "bit-exact"
+    what = "within %d ulp%s, executor == interpreter" % (c.ulp, f" or {c.abs_tol:g}" if c.abs_tol else "") \
+        if c.ulp else "bit-exact"
     assert not bad, f"{c.op} on {'/'.join(c.dts)} ({c.out}; {what}): {len(bad)} of {len(c.rows)} wrong\n" + \
         "\n".join(bad[:12])
 
@@ -917,13 +1064,19 @@ def test_rounding_model():
 REFUSED = [("-", "a[i] - b[i]", "subtracting booleans is not supported"),
            ("-x", "-a[i]", "negating a bool is not supported"),
            ("neg", "neg(a[i])", "negating a bool is not supported")]
+# the ops only integers (and for the bitwise ones bools) take: their refusal on the others
+TYPED = {"wrap": ("wrap(a[i], b[i])", "wrap() takes integers, not {dt}"),
+         **{op: (f"a[i] {op} b[i]", f"'{op}' takes integers or bools, not {{dt}}") for op in ("&", "|", "^")},
+         "~": ("~a[i]", "'~' takes integers or bools, not {dt}"),
+         **{op: (f"a[i] {op} b[i]", f"'{op}' takes integers, not {{dt}}") for op in ("<<", ">>")}}
 
 
 @pytest.mark.parametrize("op,dt", [(op, "bool") for op, _, _ in REFUSED] +
-                         [("wrap", dt) for dt in DTYPES if not accepted("wrap", (dt, dt))])
+                         [(op, dt) for op in TYPED for dt in DTYPES if not accepted(op, (dt, dt))])
 def test_refused(tmp_path, op, dt):
     """The op x dtype combinations the language refuses are compile errors naming the op."""
-    rhs, msg = next(((r, m) for o, r, m in REFUSED if o == op), ("wrap(a[i], b[i])", f"wrap() takes integers, not {dt}"))
+    rhs, msg = next(((r, m) for o, r, m in REFUSED if o == op), None) or \
+        (TYPED[op][0], TYPED[op][1].format(dt=dt))
     assert not accepted(op, (dt, dt))
     src = tmp_path / "k.ath"
     src.write_text(f"kernel k(a: {dt}[4], b: {dt}[4]) -> (y: i64[4]) {{\n    y[i] = {rhs}\n}}\n")
@@ -971,6 +1124,7 @@ def test_covers_the_op_table_and_the_dtypes():
     covered = {c.op for c in ALL}
     assert ops - covered == set() and reds - covered == set()
     assert {"-x", "neg"} <= covered  # prefix minus and neg() are one row
+    assert {(c.dts[0], c.res) for c in ALL if c.op == "bits"} == set(BITCASTS)
     header = (REPO / "include" / "athene.h").read_text()
     dtypes = re.findall(r"ATHENE_(\w+),", re.search(r"ATHENE_BOOL,[^}]*", header).group(0))
     assert [d.lower() for d in dtypes if d != "NDTYPES"] == DTYPES
