@@ -844,13 +844,18 @@ static Ty float_of(Ty t)
 static Ex binop(Ex a, Ex b)
 {
 	static const char *ops[] = {"+", "-", "*", "/", "//", "%", "==", "!=", "<", "<=", ">", ">=",
-	                            "&&", "||", "pow", "min", "max", "atan2", "wrap"};
+	                            "&&", "||", "pow", "min", "max", "atan2", "wrap", "&", "|", "^", "<<", ">>",
+	                            "hypot", "nextafter"};
 	const char *op = ops[rn(sizeof ops / sizeof ops[0])];
 	Ty p = promote(a.ty, b.ty), ty = p;
+	int bit = !strcmp(op, "&") || !strcmp(op, "|") || !strcmp(op, "^");
+	int shift = !strcmp(op, "<<") || !strcmp(op, ">>");
 	if (!strcmp(op, "-") && p.dt == BO)
 		op = "+";
 	if (!strcmp(op, "wrap") && (!isint(a.ty.dt) || !isint(b.ty.dt)))
 		op = "max";
+	if ((bit && (isf(a.ty.dt) || isf(b.ty.dt))) || (shift && (!isint(a.ty.dt) || !isint(b.ty.dt))))
+		op = "min", bit = shift = 0; /* integers (and bools for & | ^) only */
 	if (!strcmp(op, "wrap") && b.ty.weak) /* a literal modulus below 1 is a compile-time error */
 		b.s = fmt("%" PRId64, rr(1, 7));
 	see(fmt("op %s", op));
@@ -858,9 +863,11 @@ static Ex binop(Ex a, Ex b)
 		ty = float_of(p);
 	else if (!strcmp(op, "//") || !strcmp(op, "%"))
 		ty = p.dt == BO ? (Ty){I64, p.weak} : p;
+	else if (bit || shift)
+		ty = p;
 	else if (strchr("=!<>&|", op[0]))
 		ty = (Ty){BO, 0};
-	else if (!strcmp(op, "atan2"))
+	else if (!strcmp(op, "atan2") || !strcmp(op, "hypot") || !strcmp(op, "nextafter"))
 		ty = float_of(p);
 	if (op[0] >= 'a' && op[0] <= 'z')
 		return (Ex){fmt("%s(%s, %s)", op, a.s, b.s), ty, 0};
@@ -871,12 +878,19 @@ static Ex unop(Ex a)
 {
 	static const char *ops[] = {"neg", "-", "!", "abs", "sign", "relu", "floor", "ceil", "round",
 	                            "trunc", "exp", "exp2", "log", "log2", "log1p", "expm1", "sqrt",
-	                            "rsqrt", "sin", "cos", "tan", "tanh", "sigmoid", "erf", "isnan", "isinf"};
+	                            "rsqrt", "sin", "cos", "tan", "tanh", "sigmoid", "erf", "isnan", "isinf",
+	                            "~", "erfinv", "lgamma", "digamma"};
 	int i = (int)rn(sizeof ops / sizeof ops[0]);
 	const char *op = ops[i];
 	if ((!strcmp(op, "neg") || !strcmp(op, "-")) && a.ty.dt == BO)
 		op = "!";
+	if (!strcmp(op, "~") && isf(a.ty.dt))
+		op = "abs", i = 3;
 	see(fmt("op %s", op));
+	if (!strcmp(op, "~"))
+		return (Ex){fmt("(~%s)", a.s), a.ty, 0};
+	if (i >= 27)
+		return (Ex){fmt("%s(%s)", op, a.s), float_of(a.ty), 0};
 	if (!strcmp(op, "-"))
 		return (Ex){fmt("(- %s)", a.s), a.ty, 0};
 	if (!strcmp(op, "!"))
@@ -889,8 +903,32 @@ static Ex unop(Ex a)
 	return (Ex){fmt("%s(%s)", op, a.s), ty, 0};
 }
 
+/* The dtype of a's size whose bits a bitcast gives, or -1 (a bool, a literal). */
+static int bits_partner(Ex a)
+{
+	if (a.ty.weak || a.tol)
+		return -1;
+	switch (a.ty.dt) {
+	case F64: return I64;
+	case I64: return F64;
+	case F32: return I32;
+	case I32: return F32;
+	case F16: return pct(50) ? I16 : BF16;
+	case BF16: return pct(50) ? I16 : F16;
+	case I16: return pct(50) ? F16 : BF16;
+	case I8: return U8;
+	case U8: return I8;
+	}
+	return -1;
+}
+
 static Ex cast(Ex a, int dt)
 {
+	int b = pct(25) ? bits_partner(a) : -1;
+	if (b >= 0) {
+		see("op bits");
+		return (Ex){fmt("%s.bits(%s)", athene_dtype_name(b), a.s), {b, 0}, 0};
+	}
 	see(fmt("cast to %s", athene_dtype_name(dt)));
 	return (Ex){fmt("%s(%s)", athene_dtype_name(dt), a.s), {dt, 0}, a.tol ? narrower(a.tol, isf(dt) ? dt : 0) : 0};
 }
@@ -1719,7 +1757,8 @@ static int check_coverage(void)
 	                            "!", "neg", "abs", "sign", "relu", "floor", "ceil", "round", "trunc", "exp",
 	                            "exp2", "log", "log2", "log1p", "expm1", "sqrt", "rsqrt", "sin", "cos", "tan",
 	                            "tanh", "sigmoid", "erf", "atan2", "isnan", "isinf", "pow", "min", "max",
-	                            "clamp", "where", "wrap"};
+	                            "clamp", "where", "wrap", "&", "|", "^", "~", "<<", ">>", "hypot", "nextafter",
+	                            "erfinv", "lgamma", "digamma", "bits"};
 	int missing = 0;
 	for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
 		if (!seen(required[i]))
