@@ -220,7 +220,14 @@ class AtheneOverrides(OpOverrides):
 
     @staticmethod
     def to_dtype_bitcast(x: Any, dtype: torch.dtype, src_dtype: torch.dtype) -> str:
-        raise Unsupported(f"bitcast {src_dtype} -> {dtype}")
+        # x holds src_dtype's value in its compute dtype (f16 and bf16 in f32): back to
+        # src_dtype, the bits as dtype (one size, as torch's view(dtype) of one element), and the
+        # result in dtype's compute dtype
+        if torch.bool in (dtype, src_dtype) or dtype.itemsize != src_dtype.itemsize:
+            raise Unsupported(f"bitcast {src_dtype} -> {dtype}")
+        v = f"{athene_dtype(dtype)}.bits({athene_dtype(src_dtype)}({x}))"
+        cdt = compute_dtype(dtype)
+        return v if cdt == dtype else f"{athene_dtype(cdt)}({v})"
 
     @staticmethod
     def index_expr(expr: sympy.Expr, dtype: torch.dtype) -> str:
@@ -331,23 +338,19 @@ class AtheneOverrides(OpOverrides):
     def logical_xor(a: Any, b: Any) -> str:
         return f"(bool({a}) != bool({b}))"
 
+    # bitwise ops on integers and bools (athene's & | ^ ~; on two bools && || != and !, which
+    # guard their right side as a masked load's condition wants)
     @staticmethod
     def and_(a: Any, b: Any) -> str:
-        if _is_bool(a) and _is_bool(b):
-            return f"({a} && {b})"
-        raise Unsupported("bitwise and of integers")
+        return f"({a} && {b})" if _is_bool(a) and _is_bool(b) else f"({a} & {b})"
 
     @staticmethod
     def or_(a: Any, b: Any) -> str:
-        if _is_bool(a) and _is_bool(b):
-            return f"({a} || {b})"
-        raise Unsupported("bitwise or of integers")
+        return f"({a} || {b})" if _is_bool(a) and _is_bool(b) else f"({a} | {b})"
 
     @staticmethod
     def xor(a: Any, b: Any) -> str:
-        if _is_bool(a) and _is_bool(b):
-            return f"({a} != {b})"
-        raise Unsupported("bitwise xor of integers")
+        return f"({a} != {b})" if _is_bool(a) and _is_bool(b) else f"({a} ^ {b})"
 
     bitwise_and = and_
     bitwise_or = or_
@@ -355,9 +358,31 @@ class AtheneOverrides(OpOverrides):
 
     @staticmethod
     def bitwise_not(a: Any) -> str:
-        if _is_bool(a):
-            return f"(!{a})"
-        raise Unsupported("bitwise not of integers")
+        return f"(!{a})" if _is_bool(a) else f"(~{a})"
+
+    # athene's counts outside [0, bits) are torch's on the CPU: << gives 0, >> the sign
+    @staticmethod
+    def lshift(a: Any, b: Any) -> str:
+        return f"({a} << {b})"
+
+    @staticmethod
+    def rshift(a: Any, b: Any) -> str:
+        return f"({a} >> {b})"
+
+    bitwise_left_shift = lshift
+    bitwise_right_shift = rshift
+
+    @staticmethod
+    def hypot(a: Any, b: Any) -> str:
+        return f"hypot({a}, {b})"
+
+    @staticmethod
+    def nextafter(a: Any, b: Any) -> str:
+        # a step of the dtype computed in: f16 and bf16 would step in f32 and round back
+        # (Inductor leaves their nextafter to aten today)
+        if _dt(a) in (torch.float16, torch.bfloat16):
+            raise Unsupported(f"nextafter of {_dt(a)}")
+        return f"nextafter({a}, {b})"
 
     @staticmethod
     def minimum(a: Any, b: Any) -> str:
@@ -470,7 +495,8 @@ class AtheneOverrides(OpOverrides):
         raise Unsupported("random numbers in a kernel")
 
 
-for _name in ("exp log sqrt rsqrt abs sin cos tan tanh erf floor ceil trunc isnan isinf").split():
+for _name in ("exp log sqrt rsqrt abs sin cos tan tanh erf erfinv lgamma digamma floor ceil trunc isnan "
+              "isinf").split():
     setattr(AtheneOverrides, _name, _un(_name))
 AtheneOverrides.round = _un("round")  # half to even, as torch.round
 
