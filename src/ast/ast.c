@@ -43,7 +43,7 @@ void dump_node(Buf *b, const Node *n)
 			dump_node(b, n->args[1]);
 			buf_putc(b, ')');
 		} else if (n->op == OP_NEG || n->op == OP_NOT || n->op == OP_BNOT) {
-			buf_printf(b, n->op == OP_NEG ? "-" : op_info[n->op].name);
+			buf_printf(b, "%s", n->op == OP_NEG ? "-" : op_info[n->op].name);
 			dump_node(b, n->args[0]);
 		} else {
 			buf_printf(b, "%s", op_info[n->op].name);
