@@ -134,17 +134,31 @@ void ep_map_var(Buf *b, const PlanStmt *ps, const Var *v, bool pid)
 
 /* x << c and x >> c with the language's counts outside [0, bits): the
  * shift itself only sees counts inside (a lowering may take them modulo the
- * width), << then gives 0 and >> the sign (base/scalar.c, shift). */
+ * width), << then gives 0 and >> the sign (base/scalar.c, shift). Dtypes
+ * narrower than 32 bits shift in int32 and wrap back (Mosaic compares no
+ * u8 vectors and shifts no i16 ones). */
 void ep_shift(Buf *o, int op, DType t, const char *x0, const char *c)
 {
 	int bits = dt_bits(t);
+	bool narrow = bits < 32;
+	Buf xw = {0}, cw = {0};
+	buf_printf(&xw, narrow ? "(%s).astype(jnp.int32)" : "%s", x0);
+	buf_printf(&cw, narrow ? "(%s).astype(jnp.int32)" : "(%s)", c);
+	const char *x = buf_str(&xw), *n = buf_str(&cw);
+	if (narrow)
+		buf_putc(o, '(');
 	if (op == OP_SHL)
-		buf_printf(o, "jnp.where(((%s) >= 0) & ((%s) < %d), jnp.left_shift(%s, jnp.clip(%s, 0, %d)), 0)", c, c, bits, x0, c,
+		buf_printf(o, "jnp.where((%s >= 0) & (%s < %d), jnp.left_shift(%s, jnp.clip(%s, 0, %d)), 0)", n, n, bits, x, n,
 		           bits - 1);
 	else if (dt_is_signed(t)) /* a count outside shifts by bits - 1: the sign */
-		buf_printf(o, "jnp.right_shift(%s, jnp.where(((%s) >= 0) & ((%s) < %d), %s, %d))", x0, c, c, bits, c, bits - 1);
+		buf_printf(o, "jnp.right_shift(%s, jnp.where((%s >= 0) & (%s < %d), %s, %d))", x, n, n, bits, n, bits - 1);
 	else
-		buf_printf(o, "jnp.where((%s) < %d, jnp.right_shift(%s, jnp.minimum(%s, %d)), 0)", c, bits, x0, c, bits - 1);
+		buf_printf(o, "jnp.where((%s >= 0) & (%s < %d), jnp.right_shift(%s, jnp.clip(%s, 0, %d)), 0)", n, n, bits, x, n,
+		           bits - 1);
+	if (narrow)
+		buf_printf(o, ").astype(%s)", ep_jdt(t));
+	buf_free(&xw);
+	buf_free(&cw);
 }
 
 /* An index expression from the AST (a gathered subscript): in an index map

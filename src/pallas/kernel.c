@@ -390,6 +390,16 @@ static void reduce(Em *e, int r)
 	buf_free(&v);
 }
 
+/* nextafter in f64 on the bits, as base/scalar.c computes it, through
+ * uint64 (as a bitcast, below): XLA's TPU compiler refuses jnp.nextafter's
+ * f64 (Triton lowers jnp.nextafter, and not this). */
+static void nextafter64(Buf *o, const char *x, const char *y)
+{
+	buf_printf(o, "jnp.where(jnp.isnan(%s) | jnp.isnan(%s), jnp.nan, jnp.where(%s == %s, %s, jnp.where(%s == 0, "
+	           "jnp.where(%s < 0, -5e-324, 5e-324), jax.lax.bitcast_convert_type(jax.lax.bitcast_convert_type(%s, "
+	           "jnp.uint64) + jnp.where((%s < %s) == (%s > 0), jnp.uint64(1), jnp.uint64(2**64 - 1)), jnp.float64))))", x, y, x, y, y, x, y, x, x, y, x);
+}
+
 static void instruction(Em *e, int r)
 {
 	const Ins *x = &e->prog->ins[r];
@@ -414,7 +424,14 @@ static void instruction(Em *e, int r)
 	case I_BITCAST: {
 		Buf a = {0};
 		ep_reg(&a, e, x->a[0]);
-		ep_line(e, "v%d = jax.lax.bitcast_convert_type(%s, %s)", r, buf_str(&a), ep_jdt(x->dt));
+		/* 64 bits through uint64: XLA's TPU compiler miscompiles arithmetic on an int64
+		 * bitcast straight from an f64 (its emulated halves disagree in sign) */
+		if (x->dt == ATHENE_I64)
+			ep_line(e, "v%d = jax.lax.bitcast_convert_type(%s, jnp.uint64).astype(jnp.int64)", r, buf_str(&a));
+		else if (x->dt == ATHENE_F64)
+			ep_line(e, "v%d = jax.lax.bitcast_convert_type((%s).astype(jnp.uint64), jnp.float64)", r, buf_str(&a));
+		else
+			ep_line(e, "v%d = jax.lax.bitcast_convert_type(%s, %s)", r, buf_str(&a), ep_jdt(x->dt));
 		buf_free(&a);
 		return;
 	}
@@ -424,6 +441,8 @@ static void instruction(Em *e, int r)
 			ep_reg(&a[i], e, x->a[i]);
 		if (x->op == OP_SHL || x->op == OP_SHR)
 			ep_shift(&o, x->op, x->opdt, buf_str(&a[0]), buf_str(&a[1]));
+		else if (x->op == OP_NEXTAFTER && x->opdt == ATHENE_F64 && !e->gpu)
+			nextafter64(&o, buf_str(&a[0]), buf_str(&a[1]));
 		else
 			ep_spell(&o, op_info[x->op].jnp, a, x->nargs);
 		ep_line(e, "v%d = %s", r, buf_str(&o));
@@ -620,6 +639,27 @@ bool ep_checks(const Em *e)
 
 /* Why the Triton lowering cannot run the statement (a reduction it has
  * none of), or NULL: then it runs in XLA. */
+/* A function Pallas's lowerings (TPU, Triton) have no rule for, or NULL. */
+static const char *no_lowering(const Em *e, const char *which)
+{
+	for (int r = 0; r < e->prog->n; r++) {
+		const Ins *x = &e->prog->ins[r];
+		if (e->used[r] && x->kind == I_OP && (x->op == OP_LGAMMA || x->op == OP_DIGAMMA)) {
+			char *s = arena_alloc(e->ar, 64);
+			snprintf(s, 64, "Pallas's %s lowering has no %s", which, op_info[x->op].name);
+			return s;
+		}
+	}
+	return NULL;
+}
+
+/* Why the gpu's kernel cannot run the statement (Triton), or NULL. */
+static const char *gpu_cannot(const Em *e)
+{
+	const char *why = ep_gpu_reduction(e);
+	return why ? why : no_lowering(e, "Triton");
+}
+
 const char *ep_gpu_reduction(const Em *e)
 {
 	for (int r = 0; r < e->prog->n; r++)
@@ -914,6 +954,12 @@ static const char *tpu_cannot(const Em *e, const bool *used, const bool *narrow)
 	for (int r = 0; r < p->n; r++)
 		if (used[r] && p->ins[r].kind == I_REDUCE && p->ins[r].op == R_PROD)
 			return "a product reduction: Pallas's TPU lowering has no reduce_prod";
+	const char *why = no_lowering(e, "TPU");
+	if (why)
+		return why;
+	for (int r = 0; r < p->n; r++)
+		if (used[r] && p->ins[r].kind == I_OP && p->ins[r].op == OP_ERFINV)
+			return "Mosaic's compiler fails on some erf_inv blocks"; /* libtpu: "Check failed: ... bitwidth_ <= 32" on a (16,) block */
 	for (int r = 0; r < p->n; r++) {
 		const Ins *x = &p->ins[r];
 		if (!used[r])
@@ -989,7 +1035,7 @@ void ep_emit_kernel_fn(Em *e, Buf *out)
 	}
 	for (int r = 0; r < p->n; r++)
 		narrow[r] |= p->ins[r].kind == I_LOAD && ep_operand(e->ps, p->ins[r].operand)->prefetch;
-	if (!e->xla && (e->xla_why = e->gpu ? ep_gpu_reduction(e) : tpu_cannot(e, used, narrow)))
+	if (!e->xla && (e->xla_why = e->gpu ? gpu_cannot(e) : tpu_cannot(e, used, narrow)))
 		return;
 	Buf body = {0}, *saved = e->b;
 	e->b = &body;

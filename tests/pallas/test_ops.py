@@ -3,14 +3,21 @@ nextafter in an emitted Pallas module, run by JAX's interpreter on the CPU (inte
 edge values, against athene's reference interpreter on the same inputs: integers and bitcasts bit
 for bit (shift counts outside [0, bits) included: the language's 0 and sign, where a bare
 jnp.left_shift leaves them to the lowering), the functions within float tolerances (JAX computes
-them in the dtype, athene in double, rounded once)."""
+them in the dtype, athene in double, rounded once). And the module through the real Mosaic
+compiler for v5e and v6e (as test_tpu.py compiles the examples): narrow shifts go through int32,
+lgamma, digamma and erfinv statements run in XLA, 64-bit bitcasts through uint64."""
+import functools
 import importlib.util
 
+import jax
 import ml_dtypes
 import numpy as np
 import pytest
+from jax.experimental import topologies
+from jax.sharding import use_abstract_mesh
 
 import athene_lib as A
+import test_tpu as TPU
 
 N = 16
 SRC = f"""
@@ -103,9 +110,7 @@ def arrays():
     }
 
 
-@pytest.fixture(scope="module")
-def emitted(tmp_path_factory):
-    d = tmp_path_factory.mktemp("ops")
+def emit(d, target):
     src = d / "ops.ath"
     src.write_text(SRC)
     ctx = A.load(str(src))
@@ -113,12 +118,23 @@ def emitted(tmp_path_factory):
     for i in range(A.LIB.athene_kernel_count(ctx)):
         k = A.Kernel(ctx, A.LIB.athene_kernel_at(ctx, i))
         kernels[k.name] = k
-    path = d / "ops_pallas.py"
-    path.write_text(A.emit(list(kernels.values())))
-    spec = importlib.util.spec_from_file_location("ops_pallas", path)
+    stem = "ops_" + target.replace("-", "_")
+    path = d / f"{stem}.py"
+    path.write_text(A.emit(list(kernels.values()), target))
+    spec = importlib.util.spec_from_file_location(stem, path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod, kernels
+
+
+@pytest.fixture(scope="module")
+def emitted(tmp_path_factory):
+    return emit(tmp_path_factory.mktemp("ops"), "pallas")
+
+
+@pytest.fixture(scope="module")
+def emitted_gpu(tmp_path_factory):
+    return emit(tmp_path_factory.mktemp("ops_gpu"), "pallas-gpu")
 
 
 def same_bits(got, want):
@@ -133,9 +149,10 @@ def same_bits(got, want):
     return np.array_equal(got, want)
 
 
+@pytest.mark.parametrize("target", ["pallas", "pallas-gpu"])
 @pytest.mark.parametrize("kernel", ["bitops", "bitcasts", "functions"])
-def test_ops_in_jax_interpreter(emitted, kernel):
-    mod, kernels = emitted
+def test_ops_in_jax_interpreter(emitted, emitted_gpu, kernel, target):
+    mod, kernels = emitted if target == "pallas" else emitted_gpu
     k = kernels[kernel]
     ins = arrays()[kernel]
     out = getattr(mod, kernel)(*ins, interpret=True)
@@ -182,3 +199,25 @@ def test_shift_counts_outside_the_width(emitted):
     inside = ~outside
     assert (np.asarray(out["shl"])[inside] == ((a << np.clip(s, 0, 31)) & 0xffffffff).astype(np.uint32)
             .view(np.int32)[inside]).all()
+
+
+@pytest.mark.parametrize("chip", sorted(TPU.CHIPS))
+@pytest.mark.parametrize("kernel", ["bitops", "bitcasts", "functions"])
+def test_mosaic_compile(emitted, kernel, chip):
+    mod, _ = emitted
+    dev = topologies.get_topology_desc(TPU.CHIPS[chip][0], "tpu").devices[0]
+    sh = jax.sharding.SingleDeviceSharding(dev)
+    avals = [jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=sh) for a in arrays()[kernel]]
+    fn = jax.jit(functools.partial(getattr(mod, kernel + "_pure"), interpret=False), out_shardings=sh)
+    with use_abstract_mesh(TPU.mesh(chip)):
+        fn.trace(*avals).lower(lowering_platforms=("tpu",)).compile()
+
+
+@pytest.mark.parametrize("kernel", ["bitops", "bitcasts", "functions"])
+def test_lower_cuda(emitted_gpu, kernel):
+    """The pallas-gpu module through Pallas's Triton lowering (as test_gpu.py lowers the examples)."""
+    mod, _ = emitted_gpu
+    avals = [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in arrays()[kernel]]
+    fn = jax.jit(functools.partial(getattr(mod, kernel + "_pure"), interpret=False))
+    text = fn.trace(*avals).lower(lowering_platforms=("cuda",)).as_text()
+    assert "__gpu$xla.gpu.triton" in text
