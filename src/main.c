@@ -793,6 +793,8 @@ static int cmd_emit(int argc, char **argv)
 	}
 	if (!file || !target)
 		usage("%s", "emit takes FILE --target pallas|pallas-gpu [--kernel NAME] [--size SYM=INT]... [--tpu v5e|v6e|v4] [-o OUT.py]");
+	if (out && same_file(out, file))
+		usage("refusing to write the module over the kernel file %s (-o)", file);
 	char *src = read_file(file);
 	athene_ctx *c = athene_create();
 	if (athene_load(c, file, src))

@@ -436,3 +436,26 @@ def test_error_in_a_value_the_result_does_not_need(tmp_path, expr):
         assert not out.exists()
         errors.append(r.stderr)
     assert len(set(errors)) == 1, errors
+
+
+# ----------------------------------------------------------------------------- emit's command line
+
+EMIT_SRC = "kernel k(x: f32[N]) -> (y: f32[N]) {\n    y[i] = x[i] + 1.0\n}\n"
+
+
+@pytest.mark.parametrize("through", ["same path", "symlink", "hard link", "dot path"])
+def test_emit_refuses_to_write_over_the_kernel_file(tmp_path, through):
+    """Issue 40, 1: -o naming the kernel file (however spelt) is refused and the file is kept."""
+    src = tmp_path / "k.ath"
+    src.write_text(EMIT_SRC)
+    out = {"same path": src, "symlink": tmp_path / "link.py", "hard link": tmp_path / "hard.py",
+           "dot path": tmp_path / "." / "k.ath"}[through]
+    if through == "symlink":
+        out.symlink_to("k.ath")
+    if through == "hard link":
+        os.link(src, out)
+    r = athene("emit", src, "--target", "pallas", "--size", "N=8", "-o", out)
+    assert r.returncode == 2, r.stderr
+    assert "refusing to write" in r.stderr and "kernel file" in r.stderr, r.stderr
+    assert src.read_text() == EMIT_SRC
+
