@@ -459,3 +459,50 @@ def test_emit_refuses_to_write_over_the_kernel_file(tmp_path, through):
     assert "refusing to write" in r.stderr and "kernel file" in r.stderr, r.stderr
     assert src.read_text() == EMIT_SRC
 
+
+def test_emit_is_in_the_help():
+    r = athene("--help")
+    assert r.returncode == 0 and "athene emit FILE --target pallas|pallas-gpu" in r.stdout, r.stdout
+
+
+@pytest.mark.parametrize("args,flag", [
+    (["--target", "nope"], "--target"),
+    (["--target", "pallas", "--tpu", "v9"], "--tpu"),
+    (["--target", "pallas", "-o", "a.py", "-o", "b.py"], "-o"),
+    (["--target", "pallas", "--target", "pallas-gpu"], "--target"),
+    (["--target", "pallas", "--kernel", "k", "--kernel", "k"], "--kernel"),
+    (["--target", "pallas", "-o", ""], "-o"),
+    (["--target", "pallas", "--size", "N=+8"], "--size"),
+    (["--target", "pallas", "--size", "N= 8"], "--size"),
+    (["--target", "pallas", "--size", "N=99999999999999999999"], "--size"),
+    (["--target", "pallas", "--threads", "2"], "--threads"),
+])
+def test_emit_usage_errors_name_the_flag(tmp_path, args, flag):
+    """Issue 40, 12: emit's usage errors are exit 2 naming the flag, and write no file."""
+    src = tmp_path / "k.ath"
+    src.write_text(EMIT_SRC)
+    exe = os.path.abspath(ATHENE)
+    r = subprocess.run([exe, "emit", str(src), "--size", "N=8", *args] if "--size" not in args else
+                       [exe, "emit", str(src), *args], capture_output=True, text=True, timeout=TIMEOUT,
+                       cwd=tmp_path, stdin=subprocess.DEVNULL)
+    assert r.returncode == 2, (args, r.stderr)
+    assert re.search(f"athene: .*{re.escape(flag)}", r.stderr), (args, r.stderr)
+    assert "usage:" in r.stderr
+    assert not list(tmp_path.glob("*.py"))
+
+
+def test_emit_with_a_pass_dump_is_a_usage_error(tmp_path):
+    """Issue 40, 12: -d PASS before emit names -d, not an unknown command."""
+    src = tmp_path / "k.ath"
+    src.write_text(EMIT_SRC)
+    r = athene("-d", "parse", "emit", src, "--target", "pallas", "--size", "N=8")
+    assert r.returncode == 2, r.stderr
+    assert "unknown command" not in r.stderr and "-d" in r.stderr.splitlines()[0], r.stderr
+
+
+def test_emit_writes_its_module(tmp_path):
+    src = tmp_path / "k.ath"
+    src.write_text(EMIT_SRC)
+    r = athene("emit", src, "--target", "pallas", "--tpu", "v5e", "--size", "N=8", "-o", tmp_path / "k.py")
+    assert r.returncode == 0, r.stderr
+    assert "def k(" in (tmp_path / "k.py").read_text()
