@@ -524,7 +524,24 @@ static void instruction(Em *e, int r)
 		Buf a[3] = {{0}, {0}, {0}}, o = {0};
 		for (int i = 0; i < x->nargs; i++)
 			ep_reg(&a[i], e, x->a[i]);
-		ep_spell(&o, op_info[x->op].jnp, a, x->nargs);
+		const char *p = buf_str(&a[0]), *q = buf_str(&a[1]);
+		/* integer // and % by zero are 0 (jnp's // gives -1 or -2 there); a
+		 * float zero result has NumPy's sign: a // b that of a / b, a % b
+		 * that of b (jnp's differ) */
+		const Ins *d = &e->prog->ins[x->a[1]];
+		bool nonzero = d->kind == I_CONST && !dt_is_float(d->dt) && d->c.i != 0;
+		if ((x->op == OP_FLOORDIV || x->op == OP_MOD) && !dt_is_float(x->opdt) && !nonzero)
+			buf_printf(&o, "jnp.where(%s == 0, 0, %s %s jnp.where(%s == 0, 1, %s))", q, p,
+			           x->op == OP_MOD ? "%" : "//", q, q);
+		else if ((x->op == OP_FLOORDIV || x->op == OP_MOD) && !dt_is_float(x->opdt))
+			ep_spell(&o, op_info[x->op].jnp, a, x->nargs);
+		else if (x->op == OP_FLOORDIV)
+			buf_printf(&o, "jnp.where(%s // %s == 0, %s / %s * 0, %s // %s)", p, q, p, q, p, q);
+		else if (x->op == OP_MOD)
+			buf_printf(&o, "jnp.where(%s %% %s == 0, jnp.where(%s < 0, -jnp.abs(%s %% %s), jnp.abs(%s %% %s)), %s %% %s)",
+			           p, q, q, p, q, p, q, p, q);
+		else
+			ep_spell(&o, op_info[x->op].jnp, a, x->nargs);
 		line(e, "v%d = %s", r, buf_str(&o));
 		for (int i = 0; i < 3; i++)
 			buf_free(&a[i]);

@@ -1,0 +1,77 @@
+"""The emitted module follows the language at the edge values of its operators (issue 40, 8):
+integer `//` and `%` by zero are 0, `INT_MIN // -1` wraps, float `//` and `%` are NumPy's
+floor_divide and remainder (by 0.0, -0.0, inf, of NaN). Each kernel runs in JAX's interpreter on
+the CPU and is compared, bit for bit (NaN with NaN), with athene's reference interpreter on the
+same inputs; a few also with NumPy."""
+import importlib.util
+
+import numpy as np
+import pytest
+
+import athene_lib as A
+
+INTS = ["i8", "i16", "i32", "i64", "u8"]
+FLOATS = ["f16", "f32", "f64"]
+NP = {"i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64, "u8": np.uint8, "f16": np.float16,
+      "f32": np.float32, "f64": np.float64}
+
+
+def edges(dt):
+    """Every pair of the dtype's edge values, as two arrays."""
+    t = NP[dt]
+    if dt in INTS:
+        info = np.iinfo(t)
+        vals = sorted({0, 1, 2, 3, 7, info.max, info.min, info.max - 1} | ({-1, -2, -7, info.min + 1} if info.min else set()))
+    else:
+        vals = [0.0, -0.0, 1.0, -1.0, 2.5, -5.5, np.inf, -np.inf, np.nan, 1e-3, float(np.finfo(t).max)]
+    a, b = np.meshgrid(np.array(vals, t), np.array(vals, t), indexing="ij")
+    return a.reshape(-1), b.reshape(-1)
+
+
+def run_both(tmp_path, src, inputs):
+    path = tmp_path / "k.ath"
+    path.write_text(src)
+    ctx = A.load(str(path))
+    k = A.Kernel(ctx, A.LIB.athene_kernel_at(ctx, 0), sizes={"N": len(inputs[0])})
+    py = tmp_path / "k_pallas.py"
+    py.write_text(A.emit([k]))
+    spec = importlib.util.spec_from_file_location(f"edges_{abs(hash(src))}", py)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    got = mod.k(*inputs, interpret=True)
+    ref = k.reference(inputs)
+    assert not isinstance(ref, str), ref
+    return np.asarray(got), ref[0]
+
+
+def same(got, want, what):
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype, what
+    bad = ~((got == want) | (np.isnan(got) & np.isnan(want)) if got.dtype.kind == "f" else got == want)
+    if got.dtype.kind == "f":  # -0.0 and 0.0: the sign counts
+        bad |= (got == 0) & (want == 0) & (np.signbit(got) != np.signbit(want))
+    assert not bad.any(), f"{what}: {np.flatnonzero(bad)[:8]} got {got[bad][:8]}, want {want[bad][:8]}"
+
+
+@pytest.mark.parametrize("op", ["//", "%"])
+@pytest.mark.parametrize("dt", INTS + FLOATS)
+def test_floor_division_and_modulo_at_the_edges(tmp_path, dt, op):
+    a, b = edges(dt)
+    src = f"kernel k(a: {dt}[N], b: {dt}[N]) -> (y: {dt}[N]) {{\n    y[i] = a[i] {op} b[i]\n}}\n"
+    got, ref = run_both(tmp_path, src, [a, b])
+    same(got, ref, f"{dt} {op} vs the reference interpreter")
+    if dt in INTS:  # the language: by zero is 0, else NumPy's (which wraps INT_MIN // -1)
+        with np.errstate(all="ignore"):
+            want = np.where(b == 0, 0, (a // np.where(b == 0, 1, b)) if op == "//" else a % np.where(b == 0, 1, b))
+        same(got, want.astype(NP[dt]), f"{dt} {op} vs NumPy")
+
+
+@pytest.mark.parametrize("dt", INTS + FLOATS)
+@pytest.mark.parametrize("expr", ["a[i] + b[i]", "a[i] - b[i]", "a[i] * b[i]", "min(a[i], b[i])", "max(a[i], b[i])",
+                                  "where(a[i] < b[i], a[i], b[i])", "abs(a[i])", "relu(a[i])", "sign(a[i])",
+                                  "clamp(a[i], b[i], b[i])"])
+def test_arithmetic_at_the_edges(tmp_path, dt, expr):
+    a, b = edges(dt)
+    src = f"kernel k(a: {dt}[N], b: {dt}[N]) -> (y: {dt}[N]) {{\n    y[i] = {expr}\n}}\n"
+    got, ref = run_both(tmp_path, src, [a, b])
+    same(got, ref, f"{dt} {expr} vs the reference interpreter")
