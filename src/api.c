@@ -549,7 +549,21 @@ const char *athene_emit(athene_inst *const *ins, int n, const char *target, cons
 	unsigned needs = 0;
 	for (int i = 0; i < n; i++) {
 		EmitCall c = {&kernels, &needs, ins[i], gpu};
-		if (passes(ins[i], P_BODY, 1) || protect(&ins[i]->diag, do_emit, &c)) {
+		if (passes(ins[i], P_BODY, 1)) {
+			if (ins[i] != first)
+				buf_printf(&first->diag.errs, "%s", athene_inst_errors(ins[i]));
+			buf_free(&kernels);
+			return NULL;
+		}
+		/* a refusal unwinds past the emitter's buffers: the ledger frees them */
+		BufLedger led;
+		buf_ledger_open(&led);
+		int failed = protect(&ins[i]->diag, do_emit, &c);
+		buf_ledger_forget(&led, kernels.s);
+		buf_ledger_forget(&led, ins[i]->diag.errs.s);
+		buf_ledger_forget(&led, ins[i]->diag.pending.s);
+		buf_ledger_close(&led, failed);
+		if (failed) {
 			if (ins[i] != first)
 				buf_printf(&first->diag.errs, "%s", athene_inst_errors(ins[i]));
 			buf_free(&kernels);

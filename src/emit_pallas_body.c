@@ -425,6 +425,11 @@ static void reduce(Em *e, int r)
 {
 	const Ins *x = &e->prog->ins[r];
 	const Scope *sc = &e->prog->scopes[x->inner];
+	bool arg = x->op == R_ARGMAX || x->op == R_ARGMIN;
+	/* an error natively (and in the interpreter), which a module cannot raise */
+	if (empty_reduce(e, x) && (arg || x->op == R_MAX || x->op == R_MIN))
+		error_at(&e->in->diag, x->src->sp, "kernel %s: %s over an empty range (the Pallas emitter refuses it)",
+		         e->kname, reduce_info[x->op].name);
 	unsigned mask = 0;
 	Buf axes = {0}, s = {0}, v = {0};
 	int lo = PLAN_MAXVARS, hi = -1;
@@ -439,8 +444,6 @@ static void reduce(Em *e, int r)
 		shape_of(&s, e, e->dep[r]);
 		if (x->op == R_MEAN)
 			buf_printf(&v, "jnp.nan");
-		else if (x->op == R_ARGMAX || x->op == R_ARGMIN)
-			ep_unsupported(e, "an argmax over no elements");
 		else
 			identity_of(&v, x->op, x->opdt);
 		line(e, "v%d = jnp.full(%s, %s, %s)  # a reduction over no elements", r, buf_str(&s), buf_str(&v), ep_jdt(x->dt));
@@ -466,7 +469,8 @@ static void reduce(Em *e, int r)
 	}
 	if (x->op == R_ARGMAX || x->op == R_ARGMIN) {
 		if (hi - lo + 1 != sc->nvars)
-			ep_unsupported(e, "an argmax over variables that are not adjacent");
+			error_at(&e->in->diag, x->src->sp, "kernel %s: the Pallas emitter cannot express an %s over variables "
+			         "that are not adjacent", e->kname, reduce_info[x->op].name);
 		int64_t sh[PLAN_MAXVARS], keep[PLAN_MAXVARS];
 		int n = 0;
 		for (int vi = 0; vi < e->ps->nvars; vi++) {
