@@ -542,7 +542,9 @@ static void bind_sizes(athene_inst *in, Opts *o)
 		if (athene_size_index(k, o->sizes[i].name) < 0)
 			continue;
 		o->sizes[i].used = true;
-		if (athene_bind_size(in, o->sizes[i].name, o->sizes[i].value))
+		char flag[160];
+		snprintf(flag, sizeof flag, "--size %s=%lld", o->sizes[i].name, (long long)o->sizes[i].value);
+		if (athene_bind_size_from(in, o->sizes[i].name, o->sizes[i].value, flag))
 			fail(athene_inst_errors(in));
 	}
 }
@@ -838,7 +840,9 @@ static int cmd_emit(int argc, char **argv, int at)
 			if ((size_t)(eq - sizes[j]) >= sizeof name || !parse_int(eq + 1, INT64_MIN, INT64_MAX, &val))
 				usage("--size takes SYM=INT (a 64-bit decimal integer), not '%s'", sizes[j]);
 			snprintf(name, sizeof name, "%.*s", (int)(eq - sizes[j]), sizes[j]);
-			if (athene_size_index(k, name) >= 0 && athene_bind_size(in, name, val))
+			char flag[160];
+			snprintf(flag, sizeof flag, "--size %s", sizes[j]);
+			if (athene_size_index(k, name) >= 0 && athene_bind_size_from(in, name, val, flag))
 				fail(athene_inst_errors(in));
 		}
 		int64_t v;

@@ -16,6 +16,7 @@ returned output that declares a layout is its logical view over fresh zeroed sto
 from __future__ import annotations
 
 import builtins
+import collections.abc as _abc
 import ctypes
 import json
 import math
@@ -242,6 +243,7 @@ class Module:
         self._ctx = _Context()
         if lib.athene_load(self._ctx.ptr, filename.encode(), text.encode()) != 0:
             raise CompileError(_lib.text(lib.athene_errors(self._ctx.ptr)))
+        _check_sizes(sizes, "athene.compile")
         self._sizes = {str(k): _as_size(k, v) for k, v in (sizes or {}).items()}
         self._kernels: Dict[str, Kernel] = {}
         for i in range(lib.athene_kernel_count(self._ctx.ptr)):
@@ -278,10 +280,19 @@ class Module:
         return f"<athene.Module {self.filename}: {', '.join(self._kernels)}>"
 
 
+def _check_sizes(sizes: Any, who: str) -> None:
+    if sizes is not None and not isinstance(sizes, _abc.Mapping):
+        raise TypeError(f"{who}: sizes= must be a mapping of size symbols to ints (like {{'N': 4}}), "
+                        f"not {type(sizes).__name__}")
+
+
 def _as_size(name: Any, v: Any) -> int:
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
         raise TypeError(f"size {name} must be an int, not {type(v).__name__}")
-    return int(v)
+    v = int(v)
+    if not -2**63 <= v < 2**63:
+        raise ValueError(f"size {name} is {v}, outside the 64-bit integers")
+    return v
 
 
 class Kernel:
@@ -461,6 +472,8 @@ class Kernel:
                 entries.append(("copy", a.shape))  # outputs need non-negative strides: through a temporary
             else:
                 entries.append((a.shape, a.strides))
+        if sizes is not None and type(sizes) is not dict:
+            _check_sizes(sizes, f"kernel {self.name}")
         key = (tuple(entries), tuple(sorted(sizes.items())) if sizes else None)
         return key, ptrs, arrays
 
@@ -518,9 +531,10 @@ class Kernel:
         """Binds sizes, shapes and layouts of the given arrays to a fresh instance."""
         ptr = inst.ptr
         try:
+            _check_sizes(sizes, f"kernel {self.name}")
             for s, v in (sizes or {}).items():
                 _as_size(s, v)
-        except TypeError:
+        except (TypeError, ValueError):
             self._free(inst)
             raise
         for group in (self._sizes, sizes or {}):  # the module's, then the call's: a conflict is an error
@@ -528,7 +542,8 @@ class Kernel:
                 if s not in self.size_names:
                     self._free(inst)
                     raise ValueError(f"kernel {self.name} has no size symbol '{s}'")
-                if lib.athene_bind_size(ptr, str(s).encode(), _as_size(s, v)):
+                v = _as_size(s, v)
+                if lib.athene_bind_size_from(ptr, str(s).encode(), v, f"sizes={{{str(s)!r}: {v}}}".encode()):
                     raise self._fail(inst)
         given = list(arrays) + (list(outs) if outs is not None else [None] * (self._np - self._nin))
         for i, a in enumerate(given):

@@ -1,0 +1,76 @@
+"""Bad arguments to the package get an error that names what the caller wrote (the kernel, the
+parameter, the argument), of the documented kinds (TypeError, ValueError, MemoryError,
+athene.CompileError, athene.RunError), never a silent wrong answer and never a command-line flag
+(issue 40)."""
+
+import re
+
+import numpy as np
+import pytest
+
+import athene
+
+SRC = """
+kernel two(x: f32[N]) -> (y: f32[N], z: f32[N]) {
+    y[i] = x[i] + 1.0
+    z[i] = x[i] * 2.0
+}
+kernel declared(x: f32[N]) -> (y: f32[N] strides(2), z: f32[N] strides(2) offset 1) {
+    y[i] = x[i] + 1.0
+    z[i] = x[i] * 2.0
+}
+kernel ar() -> (y: i64[M]) {
+    y[i] = i
+}
+kernel same(x: f32[M]) -> (y: f32[M]) {
+    y[i] = x[i]
+}
+kernel mix(a: f32[], b: i32[], c: bool[], h: f16[], u: u8[]) -> (y: f32[]) {
+    y[] = a[] + f32(b[]) + f32(c[]) + f32(h[]) + f32(u[])
+}
+kernel rowsum(x: f32[R, C]) -> (y: f32[R]) {
+    y[r] = sum(c: x[r, c])
+}
+"""
+
+mod = athene.compile(SRC)
+FLAG = re.compile(r"--[a-z]")
+
+
+def no_flag(e):
+    assert not FLAG.search(str(e)), str(e)
+
+
+# ----------------------------------------------------------------------------- 4: sizes
+
+
+@pytest.mark.parametrize("value", [2**64 + 3, 2**63, -2**63 - 1, 2**100])
+def test_sizes_outside_int64_name_the_value(value):
+    with pytest.raises(ValueError, match=re.escape(str(value))) as e:
+        mod.ar(sizes={"M": value})
+    assert "M" in str(e.value)
+    no_flag(e.value)
+    with pytest.raises(ValueError, match=re.escape(str(value))):
+        athene.compile(SRC, sizes={"M": value})
+
+
+@pytest.mark.parametrize("call", [
+    lambda: mod.ar(sizes={"M": -4}),
+    lambda: mod.same(np.zeros(3, np.float32), sizes={"M": 4}),
+    lambda: mod.ar(),
+    lambda: mod.ar.explain(),
+])
+def test_size_errors_mention_no_command_line_flag(call):
+    with pytest.raises(athene.CompileError) as e:
+        call()
+    assert "M" in str(e.value)
+    no_flag(e.value)
+
+
+def test_size_conflict_says_where_each_value_came_from():
+    with pytest.raises(athene.CompileError, match=r"4 from sizes=\{'M': 4\} but 3 from dim 0 of x"):
+        mod.same(np.zeros(3, np.float32), sizes={"M": 4})
+
+
+def test_sizes_in_range_bind():
+    assert mod.ar(sizes={"M": np.int64(3)}).tolist() == [0, 1, 2]
