@@ -65,8 +65,15 @@ def memory_in_use() -> int:
     return int(lib.athene_memory_in_use())
 
 
+MAX_THREADS = 1024
+
+
 def set_threads(n: int) -> None:
-    """Sets the thread count kernels plan and run for; 0 is the machine's CPU count."""
+    """Sets the thread count kernels plan and run for, from 1 to 1024; 0 is the machine's CPU count."""
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
+        raise TypeError(f"athene.set_threads: n must be an int, not {type(n).__name__}")
+    if not 0 <= n <= MAX_THREADS:
+        raise ValueError(f"athene.set_threads: n must be from 0 (the machine's CPU count) to {MAX_THREADS}, not {n}")
     lib.athene_set_threads(int(n))
 
 
@@ -619,10 +626,10 @@ class Kernel:
             o = outs[j] if outs is not None else None
             if o is None:
                 if self._declared[i]:
-                    buf = _zeros(max(elems, 1), dt)
+                    buf = self._alloc(i, max(elems, 1), dt, shape)
                     results.append(_logical_view(buf, shape, strides, offset))
                 else:
-                    buf = _zeros(math.prod(shape), dt).reshape(shape)
+                    buf = self._alloc(i, math.prod(shape), dt, shape).reshape(shape)
                     results.append(buf)
                 storage[i] = _addr(buf)
                 continue
@@ -653,6 +660,15 @@ class Kernel:
             for dst, src in copies:
                 np.copyto(dst, src)
         return results[0] if len(results) == 1 else tuple(results)
+
+    def _alloc(self, i: int, n: int, dt: np.dtype, shape: tuple) -> np.ndarray:
+        """Zeroed storage of n elements for output i, or a MemoryError naming it."""
+        try:
+            return _zeros(n, dt)
+        except (MemoryError, OverflowError, ValueError):
+            pass
+        raise MemoryError(f"kernel {self.name}: cannot allocate output '{self.params[i].name}' of shape "
+                          f"{tuple(shape)}: {n} elements of {dt.itemsize} bytes")
 
     def _must_copy(self, entry: _Entry, inst: _Inst, ptrs: list, i: int) -> bool:
         """Does out= parameter i go through a temporary? Yes where a failing run may have written

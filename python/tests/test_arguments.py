@@ -74,3 +74,45 @@ def test_size_conflict_says_where_each_value_came_from():
 
 def test_sizes_in_range_bind():
     assert mod.ar(sizes={"M": np.int64(3)}).tolist() == [0, 1, 2]
+
+
+# ----------------------------------------------------------------------------- 11: errors with context
+
+
+@pytest.mark.parametrize("sizes", [5, "M=3", [("M", 3)]])
+def test_sizes_must_be_a_mapping(sizes):
+    with pytest.raises(TypeError, match="sizes="):
+        mod.ar(sizes=sizes)
+    with pytest.raises(TypeError, match="sizes="):
+        mod.ar.explain(sizes=sizes)
+    with pytest.raises(TypeError, match="sizes="):
+        athene.compile(SRC, sizes=sizes)
+
+
+@pytest.mark.parametrize("m", [2**62, 2**40])
+def test_an_output_too_big_to_allocate_is_a_memory_error_naming_it(m):
+    with pytest.raises(MemoryError, match=r"kernel ar: .*output 'y'") as e:
+        mod.ar(sizes={"M": m})
+    assert str(m) in str(e.value)
+
+
+@pytest.mark.parametrize("n,kind", [(2**32 + 3, ValueError), (-1, ValueError), (1025, ValueError),
+                                    (2.0, TypeError), ("2", TypeError), (True, TypeError), (None, TypeError)])
+def test_set_threads_refuses_what_it_cannot_use(n, kind):
+    before = athene.threads()
+    with pytest.raises(kind, match="set_threads"):
+        athene.set_threads(n)
+    assert athene.threads() == before
+
+
+def test_set_threads_takes_its_range():
+    before = athene.threads()
+    try:
+        athene.set_threads(3)
+        assert athene.threads() == 3
+        athene.set_threads(np.int64(2))
+        assert athene.threads() == 2
+        athene.set_threads(0)  # the machine's CPU count
+        assert athene.threads() >= 1
+    finally:
+        athene.set_threads(before)
