@@ -424,6 +424,8 @@ class Kernel:
         for i in range(nin):
             a = arrays[i]
             if type(a) is not np.ndarray:
+                if a is None:
+                    raise TypeError(f"kernel {self.name}: missing input(s) {self.params[i].name}")
                 a = arrays[i] = _to_numpy(a, self, i, False)
             dt = a.dtype
             if dt is not self._dtype[i] and dt not in self._accept[i]:
@@ -846,7 +848,48 @@ def _to_numpy(x: Any, k: Kernel, i: int, is_out: bool) -> np.ndarray:
         return np.asarray(x)
     if is_out:
         raise TypeError(f"kernel {k.name}: out= for '{p.name}' must be an array, not {type(x).__name__}")
-    return np.asarray(x, dtype=k._dtype[i])
+    return _convert(x, k, i)
+
+
+def _convert(x: Any, k: Kernel, i: int) -> np.ndarray:
+    """A list or Python scalar as an array of parameter i's dtype, when every value converts
+    exactly (a float to a float dtype rounds, as a literal would); anything else is a TypeError."""
+    p = k.params[i]
+    want = k._dtype[i]
+
+    def refuse(why: str) -> TypeError:
+        return TypeError(f"kernel {k.name}: parameter '{p.name}' is {p.dtype}, but the value given for it "
+                         f"({_short(x)}) {why}")
+
+    if isinstance(x, (str, bytes, bytearray)):
+        raise refuse("is text, not numbers")
+    try:
+        with np.errstate(all="ignore"):
+            a = np.asarray(x)
+    except (ValueError, TypeError, OverflowError) as e:
+        raise refuse(f"is not an array of numbers ({e})") from None
+    if a.dtype.kind not in "biuf":
+        raise refuse(f"is not an array of numbers (NumPy makes it {a.dtype})")
+    if a.dtype == want:
+        return a
+    try:
+        with np.errstate(all="ignore"):
+            c = a.astype(want)
+            back = c.astype(a.dtype) if want.kind != "f" and want != BFLOAT16 else c
+            if want.kind in "biu":
+                exact = bool(np.all(back == a)) and not (a.dtype.kind == "f" and np.isnan(a).any())
+            else:  # a float dtype: rounding is fine, overflow to inf is not
+                exact = bool(np.all(np.isfinite(c.astype(np.float64)) | ~np.isfinite(a.astype(np.float64))))
+    except (ValueError, TypeError, OverflowError) as e:
+        raise refuse(f"does not convert to it ({e})") from None
+    if not exact:
+        raise refuse("does not convert to it exactly")
+    return c
+
+
+def _short(x: Any) -> str:
+    r = repr(x)
+    return r if len(r) <= 40 else r[:37] + "..."
 
 
 def compile(source: str, sizes: Optional[Mapping[str, int]] = None, *, filename: Optional[str] = None) -> Module:

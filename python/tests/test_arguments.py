@@ -116,3 +116,43 @@ def test_set_threads_takes_its_range():
         assert athene.threads() >= 1
     finally:
         athene.set_threads(before)
+
+
+# ----------------------------------------------------------------------------- 5: conversions
+
+
+def test_none_for_an_input_is_a_missing_input():
+    for call in (lambda: mod.mix(None, 1, True, 1.0, 2), lambda: mod.mix(a=None, b=1, c=True, h=1.0, u=2)):
+        with pytest.raises(TypeError, match=r"kernel mix: missing input\(s\) a"):
+            call()
+    with pytest.raises(TypeError, match=r"kernel same: missing input\(s\) x"):
+        mod.same(None, sizes={"M": 3})
+
+
+@pytest.mark.parametrize("args,param", [
+    ((1.0, 1.5, True, 1.0, 2), "b"),          # a float for an integer: truncated
+    ((1.0, 2**40, True, 1.0, 2), "b"),        # out of i32
+    ((1.0, 1, True, 1.0, 300), "u"),          # out of u8
+    ((1.0, 1, True, 1.0, -1), "u"),
+    ((1.0, 1, 2, 1.0, 2), "c"),               # 2 is not a bool
+    ((1.0, float("nan"), True, 1.0, 2), "b"),
+    ((1.0, 1, True, 1e6, 2), "h"),            # overflows f16 to inf
+    (("7", 1, True, 1.0, 2), "a"),            # strings are not parsed
+    ((1.0, b"1", True, 1.0, 2), "b"),
+    ((1.0, "abc", True, 1.0, 2), "b"),
+    ((1j, 1, True, 1.0, 2), "a"),
+    ((1.0, [1, 2], True, 1.0, 2), "b"),       # a list for a scalar: a shape error, named
+    ((object(), 1, True, 1.0, 2), "a"),
+    ((1.0, 2**70, True, 1.0, 2), "b"),
+])
+def test_lossy_or_odd_conversions_are_type_errors_naming_the_parameter(args, param):
+    with pytest.raises((TypeError, ValueError), match=f"kernel mix: .*'{param}'"):
+        mod.mix(*args)
+
+
+def test_exact_conversions_are_taken():
+    got = mod.mix(0.5, 2.0, True, 1.5, 3)  # 2.0 is exactly an i32, 0.5 and 1.5 exact in f32 and f16
+    assert got == np.float32(0.5 + 2 + 1 + 1.5 + 3)
+    assert mod.mix(0.1, -4, False, 0.1, 255) == np.float32(0.1) + np.float32(-4) + np.float32(np.float16(0.1)) + 255
+    np.testing.assert_array_equal(mod.same([1, 2.5, 3], sizes={"M": 3}), np.float32([1, 2.5, 3]))
+    np.testing.assert_array_equal(mod.rowsum([[1, 2], [3, 4]]), np.float32([3, 7]))
