@@ -245,10 +245,16 @@ class Module:
             filename, text = _caller_source_name(source, _depth)
         else:
             text = source
+        cname = _c_str(filename, "athene.compile", "filename")
+        raw = text.encode()
+        nul = raw.find(b"\0")
+        if nul >= 0:  # the library reads C strings: refuse, as the command line does, not truncate
+            line, col = raw.count(b"\n", 0, nul) + 1, nul - raw.rfind(b"\n", 0, nul)
+            raise CompileError(f"{filename}:{line}:{col}: error: a NUL byte; kernel files are text\n")
         self.source = source
         self.filename = filename
         self._ctx = _Context()
-        if lib.athene_load(self._ctx.ptr, filename.encode(), text.encode()) != 0:
+        if lib.athene_load(self._ctx.ptr, cname, raw) != 0:
             raise CompileError(_lib.text(lib.athene_errors(self._ctx.ptr)))
         _check_sizes(sizes, "athene.compile")
         self._sizes = {str(k): _as_size(k, v) for k, v in (sizes or {}).items()}
@@ -285,6 +291,15 @@ class Module:
 
     def __repr__(self) -> str:
         return f"<athene.Module {self.filename}: {', '.join(self._kernels)}>"
+
+
+def _c_str(v: Any, who: str, what: str) -> bytes:
+    """A str argument as the C string the library reads: no NUL byte, which would end it early."""
+    if not isinstance(v, str):
+        raise TypeError(f"{who}: {what} must be a str, not {type(v).__name__}")
+    if "\0" in v:
+        raise ValueError(f"{who}: {what} {v!r} has a NUL byte")
+    return v.encode()
 
 
 def _check_sizes(sizes: Any, who: str) -> None:
@@ -713,12 +728,14 @@ class Kernel:
         """What the analysis made of every access and the block plan for target ("cpu" or "tpu"),
         as `athene explain` prints it. Sizes come from the given arrays (any subset of the inputs,
         their layouts included), from ``sizes=`` and from the module's sizes."""
-        return self._text(arrays, named, sizes, lambda p: lib.athene_explain(p, target.encode(), 0))
+        t = _c_str(target, f"kernel {self.name}", "target")
+        return self._text(arrays, named, sizes, lambda p: lib.athene_explain(p, t, 0))
 
     def plan(self, *arrays: Any, target: str = "cpu", sizes: Optional[Mapping[str, int]] = None,
              **named: Any) -> Dict[str, Any]:
         """The block plan for target as a dict (the JSON of `athene explain --json`)."""
-        text = self._text(arrays, named, sizes, lambda p: lib.athene_explain(p, target.encode(), 1))
+        t = _c_str(target, f"kernel {self.name}", "target")
+        text = self._text(arrays, named, sizes, lambda p: lib.athene_explain(p, t, 1))
         plans = json.loads(text)
         return plans[0] if isinstance(plans, list) else plans
 
@@ -741,7 +758,8 @@ class Kernel:
     def dump(self, pass_name: str, *arrays: Any, target: str = "cpu",
              sizes: Optional[Mapping[str, int]] = None, **named: Any) -> str:
         """The IR after a pass (`athene -d PASS`): "bind", "inline", ..., "body"."""
-        return self._text(arrays, named, sizes, lambda p: lib.athene_dump(p, pass_name.encode(), target.encode()))
+        pn, t = _c_str(pass_name, f"kernel {self.name}", "pass_name"), _c_str(target, f"kernel {self.name}", "target")
+        return self._text(arrays, named, sizes, lambda p: lib.athene_dump(p, pn, t))
 
     def pallas(self, *arrays: Any, sizes: Optional[Mapping[str, int]] = None, target: str = "pallas",
                chip: Optional[str] = None, **named: Any) -> str:
@@ -753,8 +771,10 @@ class Kernel:
         library reserves "pallas-gpu"); ``chip`` ("v5e", "v6e", "v4") is recorded in the module."""
         if not _lib.HAS_EMIT:
             raise NotImplementedError("this build of libathene has no Pallas emitter (athene_emit)")
-        return self._text(arrays, named, sizes, lambda p: lib.athene_emit(
-            (ctypes.c_void_p * 1)(p), 1, target.encode(), chip.encode() if chip else None), layouts=False)
+        t = _c_str(target, f"kernel {self.name}", "target")
+        c = _c_str(chip, f"kernel {self.name}", "chip") if chip is not None else None
+        return self._text(arrays, named, sizes, lambda p: lib.athene_emit((ctypes.c_void_p * 1)(p), 1, t, c),
+                          layouts=False)
 
     def to_jax(self, *arrays: Any, sizes: Optional[Mapping[str, int]] = None, interpret: Optional[bool] = None,
                **named: Any) -> Any:

@@ -156,3 +156,49 @@ def test_exact_conversions_are_taken():
     assert mod.mix(0.1, -4, False, 0.1, 255) == np.float32(0.1) + np.float32(-4) + np.float32(np.float16(0.1)) + 255
     np.testing.assert_array_equal(mod.same([1, 2.5, 3], sizes={"M": 3}), np.float32([1, 2.5, 3]))
     np.testing.assert_array_equal(mod.rowsum([[1, 2], [3, 4]]), np.float32([3, 7]))
+
+
+# ----------------------------------------------------------------------------- 6: NUL bytes
+
+TWO_KERNELS = ("kernel a(x: f32[4]) -> (y: f32[4]) {\n    y[i] = x[i]\n}\n"
+               "kernel b(x: f32[4]) -> (y: f32[4]) {\n  \0  y[i] = x[i]\n}\n")
+
+
+def test_nul_byte_in_a_source_is_a_located_error():
+    """The command line's words: a NUL byte at its line and column (bytes, from 1); no kernel
+    vanishes behind it."""
+    with pytest.raises(athene.CompileError, match=r"^<string>:5:3: error: a NUL byte; kernel files are text") as e:
+        athene.compile(TWO_KERNELS, filename="<string>")
+    assert (e.value.line, e.value.col) == (5, 3)
+    with pytest.raises(athene.CompileError, match=r"k\.ath:1:1: error: a NUL byte"):
+        athene.compile("\0", filename="k.ath")
+
+
+def test_nul_byte_in_a_loaded_file(tmp_path):
+    f = tmp_path / "k.ath"
+    f.write_bytes(TWO_KERNELS.encode())
+    with pytest.raises(athene.CompileError, match=r"k\.ath:5:3: error: a NUL byte"):
+        athene.load(str(f))
+
+
+@pytest.mark.parametrize("call,arg", [
+    (lambda: athene.compile(SRC, filename="f\0g"), "filename"),
+    (lambda: mod.same.explain(np.zeros(3, np.float32), target="cpu\0zz"), "target"),
+    (lambda: mod.same.plan(np.zeros(3, np.float32), target="tpu\0"), "target"),
+    (lambda: mod.same.dump("body\0x", np.zeros(3, np.float32)), "pass_name"),
+    (lambda: mod.same.pallas(np.zeros(3, np.float32), chip="v5e\0"), "chip"),
+    (lambda: mod.same.pallas(np.zeros(3, np.float32), target="pallas\0gpu"), "target"),
+])
+def test_nul_byte_in_a_name_argument_is_a_value_error(call, arg):
+    with pytest.raises(ValueError, match=f"{arg}.*NUL byte"):
+        call()
+
+
+@pytest.mark.parametrize("call,arg", [
+    (lambda: mod.same.explain(np.zeros(3, np.float32), target=3), "target"),
+    (lambda: mod.same.dump(None, np.zeros(3, np.float32)), "pass_name"),
+    (lambda: athene.compile(SRC, filename=7), "filename"),
+])
+def test_name_arguments_must_be_str(call, arg):
+    with pytest.raises(TypeError, match=arg):
+        call()
