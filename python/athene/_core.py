@@ -46,6 +46,8 @@ _NP = {
     "f64": np.dtype(np.float64),
 }
 
+_TOO_HARD = getattr(np, "exceptions", np).TooHardError
+
 #: Instances a kernel keeps (distinct bindings); the least recently used beyond are freed.
 CACHE_LIMIT = 64
 
@@ -668,6 +670,8 @@ class Kernel:
                 storage[i] = _addr(tmp)
             else:
                 storage[i] = ptrs[i] - adjust[i]
+        if outs is not None and len(outs) > 1:
+            self._disjoint(outs, results)
         st = inst.status
         # out= written in place by a kernel whose failing runs leave outputs as they were
         flags = _lib.UNTOUCHED if outs is not None and entry.may_fail is False else 0
@@ -677,6 +681,23 @@ class Kernel:
             for dst, src in copies:
                 np.copyto(dst, src)
         return results[0] if len(results) == 1 else tuple(results)
+
+    def _disjoint(self, outs: list, views: list) -> None:
+        """out= arrays of two outputs must not share an element: the second would overwrite the
+        first (a temporary cannot help: both results cannot live in one memory)."""
+        given = [(j, views[j]) for j, o in enumerate(outs) if o is not None]
+        for a in range(len(given)):
+            for b in range(a + 1, len(given)):
+                (ja, va), (jb, vb) = given[a], given[b]
+                if not np.may_share_memory(va, vb):
+                    continue
+                try:
+                    shared = np.shares_memory(va, vb, max_work=1 << 20)
+                except _TOO_HARD:
+                    shared = True
+                if shared:
+                    pa, pb = self.outputs[ja].name, self.outputs[jb].name
+                    raise ValueError(f"kernel {self.name}: the out= arrays for '{pa}' and '{pb}' share memory")
 
     def _alloc(self, i: int, n: int, dt: np.dtype, shape: tuple) -> np.ndarray:
         """Zeroed storage of n elements for output i, or a MemoryError naming it."""

@@ -202,3 +202,42 @@ def test_nul_byte_in_a_name_argument_is_a_value_error(call, arg):
 def test_name_arguments_must_be_str(call, arg):
     with pytest.raises(TypeError, match=arg):
         call()
+
+
+# ----------------------------------------------------------------------------- 3: aliased outputs
+
+X4 = np.arange(4, dtype=np.float32)
+
+
+@pytest.mark.parametrize("make", [
+    lambda buf: (buf[:4], buf[:4]),                 # the same memory
+    lambda buf: (buf[:4], buf[2:6]),                # overlapping
+    lambda buf: (buf[:4], buf[3::-1]),              # the same, reversed
+    lambda buf: (buf[0:8:2], buf[0:4]),             # strided, some elements shared
+])
+def test_out_arrays_that_share_memory_are_refused(make):
+    buf = np.full(8, -7, np.float32)
+    y, z = make(buf)
+    with pytest.raises(ValueError, match=r"kernel two: the out= arrays for 'y' and 'z' share memory"):
+        mod.two(X4, out=(y, z))
+    assert (buf == -7).all()  # nothing written
+
+
+def test_out_arrays_interleaved_without_sharing_are_fine():
+    buf = np.full(8, -7, np.float32)
+    y, z = mod.two(X4, out=(buf[0::2], buf[1::2]))
+    np.testing.assert_array_equal(buf[0::2], X4 + 1)
+    np.testing.assert_array_equal(buf[1::2], X4 * 2)
+
+
+def test_declared_out_storage_shared_only_where_elements_are():
+    """Outputs that declare their layouts (strides(2), and strides(2) offset 1) may share one
+    storage array when their elements do not meet; where they do, it is refused."""
+    st = np.full(10, -7, np.float32)
+    mod.declared(X4, out=(st, st))
+    np.testing.assert_array_equal(st[0:8:2], X4 + 1)
+    np.testing.assert_array_equal(st[1:9:2], X4 * 2)
+    st = np.full(10, -7, np.float32)
+    with pytest.raises(ValueError, match="kernel declared: the out= arrays for 'y' and 'z' share memory"):
+        mod.declared(X4, out=(st, st[1:]))
+    assert (st == -7).all()
