@@ -485,13 +485,21 @@ class Kernel:
                 entries.append(None)
                 ptrs.append(None)
                 continue
-            ptrs.append(_addr(a))
+            p = _addr(a)
+            misaligned = p % self._itemsize[i] != 0
+            if misaligned and i < self._nin:  # the library loads whole elements: an aligned copy
+                a = arrays[i] = np.array(a, order="C", copy=True)
+                p = _addr(a)
+                misaligned = False
+            ptrs.append(p)
             if declared[i]:
                 if not a.flags.c_contiguous:
                     what = "output" if i >= self._nin else "parameter"
                     raise ValueError(f"kernel {self.name}: {what} '{self.params[i].name}' declares its layout, so the "
                                      f"array given for it is its storage and must be C-contiguous (strides {a.strides})")
-                entries.append(None)
+                entries.append(("copy",) if misaligned else None)
+            elif misaligned:
+                entries.append(("copy", a.shape))  # an output off its alignment: through a temporary
             elif a.flags.c_contiguous:
                 entries.append(a.shape)
             elif i >= self._nin and any(st < 0 for st in a.strides):
@@ -585,8 +593,9 @@ class Kernel:
                                  f"for it has {a.ndim}")
             if lib.athene_bind_shape(ptr, i, a.ndim, _lib.i64_array(a.shape)):
                 raise self._fail(inst)
-            if not layouts or a.flags.c_contiguous or (p.is_output and any(s < 0 for s in a.strides)):
-                continue
+            if not layouts or a.flags.c_contiguous or (p.is_output and (any(s < 0 for s in a.strides) or
+                                                                       _addr(a) % self._itemsize[i])):
+                continue  # (an output through a temporary: bound row-major)
             strides, offset = _element_layout(a, self._itemsize[i], self, i)
             if lib.athene_bind_layout(ptr, i, _lib.i64_array(strides), offset):
                 raise self._fail(inst)

@@ -241,3 +241,60 @@ def test_declared_out_storage_shared_only_where_elements_are():
     with pytest.raises(ValueError, match="kernel declared: the out= arrays for 'y' and 'z' share memory"):
         mod.declared(X4, out=(st, st[1:]))
     assert (st == -7).all()
+
+
+# ----------------------------------------------------------------------------- 7: misaligned arrays
+
+
+def misaligned(values, dtype):
+    """values as an array of dtype whose data pointer is 1 byte off the dtype's alignment."""
+    dtype = np.dtype(dtype)
+    values = np.asarray(values).astype(dtype)
+    raw = np.zeros(values.nbytes + dtype.itemsize + 1, np.uint8)
+    at = (-raw.ctypes.data) % dtype.itemsize + 1
+    a = raw[at:at + values.nbytes].view(dtype).reshape(values.shape)
+    a[...] = values
+    assert not a.flags.aligned and a.ctypes.data % dtype.itemsize
+    return a
+
+
+MIS = athene.compile("""
+kernel rows(x: f32[R, C]) -> (y: f32[R]) {
+    y[r] = sum(c: x[r, c])
+}
+kernel wide(x: f64[N], k: i64[N]) -> (y: f64[N], z: i64[N]) {
+    y[i] = x[i] * 2.0
+    z[i] = k[i] + 1
+}
+kernel st(x: f32[4] strides(2) offset 1) -> (y: f32[4] strides(2)) {
+    y[i] = x[i] + 1.0
+}
+""")
+
+
+def test_misaligned_inputs_are_read_through_an_aligned_copy():
+    x = misaligned(np.arange(64 * 48).reshape(64, 48) / 7, np.float32)
+    np.testing.assert_allclose(MIS.rows(x), x.sum(axis=1), rtol=1e-5)
+    np.testing.assert_allclose(MIS.rows(x[::2, 1::3]), x[::2, 1::3].sum(axis=1), rtol=1e-5)
+    assert all(p % 4 == 0 for p in MIS.rows.storage_pointers(x)[:1])
+    xs, ks = misaligned(np.linspace(-3, 3, 33), np.float64), misaligned(np.arange(33) - 5, np.int64)
+    y, z = MIS.wide(xs, ks)
+    np.testing.assert_array_equal(y, xs * 2)
+    np.testing.assert_array_equal(z, ks + 1)
+    storage = misaligned(np.arange(9), np.float32)
+    np.testing.assert_array_equal(MIS.st(storage), storage[1::2] + 1)
+
+
+def test_misaligned_out_is_written_through_a_temporary():
+    xs, ks = np.linspace(-3, 3, 33), np.arange(33) - 5
+    y, z = misaligned(np.zeros(33), np.float64), misaligned(np.zeros(33), np.int64)
+    ry, rz = MIS.wide(xs, ks, out=(y, z))
+    assert ry is y and rz is z
+    np.testing.assert_array_equal(y, xs * 2)
+    np.testing.assert_array_equal(z, ks + 1)
+    y2 = misaligned(np.zeros((4, 17)), np.float64)[:, ::2]  # strided as well
+    MIS.wide(xs[:9], ks[:9], out=(y2[0], None))
+    np.testing.assert_array_equal(y2[0], xs[:9] * 2)
+    storage = misaligned(np.zeros(8), np.float32)
+    MIS.st(np.arange(9, dtype=np.float32), out=storage)
+    np.testing.assert_array_equal(storage[0::2], np.arange(9, dtype=np.float32)[1::2] + 1)
