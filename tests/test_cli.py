@@ -528,3 +528,15 @@ def test_value_division_by_zero_in_a_guard_runs(tmp_path, expr, numpy, backend):
     assert r.returncode == 0, r.stderr
     if backend != ["--check"]:
         np.testing.assert_array_equal(np.load(tmp_path / "y.npy"), numpy(x, z).astype(np.int32))
+
+
+@pytest.mark.parametrize("cond", ["f[i] // j == 1", "f[i] % j == 1", "i // j < 2"])
+def test_division_by_a_variable_of_no_values_in_a_guard(tmp_path, cond):
+    """A divisor whose range is empty (a reduction variable of extent 0) in a where's condition
+    compiled to a division by zero in the range rules (SIGFPE, found by tests/fuzz_python.py)."""
+    src = tmp_path / "k.ath"
+    src.write_text(f"kernel k(f: u8[N], t: f32[N, M]) -> (y: f32[N]) {{\n"
+                   f"    y[i] = sum(j < M: where({cond}, t[i, j], 0.0))\n}}\n")
+    for m in ("0", "3"):
+        r = athene("run", src, "--size", "N=3", "--size", f"M={m}", "--check")
+        assert r.returncode == 0, r.stderr
