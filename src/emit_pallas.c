@@ -979,7 +979,7 @@ static void cut_rank1(Em *e, PlanOperand *op)
 	    rank1_ok(x->block, x->size, op->t->dt))
 		return;
 	PlanAxis lo = *x;
-	x->size = x->len = (x->size + x->block - 1) / x->block;
+	x->size = x->len = i64_ceil_div(x->size, x->block);
 	x->place = x->block;
 	x->block = 0;
 	lo.size = lo.len = lo.block;
@@ -1043,7 +1043,7 @@ static void emit_grid_spec(Em *e, Buf *out)
 	int64_t grid[PLAN_MAXVARS];
 	for (int g = 0; g < ps->ngrid; g++) {
 		const PlanVar *v = &ps->vars[ps->grid_var[g]];
-		grid[g] = (v->n + v->block - 1) / v->block;
+		grid[g] = i64_ceil_div(v->n, v->block);
 	}
 	buf_printf(out, "    grid=");
 	if (!ps->ngrid)
@@ -1122,9 +1122,12 @@ static void emit_call(Em *e, Buf *w, int si, Buf *records)
 		for (int a = 0; a < op->naxes && !op->prefetch; a++) {
 			int64_t b = ep_axis_mode(ps, &op->ax[a]) == AX_WHOLE ? op->ax[a].size : op->ax[a].block ? op->ax[a].block : 1;
 			int64_t tile = a == op->naxes - 1 ? 128 : a == op->naxes - 2 ? 8 * dtype_packing(op->t->dt) : 1;
-			n *= (b + tile - 1) / tile * tile;
+			int64_t padded;
+			if (!i64_round_up(b, tile, &padded) || !i64_mul(n, padded, &n))
+				n = INT64_MAX; /* (a whole axis near 2^63: far past any budget) */
 		}
-		bytes += op->prefetch || !op->naxes ? 0 : n;
+		if (!op->prefetch && op->naxes && __builtin_add_overflow(bytes, n, &bytes))
+			bytes = INT64_MAX;
 	}
 	bool big = bytes > 4 << 20;
 	if (e->gpu)

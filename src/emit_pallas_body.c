@@ -179,7 +179,7 @@ static int64_t axis_extent(const PlanStmt *ps, const PlanAxis *x)
 /* Extent in the block of digit g of a variable whose block extent is vb. */
 int64_t ep_digit_extent(const ViewDigit *g, int64_t vb)
 {
-	return g->index == g->nsplit - 1 ? (vb + g->place - 1) / g->place : g->n;
+	return g->index == g->nsplit - 1 ? i64_ceil_div(vb, g->place) : g->n;
 }
 
 /* Is digit g an axis of the operand's block value (not broadcast, not

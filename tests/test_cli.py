@@ -540,3 +540,19 @@ def test_division_by_a_variable_of_no_values_in_a_guard(tmp_path, cond):
     for m in ("0", "3"):
         r = athene("run", src, "--size", "N=3", "--size", f"M={m}", "--check")
         assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.parametrize("target", ["pallas", "pallas-gpu"])
+@pytest.mark.parametrize("n", [INT64_MAX, INT64_MAX - 1, 2**62 + 1])
+def test_emit_grid_at_the_limits(tmp_path, target, n):
+    """The emitted grid counts blocks without overflow: ceil(n / block) (was (n + block - 1) / block,
+    negative near 2^63; found by tests/fuzz_python.py under UBSan)."""
+    src = tmp_path / "k.ath"
+    src.write_text("kernel k(c: i32[N]) -> (y: i32[N]) {\n    y[i] = c[i] + 1\n}\n"
+                   "kernel e(x: f32[N, M]) -> (y: f32[N, M]) {\n    y[i, j] = x[i, j] * 2.0\n}\n")
+    r = athene("emit", src, "--target", target, "--size", f"N={n}", "--size", "M=1")
+    assert r.returncode == 0, r.stderr
+    grids = re.findall(r"grid=\(([^)]*)\)", r.stdout)
+    assert grids
+    for g in grids:
+        assert all(int(v) > 0 for v in g.split(",") if v.strip()), grids
