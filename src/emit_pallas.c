@@ -201,7 +201,8 @@ int64_t ep_array_elems(const PlanOperand *op)
 {
 	int64_t n = 1;
 	for (int a = 0; a < op->naxes; a++)
-		n *= op->ax[a].size;
+		if (!i64_mul(n, op->ax[a].size, &n))
+			return -1; /* padded past 2^63: more than any storage */
 	return n;
 }
 
@@ -1163,7 +1164,7 @@ static void emit_call(Em *e, Buf *w, int si, Buf *records)
 	buf_free(&f);
 	if (e->prep[0])
 		buf_printf(w, "    %s = %s\n", y, e->prep[0]);
-	else if (ep_array_elems(st) > storage)
+	else if (ep_array_elems(st) < 0 || ep_array_elems(st) > storage)
 		buf_printf(w, "    %s = %s.reshape(-1)[:%lld]\n", y, y, (long long)storage);
 	else if (st->naxes != 1)
 		buf_printf(w, "    %s = %s.reshape(-1)\n", y, y);
