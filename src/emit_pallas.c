@@ -48,6 +48,16 @@ _Noreturn void ep_unsupported(Em *e, const char *what)
 	error_plain(&e->in->diag, "kernel %s: the Pallas emitter cannot express %s", e->kname, what);
 }
 
+/* a * b for a size the module spells; past 2^63 (blocks padding an array
+ * near the limit) there is no module to write */
+int64_t ep_mul(Em *e, int64_t a, int64_t b)
+{
+	int64_t r;
+	if (!i64_mul(a, b, &r))
+		ep_unsupported(e, "an array padded past 2^63 elements");
+	return r;
+}
+
 const char *ep_jdt(DType t)
 {
 	static const char *const n[] = {"jnp.bool_",   "jnp.int8",    "jnp.int16",    "jnp.int32",  "jnp.int64",
@@ -554,11 +564,11 @@ static void operand_array(Buf *out, Em *e, const PlanOperand *op)
 		rank = op->view->naxes;
 		have = 1;
 		for (int a = 0; a < rank; a++)
-			have *= op->view->ax[a].size;
+			have = ep_mul(e, have, op->view->ax[a].size);
 	}
 	for (int a = 0; a < op->naxes; a++) {
 		shape[a] = op->ax[a].size - e->pad[op->access][a][0] - e->pad[op->access][a][1];
-		n *= shape[a];
+		n = ep_mul(e, n, shape[a]);
 	}
 	if (n > have) {
 		buf_printf(b, "_pad(%s%s, %lld)", prep ? prep : t, rank > 1 ? ".reshape(-1)" : "", (long long)n);

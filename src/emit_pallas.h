@@ -50,6 +50,7 @@ typedef struct {
 
 /* emit_pallas.c: names, operands as the module moves them, their axes. */
 _Noreturn void ep_unsupported(Em *e, const char *what);
+int64_t ep_mul(Em *e, int64_t a, int64_t b);
 const char *ep_jdt(DType t);
 const char *ep_pyname(const char *s);
 void ep_tuple(Buf *b, const int64_t *v, int n);

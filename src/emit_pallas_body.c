@@ -934,7 +934,7 @@ static void store(Em *e)
 			if (!ep_present_in(op, g))
 				ep_unsupported(e, "a store that broadcasts");
 			dig[nd] = axis_extent(ps, &op->ax[ax[perm[k++]]]);
-			merged[v] *= dig[nd++];
+			merged[v] = ep_mul(e, merged[v], dig[nd++]);
 		}
 		if (merged[v] < out[v])
 			ep_unsupported(e, "a store whose digits do not cover its variable");

@@ -560,3 +560,17 @@ def test_emit_grid_at_the_limits(tmp_path, target, n):
     # b's tpu blocks pad its rows past 2^63 elements: the padding is cut off, whatever the product
     if target == "pallas":
         assert f"y = y.reshape(-1)[:{n}]" in r.stdout.split("# ---- kernel b")[1]
+
+
+@pytest.mark.parametrize("target", ["pallas", "pallas-gpu"])
+def test_emit_input_padded_past_int64(tmp_path, target):
+    """An input whose tpu blocks pad it past 2^63 elements: no module (the emitter says why), or
+    the module for the gpu's blocks (signed overflow before; found by tests/fuzz_python.py)."""
+    src = tmp_path / "k.ath"
+    src.write_text("kernel k(c: f32[N]) -> (y: f32[N, M]) {\n    y[i, j] = min(c[i] * c[i], -8)\n}\n")
+    r = athene("emit", src, "--target", target, "--size", f"N={INT64_MAX}", "--size", "M=1")
+    no_crash(r)
+    if target == "pallas":  # (1 << 20)-element blocks: the input pads to 2^63 + 2^20 - 1
+        assert r.returncode == 1 and "cannot express an array padded past 2^63 elements" in r.stderr, r.stderr
+    else:
+        assert r.returncode == 0, r.stderr
