@@ -425,7 +425,7 @@ static void reduce(Em *e, int r)
 {
 	const Ins *x = &e->prog->ins[r];
 	const Scope *sc = &e->prog->scopes[x->inner];
-	bool arg = x->op == R_ARGMAX || x->op == R_ARGMIN;
+	bool arg = x->op == R_ARGMAX || x->op == R_ARGMIN, body_bool = e->prog->ins[x->a[0]].dt == ATHENE_BOOL;
 	/* an error natively (and in the interpreter), which a module cannot raise */
 	if (empty_reduce(e, x) && (arg || x->op == R_MAX || x->op == R_MIN))
 		error_at(&e->in->diag, x->src->sp, "kernel %s: %s over an empty range (the Pallas emitter refuses it)",
@@ -489,9 +489,9 @@ static void reduce(Em *e, int r)
 		     x->op == R_ARGMAX ? "argmax" : "argmin", r, buf_str(&t), lo, buf_str(&k), ep_jdt(x->dt));
 		buf_free(&t);
 		buf_free(&k);
-	} else if (x->op == R_ANY || x->op == R_ALL) /* Mosaic reduces floats, not bools */
-		line(e, "v%d = jnp.%s(v%d.astype(jnp.float32), axis=(%s,), keepdims=True) > 0", r, x->op == R_ANY ? "max" : "min",
-		     r, buf_str(&axes));
+	} else if (x->op == R_ANY || x->op == R_ALL) /* Mosaic reduces floats, not bools; non-zero (NaN too) is true */
+		line(e, "v%d = jnp.%s(%sv%d%s.astype(jnp.float32), axis=(%s,), keepdims=True) > 0", r,
+		     x->op == R_ANY ? "max" : "min", body_bool ? "" : "(", r, body_bool ? "" : " != 0)", buf_str(&axes));
 	else if ((x->op == R_MAX || x->op == R_MIN) && !dt_is_float(x->opdt) && dt_bits(x->opdt) <= 16)
 		line(e, "v%d = %s(v%d.astype(jnp.float32), axis=(%s,), keepdims=True).astype(%s)  # exact in f32", r,
 		     reduce_info[x->op].jnp, r, buf_str(&axes), ep_jdt(x->dt));

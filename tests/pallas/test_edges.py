@@ -75,3 +75,29 @@ def test_arithmetic_at_the_edges(tmp_path, dt, expr):
     src = f"kernel k(a: {dt}[N], b: {dt}[N]) -> (y: {dt}[N]) {{\n    y[i] = {expr}\n}}\n"
     got, ref = run_both(tmp_path, src, [a, b])
     same(got, ref, f"{dt} {expr} vs the reference interpreter")
+
+
+@pytest.mark.parametrize("red", ["any", "all"])
+@pytest.mark.parametrize("dt", ["i8", "i32", "i64", "u8", "f32", "f64", "bool"])
+def test_any_and_all_count_every_non_zero_as_true(tmp_path, red, dt):
+    """Non-zero is true, negative values and NaN too (the module reduced max/min of the values
+    as floats > 0: all() of -2 was false; found by tests/pallas/fuzz_emit.py)."""
+    rows = [[0, 0, 0], [-2, 4, 1], [0, -1, 0], [1, 1, 1]]
+    if dt in ("f32", "f64"):
+        rows += [[np.nan, 0, 0], [np.nan, np.nan, -0.0]]
+    t = np.dtype(NP[dt]) if dt != "bool" else np.dtype(bool)
+    a = np.array(rows, np.float64).astype(t)
+    path = tmp_path / "k.ath"
+    path.write_text(f"kernel k(a: {dt}[N, M]) -> (y: bool[N]) {{\n    y[i] = {red}(j < M: a[i, j])\n}}\n")
+    ctx = A.load(str(path))
+    k = A.Kernel(ctx, A.LIB.athene_kernel_at(ctx, 0), sizes={"N": a.shape[0], "M": a.shape[1]})
+    py = tmp_path / "k_pallas.py"
+    py.write_text(A.emit([k]))
+    spec = importlib.util.spec_from_file_location(f"anyall_{red}_{dt}", py)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    got = np.asarray(mod.k(a, interpret=True))
+    want = (a != 0) | (np.isnan(a) if dt in ("f32", "f64") else False)
+    want = want.any(axis=1) if red == "any" else want.all(axis=1)
+    np.testing.assert_array_equal(got, want)
+    same(got, k.reference([a.reshape(-1)])[0], f"{red} over {dt} vs the reference interpreter")
