@@ -23,13 +23,20 @@ UNARY = ["abs", "neg", "relu", "sign", "floor", "ceil", "round", "trunc", "exp",
 BINARY = ["+", "-", "*", "/", "//", "%", "min", "max", "pow", "atan2"]
 COMPARE = ["<", "<=", ">", ">=", "==", "!="]
 REDUCE = ["sum", "prod", "mean", "max", "min", "argmax", "argmin", "any", "all"]
+EXACT_UNARY = ["abs", "neg", "relu", "sign", "floor", "ceil", "round", "trunc", "sqrt"]
 
 
 class Gen:
     """One random kernel: its source, its inputs (name, dtype, dims) and its sizes."""
 
-    def __init__(self, rng, big=False):
+    def __init__(self, rng, big=False, exact=False):
+        """big: sometimes sizes at the 64-bit limits. exact: only operations two correct
+        implementations agree on to the bit (no transcendental functions, pow or atan2, and no
+        reductions whose rounding depends on their order: sum, prod, mean)."""
         self.rng = rng
+        self.unary = [u for u in UNARY if not exact or u in EXACT_UNARY]
+        self.binary = [b for b in BINARY if not exact or b not in ("pow", "atan2")]
+        self.reduce = [r for r in REDUCE if not exact or r not in ("sum", "prod", "mean")]
         self.inputs = []  # (name, dtype, dims): dims a tuple of "N", "M", "V"
         self.sizes = {"N": rng.choice(SIZES), "M": rng.choice(SIZES)}
         if big and rng.random() < 0.5:
@@ -77,11 +84,11 @@ class Gen:
             return self._leaf(dims, depth)
         x = r.random()
         if x < 0.3:
-            op = r.choice(BINARY)
+            op = r.choice(self.binary)
             a, b = self.expr(dims, depth + 1), self.expr(dims, depth + 1)
             return f"{op}({a}, {b})" if op[0].isalpha() else f"({a} {op} {b})"
         if x < 0.5:
-            return f"{r.choice(UNARY)}({self.expr(dims, depth + 1)})"
+            return f"{r.choice(self.unary)}({self.expr(dims, depth + 1)})"
         if x < 0.65:
             c = f"({self.expr(dims, depth + 1)} {r.choice(COMPARE)} {self.expr(dims, depth + 1)})"
             return f"where({c}, {self.expr(dims, depth + 1)}, {self.expr(dims, depth + 1)})"
@@ -111,7 +118,7 @@ class Gen:
                 outs.append(f"{o}: {dt}[N, M]{layout}")
                 body.append(f"    {o}[i, j] = {self.expr(('N', 'M'))}")
             else:
-                red = r.choice(REDUCE)
+                red = r.choice(self.reduce)
                 outs.append(f"{o}: {dt}[N]")
                 body.append(f"    {o}[i] = {red}(j < M: {self.expr(('N', 'M'))})")
         params = ", ".join(f"{n}: {dt}[{', '.join(d)}]" for n, dt, d in self.inputs)
