@@ -539,6 +539,8 @@ static void instruction(Em *e, int r)
 			           x->op == OP_MOD ? "%" : "//", q, q);
 		else if ((x->op == OP_FLOORDIV || x->op == OP_MOD) && !dt_is_float(x->opdt))
 			ep_spell(&o, op_info[x->op].jnp, a, x->nargs);
+		else if (x->opdt == ATHENE_BOOL && op_info[x->op].kind == K_SAME)
+			buf_printf(&o, "%s", p); /* abs, sign, relu, floor, ... of a bool: itself (jnp refuses some) */
 		else if (x->op == OP_FLOORDIV)
 			buf_printf(&o, "jnp.where(%s // %s == 0, %s / %s * 0, %s // %s)", p, q, p, q, p, q);
 		else if (x->op == OP_MOD)

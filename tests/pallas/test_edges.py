@@ -101,3 +101,26 @@ def test_any_and_all_count_every_non_zero_as_true(tmp_path, red, dt):
     want = want.any(axis=1) if red == "any" else want.all(axis=1)
     np.testing.assert_array_equal(got, want)
     same(got, k.reference([a.reshape(-1)])[0], f"{red} over {dt} vs the reference interpreter")
+
+
+@pytest.mark.parametrize("fn", ["abs", "sign", "relu", "floor", "ceil", "round", "trunc"])
+def test_same_dtype_functions_of_a_bool(tmp_path, fn):
+    """They keep the bool (jnp.sign and jnp.round refuse bools, jnp.maximum(b, 0) makes ints;
+    found by tests/pallas/fuzz_emit.py)."""
+    a = np.array([True, False, True])
+    src = f"kernel k(a: bool[N], b: bool[N]) -> (y: bool[N], z: i32[N]) {{\n    y[i] = {fn}(a[i])\n" \
+          f"    z[i] = i32({fn}(a[i])) + i32(!{fn}(b[i]))\n}}\n"
+    path = tmp_path / "k.ath"
+    path.write_text(src)
+    ctx = A.load(str(path))
+    k = A.Kernel(ctx, A.LIB.athene_kernel_at(ctx, 0), sizes={"N": 3})
+    py = tmp_path / "k_pallas.py"
+    py.write_text(A.emit([k]))
+    spec = importlib.util.spec_from_file_location(f"boolfn_{fn}", py)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    y, z = mod.k(a, ~a, interpret=True)
+    ref = k.reference([a, ~a])
+    same(np.asarray(y), ref[0], f"{fn}(bool)")
+    same(np.asarray(z), ref[1], f"i32({fn}(bool))")
+    np.testing.assert_array_equal(np.asarray(y), a)
