@@ -1546,7 +1546,7 @@ void emit_pallas_kernel(Buf *out, unsigned *needs, Inst *in, const Plan *p, bool
 	if (e.nchecks) {
 		buf_printf(out, "    *outs, bad = _run(_%s, (%s%s), interpret)\n", k->name, buf_str(&sig), k->nin == 1 ? "," : "");
 		buf_printf(out, "    _raise_bad(bad, _%s_MESSAGES)\n", k->name);
-		buf_printf(out, nout == 1 ? "    return outs[0]\n" : "    return ep_tuple(outs)\n");
+		buf_printf(out, nout == 1 ? "    return outs[0]\n" : "    return tuple(outs)\n");
 	} else
 		buf_printf(out, "    return _run(_%s, (%s%s), interpret)\n", k->name, buf_str(&sig), k->nin == 1 ? "," : "");
 	buf_free(&fns);

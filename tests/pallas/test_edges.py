@@ -124,3 +124,27 @@ def test_same_dtype_functions_of_a_bool(tmp_path, fn):
     same(np.asarray(y), ref[0], f"{fn}(bool)")
     same(np.asarray(z), ref[1], f"i32({fn}(bool))")
     np.testing.assert_array_equal(np.asarray(y), a)
+
+
+def test_checked_gather_with_two_outputs(tmp_path):
+    """The entry point of a kernel with a checked gather and several outputs returns them all
+    (it called a name the module does not define; found by tests/pallas/fuzz_emit.py), and
+    raises IndexError for a bad index."""
+    src = ("kernel k(t: f32[V, M], idx: i32[N]) -> (y: f32[N, M], z: f32[N, M]) {\n"
+           "    y[i, j] = t[wrap(idx[i], V), j]\n    z[i, j] = t[wrap(idx[i], V), j] * 2.0\n}\n")
+    path = tmp_path / "k.ath"
+    path.write_text(src)
+    ctx = A.load(str(path))
+    k = A.Kernel(ctx, A.LIB.athene_kernel_at(ctx, 0), sizes={"N": 4, "M": 8, "V": 3})
+    py = tmp_path / "k_pallas.py"
+    py.write_text(A.emit([k]))
+    spec = importlib.util.spec_from_file_location("gather_two", py)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    t = np.arange(24, dtype=np.float32).reshape(3, 8)
+    idx = np.array([0, -1, 2, 1], np.int32)
+    y, z = mod.k(t, idx, interpret=True)
+    np.testing.assert_array_equal(np.asarray(y), t[idx])
+    np.testing.assert_array_equal(np.asarray(z), t[idx] * 2)
+    with pytest.raises(IndexError):
+        mod.k(t, np.array([0, 3, 0, 0], np.int32), interpret=True)
