@@ -7,8 +7,9 @@
 Random kernels of tests/kernelgen.py with small sizes, restricted to operations whose results two
 correct implementations agree on to the bit (no transcendental functions, no sums, whose
 rounding depends on their order, and no true division, which XLA's simplifier reassociates:
-(a / b) / c becomes a / (b * c) under jit, in the interpreter as on a chip), are bound, emitted (`athene_emit`, target pallas), run in
-JAX's interpreter on the CPU (interpret=True) and compared with athene's reference interpreter
+(a / b) / c becomes a / (b * c) under jit), are bound, emitted (`athene_emit`, target pallas), run in
+JAX's interpreter on the CPU (interpret=True, with XLA's excess precision off: it would keep f32
+where the module rounds to bf16) and compared with athene's reference interpreter
 on the same inputs: integers and bools exactly, floats exactly but for NaN (any NaN for any) and
 within 1e-30 absolute (a denormal flushed). A run that fails in the reference must raise
 IndexError in the module (a gather index out of range) and the other way round.
@@ -32,6 +33,10 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
+
+# XLA keeps f32 where the module rounds to bf16 or f16 and back (convert pairs it folds) unless
+# told not to; the module's rounding is what is compared
+os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " --xla_allow_excess_precision=false").strip()
 
 import pallas_cases  # noqa: E402,F401  (JAX on the CPU with x64, as the Pallas tests run it)
 
