@@ -520,7 +520,21 @@ static void instruction(Em *e, int r)
 	case I_CAST: {
 		Buf a = {0};
 		ep_reg(&a, e, x->a[0]);
-		line(e, "v%d = %s.astype(%s)", r, buf_str(&a), rdt(e, r));
+		DType from = e->prog->ins[x->a[0]].dt;
+		if (dt_is_float(from) && dt_is_int(x->dt)) {
+			/* the language's float -> int: toward zero, saturating, NaN 0 (XLA's convert
+			 * gives INT_MIN past the range); the bounds are powers of two, exact in any float */
+			int bits = e->narrow[r] ? 32 : dt_bits(x->dt);
+			bool u = x->dt == ATHENE_U8;
+			const char *v = buf_str(&a), *t = rdt(e, r);
+			char lo[32] = "0.0";
+			if (!u)
+				snprintf(lo, sizeof lo, "-2.0 ** %d", bits - 1);
+			line(e, "v%d = jnp.where(%s != %s, 0, jnp.where(%s >= 2.0 ** %d, jnp.iinfo(%s).max, jnp.where(%s <= %s, "
+			     "jnp.iinfo(%s).min, %s.astype(%s)))).astype(%s)",
+			     r, v, v, v, u ? bits : bits - 1, t, v, lo, t, v, t, t);
+		} else
+			line(e, "v%d = %s.astype(%s)", r, buf_str(&a), rdt(e, r));
 		buf_free(&a);
 		return;
 	}
