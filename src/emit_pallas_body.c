@@ -73,6 +73,8 @@ static void constant(Buf *b, Em *e, int r)
 		buf_printf(b, "%s(jnp.nan)", ep_jdt(x->dt));
 	else if (isinf(x->c.f))
 		buf_printf(b, "%s(%sjnp.inf)", ep_jdt(x->dt), x->c.f < 0 ? "-" : "");
+	else if (x->c.f == 0 && signbit(x->c.f))
+		buf_printf(b, "%s(-0.0)", ep_jdt(x->dt)); /* (%g's "-0" is the int 0: +0.0) */
 	else
 		buf_printf(b, "%s(%.17g)", ep_jdt(x->dt), x->c.f);
 }
@@ -553,7 +555,13 @@ static void instruction(Em *e, int r)
 			           x->op == OP_MOD ? "%" : "//", q, q);
 		else if ((x->op == OP_FLOORDIV || x->op == OP_MOD) && !dt_is_float(x->opdt))
 			ep_spell(&o, op_info[x->op].jnp, a, x->nargs);
-		else if (x->opdt == ATHENE_BOOL && op_info[x->op].kind == K_SAME)
+		else if (x->op == OP_CLAMP && dt_is_float(x->opdt)) {
+			/* min(max(x, lo), hi) with the language's min and max (jnp.clip gives +0.0
+			 * for clamp(1.0, -8.0, -0.0)) */
+			const char *hi = buf_str(&a[2]);
+			line(e, "v%d = jnp.where(%s > %s, %s, jnp.where(%s != %s, %s, %s))", r, p, q, p, p, p, p, q);
+			buf_printf(&o, "jnp.where(v%d < %s, v%d, jnp.where(v%d != v%d, v%d, %s))", r, hi, r, r, r, r, hi);
+		} else if (x->opdt == ATHENE_BOOL && op_info[x->op].kind == K_SAME)
 			buf_printf(&o, "%s", p); /* abs, sign, relu, floor, ... of a bool: itself (jnp refuses some) */
 		else if (x->op == OP_FLOORDIV)
 			buf_printf(&o, "jnp.where(%s // %s == 0, %s / %s * 0, %s // %s)", p, q, p, q, p, q);

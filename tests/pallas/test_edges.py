@@ -161,7 +161,8 @@ def test_float_to_int_casts_saturate(tmp_path, dt, to):
             float(info.max), float(info.min), float(info.max) + 1, float(info.min) - 1, 127.9, -128.9, 255.5]
     with np.errstate(all="ignore"):
         a = np.array(vals, np.float64).astype(t)
-    src = f"kernel k(a: {dt}[N]) -> (y: {to}[N]) {{\n    y[i] = {to}(a[i])\n}}\n"
+    # a value computed in the kernel (a load converted directly happened to saturate)
+    src = f"kernel k(a: {dt}[N], one: {dt}[N]) -> (y: {to}[N]) {{\n    y[i] = {to}(a[i] * one[i])\n}}\n"
     path = tmp_path / "k.ath"
     path.write_text(src)
     ctx = A.load(str(path))
@@ -171,11 +172,34 @@ def test_float_to_int_casts_saturate(tmp_path, dt, to):
     spec = importlib.util.spec_from_file_location(f"f2i_{dt}_{to}", py)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    got = np.asarray(mod.k(a, interpret=True))
-    same(got, k.reference([a])[0], f"{dt} -> {to} vs the reference interpreter")
+    one = np.ones_like(a)
+    got = np.asarray(mod.k(a, one, interpret=True))
+    same(got, k.reference([a, one])[0], f"{dt} -> {to} vs the reference interpreter")
     with np.errstate(all="ignore"):
         f = np.asarray(a, np.float64)
         want = np.where(np.isnan(f), 0, np.clip(np.trunc(np.nan_to_num(f, posinf=2.0**70, neginf=-2.0**70)),
                                                  info.min, info.max))
     np.testing.assert_array_equal(got, np.array([int(w) if abs(w) < 2**63 else (info.max if w > 0 else info.min)
                                                  for w in want], dtype=NP[to]))
+
+
+def test_float_to_int_cast_of_an_infinite_quotient(tmp_path):
+    """The emitter fuzzer's reproducer: clamp(x, -8, -0.0) of a positive x is -0.0, -2 // -0.0 is
+    inf and i64(inf) is INT64_MAX. The module gave INT64_MIN: it spelled the literal -0.0 as
+    jnp.float64(-0), which is +0.0, and jnp.clip gives +0.0 there too."""
+    src = ("kernel k(a: f16[N], b: f64[], c: i8[M]) -> (y: i64[N, M]) {\n"
+           "    let u[i < N, j < M] = clamp(relu((a[i] * b[])), -8, -0.0)\n"
+           "    y[i, j] = (c[j] // where((-1 < clamp(b[], 2, -8)), f64(u[i, j]), u[i, j]))\n}\n")
+    path = tmp_path / "k.ath"
+    path.write_text(src)
+    ctx = A.load(str(path))
+    k = A.Kernel(ctx, A.LIB.athene_kernel_at(ctx, 0), sizes={"N": 2, "M": 3})
+    py = tmp_path / "k_pallas.py"
+    py.write_text(A.emit([k]))
+    spec = importlib.util.spec_from_file_location("f2i_quotient", py)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    a, b, c = np.array([3.1484375, 0.55712890625], np.float16), np.float64(0.348), np.array([-2, -4, -9], np.int8)
+    got = np.asarray(mod.k(a, b, c, interpret=True))
+    assert (got == np.iinfo(np.int64).max).all(), got
+    same(got.reshape(-1), k.reference([a, np.array([b]), c])[0], "vs the reference interpreter")
