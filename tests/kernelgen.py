@@ -31,13 +31,11 @@ class Gen:
 
     def __init__(self, rng, big=False, exact=False):
         """big: sometimes sizes at the 64-bit limits. exact: only operations two correct
-        implementations agree on to the bit (no transcendental functions, pow, atan2 or /, and
-        no reductions whose rounding depends on their order: sum, prod, mean)."""
+        implementations agree on to the bit (no transcendental functions, pow or atan2, and no
+        reductions whose rounding depends on their order: sum, prod, mean)."""
         self.rng = rng
         self.unary = [u for u in UNARY if not exact or u in EXACT_UNARY]
-        # (and no "/": XLA rewrites (a / b) / c as a / (b * c), one rounding fewer, which a
-        # floor or a cast downstream turns into a different integer)
-        self.binary = [b for b in BINARY if not exact or b not in ("pow", "atan2", "/")]
+        self.binary = [b for b in BINARY if not exact or b not in ("pow", "atan2")]
         self.reduce = [r for r in REDUCE if not exact or r not in ("sum", "prod", "mean")]
         self.inputs = []  # (name, dtype, dims): dims a tuple of "N", "M", "V"
         self.sizes = {"N": rng.choice(SIZES), "M": rng.choice(SIZES)}

@@ -6,10 +6,9 @@
 
 Random kernels of tests/kernelgen.py with small sizes, restricted to operations whose results two
 correct implementations agree on to the bit (no transcendental functions, no sums, whose
-rounding depends on their order, and no true division, which XLA's simplifier reassociates:
-(a / b) / c becomes a / (b * c) under jit), are bound, emitted (`athene_emit`, target pallas), run in
-JAX's interpreter on the CPU (interpret=True, with XLA's excess precision off: it would keep f32
-where the module rounds to bf16) and compared with athene's reference interpreter
+rounding depends on their order), are bound, emitted (`athene_emit`, target pallas), run in
+JAX's interpreter on the CPU (interpret=True) op by op (jax.disable_jit: XLA's fusions fold
+0 / x to 0 and contract a * b + c into one rounding) and compared with athene's reference interpreter
 on the same inputs: integers and bools exactly, floats exactly but for NaN (any NaN for any) and
 within 1e-30 absolute (a denormal flushed). A run that fails in the reference must raise
 IndexError in the module (a gather index out of range) and the other way round.
@@ -34,12 +33,16 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
-# XLA keeps f32 where the module rounds to bf16 or f16 and back (convert pairs it folds) unless
-# told not to; the module's rounding is what is compared
-os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " --xla_allow_excess_precision=false").strip()
+# What is compared is the module as written, so XLA's liberties with floats are off: its excess
+# precision would keep f32 where the module rounds to bf16 and back; its algebraic simplifier
+# rewrites (a / b) / c as a / (b * c) and f64(bool) * x as a select (+0.0 where the product is
+# -0.0); and its backend contracts a * b + c into one rounding (an FMA) unless unoptimised
+os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " --xla_allow_excess_precision=false"
+                           " --xla_disable_hlo_passes=algsimp --xla_backend_optimization_level=0").strip()
 
 import pallas_cases  # noqa: E402,F401  (JAX on the CPU with x64, as the Pallas tests run it)
 
+import jax  # noqa: E402
 import numpy as np  # noqa: E402
 
 import athene_lib as A  # noqa: E402
@@ -103,7 +106,8 @@ def one_case(seed, work, stats):
     ref = k.reference(storages)
     args = [s if k.declares_layout(i) else a for i, (s, a) in enumerate(zip(storages, logical))]
     try:
-        out = mod.k(*args, interpret=True)
+        with jax.disable_jit():  # op by op: no fusion for XLA to fold across (0 / x as 0, say)
+            out = mod.k(*args, interpret=True)
     except IndexError as e:
         if not isinstance(ref, str):
             raise Finding(f"the module raised IndexError ({e}) where the reference ran")
@@ -130,6 +134,9 @@ def one_case(seed, work, stats):
 
 
 def main():
+    import warnings
+
+    warnings.simplefilter("ignore")  # NumPy's and JAX's casts of edge values
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seconds", type=float, default=60)
     ap.add_argument("--seed", type=int, default=int(time.time()) % 100000)
