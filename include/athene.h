@@ -96,6 +96,9 @@ ATHENE_API const char *athene_inst_errors(const athene_inst *in);
  * one (element strides, possibly negative or zero, and an element offset):
  * this is how a strided array view arrives. All before athene_compile. */
 ATHENE_API int athene_bind_size(athene_inst *in, const char *sym, int64_t value);
+/* The same, with the words its messages use for where the value came from
+ * ("--size N=4" on the command line; athene_bind_size says "N=4"). */
+ATHENE_API int athene_bind_size_from(athene_inst *in, const char *sym, int64_t value, const char *from);
 ATHENE_API int athene_bind_shape(athene_inst *in, int param, int rank, const int64_t *shape);
 ATHENE_API int athene_bind_layout(athene_inst *in, int param, const int64_t *strides, int64_t offset);
 /* The value bound to size symbol s: 0 with *value, -1 when unbound. */

@@ -339,6 +339,16 @@ _Noreturn void ep_unsupported(Em *e, const char *what)
 	error_plain(&e->in->diag, "kernel %s: the Pallas emitter cannot express %s", e->kname, what);
 }
 
+/* a * b for a size the module spells; past 2^63 (blocks padding an array
+ * near the limit) there is no module to write */
+int64_t ep_mul(Em *e, int64_t a, int64_t b)
+{
+	int64_t r;
+	if (!i64_mul(a, b, &r))
+		ep_unsupported(e, "an array padded past 2^63 elements");
+	return r;
+}
+
 static void sym_leaf(Buf *b, const Sym *s, void *env)
 {
 	SymCtx *c = env;
@@ -383,6 +393,8 @@ void ep_constant(Buf *b, Em *e, int r)
 		buf_printf(b, "%s(jnp.nan)", ep_jdt(x->dt));
 	else if (isinf(x->c.f))
 		buf_printf(b, "%s(%sjnp.inf)", ep_jdt(x->dt), x->c.f < 0 ? "-" : "");
+	else if (x->c.f == 0 && signbit(x->c.f))
+		buf_printf(b, "%s(-0.0)", ep_jdt(x->dt)); /* (%g's "-0" is the int 0: +0.0) */
 	else
 		buf_printf(b, "%s(%.17g)", ep_jdt(x->dt), x->c.f);
 }
@@ -390,7 +402,7 @@ void ep_constant(Buf *b, Em *e, int r)
 /* Extent in the block of digit g of a variable whose block extent is vb. */
 int64_t ep_digit_extent(const ViewDigit *g, int64_t vb)
 {
-	return g->index == g->nsplit - 1 ? (vb + g->place - 1) / g->place : g->n;
+	return g->index == g->nsplit - 1 ? i64_ceil_div(vb, g->place) : g->n;
 }
 
 /* Is digit g an axis of the operand's block value (not broadcast, not

@@ -51,6 +51,7 @@ typedef struct {
 
 /* emit_pallas.c: names, operands as the module moves them, their axes. */
 _Noreturn void ep_unsupported(Em *e, const char *what);
+int64_t ep_mul(Em *e, int64_t a, int64_t b);
 const char *ep_jdt(DType t);
 const char *ep_pyname(const char *s);
 void ep_tuple(Buf *b, const int64_t *v, int n);
@@ -62,7 +63,7 @@ int64_t ep_lowest(const PlanAxis *x);
 int64_t ep_highest(const PlanAxis *x);
 void ep_slice_of(Buf *b, const PlanAxis *x, int64_t start);
 int ep_axis_mode(const PlanStmt *ps, const PlanAxis *x);
-int64_t ep_array_elems(const PlanOperand *op);
+int64_t ep_array_elems(const PlanOperand *op); /* -1: past 2^63 */
 /* emit_pallas.c: index expressions in an index map or in the kernel. */
 const char *ep_grid_name(const PlanStmt *ps, int g);
 void ep_map_var(Buf *b, const PlanStmt *ps, const Var *v, bool pid);
