@@ -149,6 +149,13 @@ ATHENE_API const char *athene_pass_name(int i);
 /* The planner's targets that explain and dump take: athene_target_name(i)
  * for i = 0, 1, ... until NULL ("cpu", "tpu"). */
 ATHENE_API const char *athene_target_name(int i);
+/* The backends athene_emit writes modules for, in the backend table's order:
+ * athene_emit_target(i) for i = 0, 1, ... until NULL ("pallas",
+ * "pallas-gpu"); and the chips a module of target may name,
+ * athene_emit_chip(target, i) until NULL (NULL at once for an unknown
+ * target or one that names no chip). */
+ATHENE_API const char *athene_emit_target(int i);
+ATHENE_API const char *athene_emit_chip(const char *target, int i);
 /* Text of the IR after a pass (running the passes up to it), for target
  * ("cpu" or "tpu") where the pass depends on one; NULL with errors. */
 ATHENE_API const char *athene_dump(athene_inst *in, const char *pass, const char *target);

@@ -150,21 +150,31 @@ static void check_threads_env(void)
 
 static bool known_command(const char *name);
 
-/* Is name one of the library's planner targets (athene_target_name)? */
-static bool known_target(const char *name)
+/* The library's lists of names (its backend table): planner targets, emit
+ * targets, the chips of the emit target given. */
+typedef const char *(*NameList)(int i);
+
+static const char *emit_target;
+static const char *emit_chip(int i)
 {
-	for (int i = 0; athene_target_name(i); i++)
-		if (!strcmp(athene_target_name(i), name))
+	return athene_emit_chip(emit_target, i);
+}
+
+static bool listed(NameList names, const char *name)
+{
+	for (int i = 0; names(i); i++)
+		if (!strcmp(names(i), name))
 			return true;
 	return false;
 }
 
-static _Noreturn void unknown_target(const char *name)
+/* "athene: unknown WHAT 'NAME'WHERE (a, b, c)", then the usage: exit 2. */
+static _Noreturn void unknown_name(const char *what, const char *name, const char *where, NameList names)
 {
 	char list[256] = "";
-	for (int i = 0; athene_target_name(i); i++)
-		snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", athene_target_name(i));
-	fprintf(stderr, "athene: unknown target '%s' (%s)\n", name, list);
+	for (int i = 0; names(i); i++)
+		snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", names(i));
+	fprintf(stderr, "athene: unknown %s '%s'%s (%s)\n", what, name, where, list);
 	usage(NULL, NULL);
 }
 
@@ -231,8 +241,8 @@ static Opts parse_args(int argc, char **argv)
 		usage("%s", "--repeat is an option of --bench");
 	if (o.bench && o.nouts)
 		usage("%s", "--bench writes no outputs: drop --out");
-	if (o.target && !known_target(o.target))
-		unknown_target(o.target);
+	if (o.target && !listed(athene_target_name, o.target))
+		unknown_name("target", o.target, "", athene_target_name);
 	for (int i = 0; i < o.nouts; i++)
 		if (same_file(o.outs[i].path, o.file))
 			usage("refusing to write an output over the kernel file %s", o.file);
@@ -826,10 +836,11 @@ static int cmd_emit(int argc, char **argv, int at)
 	}
 	if (!file || !target)
 		usage("%s", "emit takes FILE --target pallas|pallas-gpu [--kernel NAME] [--size SYM=INT]... [--tpu v5e|v6e|v4] [-o OUT.py]");
-	if (strcmp(target, "pallas") && strcmp(target, "pallas-gpu"))
-		usage("unknown --target '%s' for emit (pallas, pallas-gpu)", target);
-	if (chip && strcmp(chip, "v5e") && strcmp(chip, "v6e") && strcmp(chip, "v4"))
-		usage("unknown --tpu chip '%s' (v5e, v6e, v4)", chip);
+	if (!listed(athene_emit_target, target))
+		unknown_name("--target", target, " for emit", athene_emit_target);
+	emit_target = target;
+	if (chip && !listed(emit_chip, chip))
+		unknown_name("--tpu chip", chip, "", emit_chip);
 	if (out && same_file(out, file))
 		usage("refusing to write the module over the kernel file %s (-o)", file);
 	for (int j = 0; j < nsizes; j++) {
