@@ -8,6 +8,11 @@
 
 #include "emit.h"
 
+static void ep_constant(Buf *b, Em *e, int r);
+static void ep_map_var(Buf *b, const PlanStmt *ps, const Var *v, bool pid);
+static void ep_node_expr(Buf *b, SymCtx *c, const Node *n);
+static int ep_reg_of(SymCtx *c, const Node *n);
+
 /* The operands as the module moves them: the plan's, with reversed axes
  * flipped by the wrapper (Mosaic has no in-kernel reverse), so the kernel
  * walks every axis upwards. Set per statement by emit_pallas_kernel. */
@@ -113,7 +118,7 @@ int64_t ep_lowest(const PlanAxis *x)
 
 /* A variable's value in an index map: its grid index (a variable that
  * addresses an index load has block 1), or 0 when it is not on the grid. */
-void ep_map_var(Buf *b, const PlanStmt *ps, const Var *v, bool pid)
+static void ep_map_var(Buf *b, const PlanStmt *ps, const Var *v, bool pid)
 {
 	for (int i = 0; i < ps->nvars; i++)
 		if (ps->vars[i].var == v) {
@@ -134,7 +139,7 @@ void ep_map_var(Buf *b, const PlanStmt *ps, const Var *v, bool pid)
 
 /* An index expression from the AST (a gathered subscript): in an index map
  * from the prefetched refs; in the kernel from the body's registers. */
-void ep_node_expr(Buf *b, SymCtx *c, const Node *n)
+static void ep_node_expr(Buf *b, SymCtx *c, const Node *n)
 {
 	if (!c->map && !c->xla) {
 		int r = ep_reg_of(c, n);
@@ -382,7 +387,7 @@ int ep_alias_of(Em *e, int r)
 	return r;
 }
 
-void ep_constant(Buf *b, Em *e, int r)
+static void ep_constant(Buf *b, Em *e, int r)
 {
 	const Ins *x = &e->prog->ins[r];
 	if (x->dt == ATHENE_BOOL)
@@ -432,7 +437,7 @@ void ep_reg(Buf *b, Em *e, int r)
 }
 
 /* The register (the last before the load's) that computes node n. */
-int ep_reg_of(SymCtx *c, const Node *n)
+static int ep_reg_of(SymCtx *c, const Node *n)
 {
 	for (int r = c->reg - 1; r >= 0; r--)
 		if (c->e->prog->ins[r].src == n && c->e->prog->ins[r].kind != I_CONST)

@@ -69,12 +69,12 @@ static void flip_axes(Buf *b, const PlanStmt *ps, const PlanOperand *op)
 			buf_printf(b, "%s%d", k++ ? ", " : "", a);
 }
 
-int64_t ep_highest(const PlanAxis *x)
+static int64_t ep_highest(const PlanAxis *x)
 {
 	return (x->step > 0 ? x->start + x->step * (x->len - 1) : x->start) + 1;
 }
 
-int64_t ep_array_elems(const PlanOperand *op)
+static int64_t ep_array_elems(const PlanOperand *op)
 {
 	int64_t n = 1;
 	for (int a = 0; a < op->naxes; a++)
@@ -85,7 +85,7 @@ int64_t ep_array_elems(const PlanOperand *op)
 
 /* ---- index maps ---- */
 
-const char *ep_grid_name(const PlanStmt *ps, int g)
+static const char *ep_grid_name(const PlanStmt *ps, int g)
 {
 	return ep_pyname(ps->vars[ps->grid_var[g]].var->name);
 }

@@ -642,18 +642,9 @@ static bool needs_check(const Em *e, const Ins *x)
 	return false;
 }
 
-/* Does some load of the statement need a bounds check? */
-bool ep_checks(const Em *e)
-{
-	for (int r = 0; r < e->prog->n; r++)
-		if (needs_check(e, &e->prog->ins[r]))
-			return true;
-	return false;
-}
-
 /* Why the Triton lowering cannot run the statement (a reduction it has
  * none of), or NULL: then it runs in XLA. */
-const char *ep_gpu_reduction(const Em *e)
+static const char *ep_gpu_reduction(const Em *e)
 {
 	for (int r = 0; r < e->prog->n; r++)
 		if (e->used[r] && e->prog->ins[r].kind == I_REDUCE && e->prog->ins[r].op == R_PROD)
