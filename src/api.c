@@ -251,7 +251,7 @@ const char *athene_kernel_dump(athene_kernel *k, const char *pass)
 	b.len = 0;
 	if (strcmp(pass, "parse") && strcmp(pass, "check"))
 		return NULL;
-	dump_kernel(&b, k, pass[0] == 'c');
+	ast_print_kernel(&b, k, pass[0] == 'c');
 	return buf_str(&b);
 }
 
@@ -539,7 +539,7 @@ const char *athene_explain(athene_inst *in, const char *target, int json)
 	if (t < 0 || passes(in, P_CHECKPLAN, t))
 		return NULL;
 	in->text.len = 0;
-	plan_explain(&in->text, in->plan[t], json);
+	explain_plan(&in->text, in->plan[t], json);
 	return buf_str(&in->text);
 }
 
@@ -632,12 +632,12 @@ const char *athene_dump(athene_inst *in, const char *pass, const char *target)
 	Buf *b = &in->text;
 	b->len = 0;
 	switch (p) {
-	case P_BIND: dump_bind(b, in); break;
-	case P_INLINE: dump_inline(b, in); break;
-	case P_LOWER: dump_offsets(b, in, true); break;
-	case P_SIMPLIFY: dump_offsets(b, in, false); break;
-	case P_ANALYSE: dump_views(b, in); break;
-	case P_PLAN: plan_explain(b, in->plan[t], false); break;
+	case P_BIND: explain_bind(b, in); break;
+	case P_INLINE: explain_inline(b, in); break;
+	case P_LOWER: explain_offsets(b, in, true); break;
+	case P_SIMPLIFY: explain_offsets(b, in, false); break;
+	case P_ANALYSE: explain_views(b, in); break;
+	case P_PLAN: explain_plan(b, in->plan[t], false); break;
 	case P_CHECKPLAN: buf_printf(b, "kernel %s: the %s plan checks\n", in->k->name, in->plan[t]->tg->name); break;
 	case P_BODY:
 		buf_printf(b, "kernel %s\n", in->k->name);

@@ -85,8 +85,8 @@ static bool plus_const(const Inst *in, const Node *s, const Node *v, int64_t *m)
 {
 	if (s->kind != N_OP || s->op != OP_ADD)
 		return false;
-	return (node_equal(s->args[0], v) && const_value(in, s->args[1], m)) ||
-	       (node_equal(s->args[1], v) && const_value(in, s->args[0], m));
+	return (ast_equal(s->args[0], v) && const_value(in, s->args[1], m)) ||
+	       (ast_equal(s->args[1], v) && const_value(in, s->args[0], m));
 }
 
 /* wrap(v, m), or PyTorch's negative-index wrap as Inductor writes it:
@@ -112,7 +112,7 @@ const Node *wrap_of(const Inst *in, const Node *n, int64_t *m)
 	else
 		return NULL;
 	const Node *plus = n->args[neg ? 1 : 2], *same = n->args[neg ? 2 : 1];
-	return node_equal(same, v) && plus_const(in, plus, v, m) && *m > 0 ? v : NULL;
+	return ast_equal(same, v) && plus_const(in, plus, v, m) && *m > 0 ? v : NULL;
 }
 
 /* An index subexpression whose coefficients overflow 64 bits stays opaque:
@@ -377,7 +377,7 @@ void sym_leaf_name(Buf *b, const Sym *s, void *env)
 	if (s->kind == S_VAR)
 		buf_printf(b, "%s", ((const Var *)s->p)->name);
 	else
-		dump_node(b, s->p);
+		ast_print(b, s->p);
 }
 
 /* Fails compilation when some point of the domain takes s outside [0, n). */

@@ -546,7 +546,7 @@ static void prepare(Em *e, PlanOperand *op, unsigned m, const char *why)
 	const char *ref = ep_ref_name(ps, op);
 	ep_fn_name(e, &name);
 	buf_printf(&name, "_%.*s", (int)(strlen(ref) - 4), ref);
-	dump_node(&src, op->acc->load);
+	ast_print(&src, op->acc->load);
 	buf_printf(e->fns, "\ndef %s(", buf_str(&name));
 	buf_printf(&call, "%s(", buf_str(&name));
 	for (int i = 0; i < c.nreads; i++) {

@@ -1029,7 +1029,7 @@ void ep_emit_kernel_fn(Em *e, Buf *out)
 	e->b = saved;
 	Buf name = {0}, params = {0}, src = {0};
 	kernel_params(&params, e);
-	dump_node(&src, e->ps->stmt->rhs);
+	ast_print(&src, e->ps->stmt->rhs);
 	buf_printf(out, "\ndef %s(%s):\n", ep_fn_name(e, &name), buf_str(&params));
 	buf_printf(out, "    # %s[", e->ps->stmt->t->name);
 	for (int d = 0; d < e->ps->stmt->nlhs; d++)
