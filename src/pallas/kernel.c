@@ -1,5 +1,5 @@
 /* The kernel body of one planned statement, rendered from its body IR
- * over the statement's block (see emit_pallas.c for the module around
+ * over the statement's block (see emit.c for the module around
  * it): every value lives in the block's iteration space; loads bring
  * their blocks into it, stores take the result out; gathered indices that
  * are not proven in range are counted in the SMEM record. */
