@@ -113,20 +113,29 @@ tsan:
 	@for t in $(DTESTS:$(B)/%=build-tsan/%); do echo "== $$t"; ./$$t --count 400 --threads 3 || exit 1; done
 
 # libFuzzer on the public API, then the mutation fuzzer of the command line,
-# both under ASan+UBSan (clang), for FUZZ_TIME and FUZZ_CLI_TIME seconds.
+# then the Python package's fuzzer, all under ASan+UBSan (clang), for
+# FUZZ_TIME, FUZZ_CLI_TIME and FUZZ_PY_TIME seconds; then the Pallas
+# emitter's differential fuzzer (release build, JAX's interpreter) for
+# FUZZ_EMIT_TIME seconds. The package loads the sanitized library with the
+# ASan runtime preloaded (Python itself is not sanitized); docs/testing.md.
 FUZZ_TIME = 60
 FUZZ_CLI_TIME = 60
+FUZZ_PY_TIME = 45
+FUZZ_EMIT_TIME = 45
 FB = $(B)-fuzz
 FUZZ = B=$(FB) CC=clang CFLAGS="-O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 
 $(B)/fuzz_api: tests/fuzz_api.c $(B)/libathene.a
 	$(CC) $(WARN) $(CFLAGS) -fsanitize=fuzzer $(CPPFLAGS) $< $(B)/libathene.a -o $@ $(LDLIBS)
 
-fuzz:
-	$(MAKE) $(FUZZ) $(FB)/fuzz_api $(FB)/athene
+fuzz: all $(PY)
+	$(MAKE) $(FUZZ) $(FB)/fuzz_api $(FB)/athene $(FB)/libathene.so
 	@mkdir -p $(FB)/corpus
 	ASAN_OPTIONS=allocator_may_return_null=1 ./$(FB)/fuzz_api -max_total_time=$(FUZZ_TIME) -timeout=30 -print_final_stats=1 -artifact_prefix=$(FB)/ $(FB)/corpus tests/fuzz
 	ASAN_OPTIONS=allocator_may_return_null=1 python3 tests/fuzz_cli.py $(FB)/athene --seconds $(FUZZ_CLI_TIME)
+	ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=0 LD_PRELOAD="$$(clang -print-file-name=libclang_rt.asan-$$(uname -m).so)" \
+	  ATHENE_LIBRARY="$$PWD/$(FB)/libathene.so" PYTHONPATH=python $(PY) tests/fuzz_python.py --seconds $(FUZZ_PY_TIME) --keep $(FB)/python
+	ATHENE=$(B)/athene $(PY) tests/pallas/fuzz_emit.py --seconds $(FUZZ_EMIT_TIME) --keep $(FB)/emit
 
 $(B)/compile_bench: bench/compile_bench.c tests/testlib.h $(B)/libathene.a
 	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) -Itests $< $(B)/libathene.a -o $@ $(LDLIBS)

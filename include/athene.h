@@ -96,6 +96,9 @@ ATHENE_API const char *athene_inst_errors(const athene_inst *in);
  * one (element strides, possibly negative or zero, and an element offset):
  * this is how a strided array view arrives. All before athene_compile. */
 ATHENE_API int athene_bind_size(athene_inst *in, const char *sym, int64_t value);
+/* The same, with the words its messages use for where the value came from
+ * ("--size N=4" on the command line; athene_bind_size says "N=4"). */
+ATHENE_API int athene_bind_size_from(athene_inst *in, const char *sym, int64_t value, const char *from);
 ATHENE_API int athene_bind_shape(athene_inst *in, int param, int rank, const int64_t *shape);
 ATHENE_API int athene_bind_layout(athene_inst *in, int param, const int64_t *strides, int64_t offset);
 /* The value bound to size symbol s: 0 with *value, -1 when unbound. */
@@ -146,6 +149,13 @@ ATHENE_API const char *athene_pass_name(int i);
 /* The planner's targets that explain and dump take: athene_target_name(i)
  * for i = 0, 1, ... until NULL ("cpu", "tpu"). */
 ATHENE_API const char *athene_target_name(int i);
+/* The backends athene_emit writes modules for, in the backend table's order:
+ * athene_emit_target(i) for i = 0, 1, ... until NULL ("pallas",
+ * "pallas-gpu"); and the chips a module of target may name,
+ * athene_emit_chip(target, i) until NULL (NULL at once for an unknown
+ * target or one that names no chip). */
+ATHENE_API const char *athene_emit_target(int i);
+ATHENE_API const char *athene_emit_chip(const char *target, int i);
 /* Text of the IR after a pass (running the passes up to it), for target
  * ("cpu" or "tpu") where the pass depends on one; NULL with errors. */
 ATHENE_API const char *athene_dump(athene_inst *in, const char *pass, const char *target);

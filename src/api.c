@@ -251,7 +251,7 @@ const char *athene_kernel_dump(athene_kernel *k, const char *pass)
 	b.len = 0;
 	if (strcmp(pass, "parse") && strcmp(pass, "check"))
 		return NULL;
-	dump_kernel(&b, k, pass[0] == 'c');
+	ast_print_kernel(&b, k, pass[0] == 'c');
 	return buf_str(&b);
 }
 
@@ -322,21 +322,30 @@ typedef struct {
 	int sym, param, rank;
 	int64_t value, offset;
 	const int64_t *vals;
+	const char *from;
 } BindCall;
 
 static void do_bind_size(void *arg)
 {
 	BindCall *b = arg;
 	char from[96];
-	snprintf(from, sizeof from, "--size %s=%lld", b->in->k->syms[b->sym].name, (long long)b->value);
+	if (b->from)
+		snprintf(from, sizeof from, "%s", b->from);
+	else
+		snprintf(from, sizeof from, "%s=%lld", b->in->k->syms[b->sym].name, (long long)b->value);
 	bind_size(b->in, b->sym, b->value, from);
 }
 
 int athene_bind_size(athene_inst *in, const char *sym, int64_t value)
 {
+	return athene_bind_size_from(in, sym, value, NULL);
+}
+
+int athene_bind_size_from(athene_inst *in, const char *sym, int64_t value, const char *from)
+{
 	if (rebinding(in))
 		return -1;
-	BindCall b = {in, find_sym(in->k, sym), 0, 0, value, 0, NULL};
+	BindCall b = {in, find_sym(in->k, sym), 0, 0, value, 0, NULL, from};
 	if (b.sym < 0) {
 		buf_printf(&in->diag.errs, "error: kernel %s has no size symbol '%s'\n", in->k->name, sym);
 		return -1;
@@ -359,7 +368,7 @@ int athene_bind_shape(athene_inst *in, int p, int rank, const int64_t *shape)
 		           rank, MAXRANK);
 		return -1;
 	}
-	BindCall b = {in, 0, p, rank, 0, 0, shape};
+	BindCall b = {in, 0, p, rank, 0, 0, shape, NULL};
 	return protect(&in->diag, do_bind_shape, &b);
 }
 
@@ -377,7 +386,7 @@ int athene_bind_layout(athene_inst *in, int p, const int64_t *strides, int64_t o
 		buf_printf(&in->diag.errs, "error: kernel %s has no parameter %d\n", in->k->name, p);
 		return -1;
 	}
-	BindCall b = {in, 0, p, 0, 0, offset, strides};
+	BindCall b = {in, 0, p, 0, 0, offset, strides, NULL};
 	return protect(&in->diag, do_bind_layout, &b);
 }
 
@@ -530,7 +539,7 @@ const char *athene_explain(athene_inst *in, const char *target, int json)
 	if (t < 0 || passes(in, P_CHECKPLAN, t))
 		return NULL;
 	in->text.len = 0;
-	plan_explain(&in->text, in->plan[t], json);
+	explain_plan(&in->text, in->plan[t], json);
 	return buf_str(&in->text);
 }
 
@@ -575,7 +584,17 @@ const char *athene_emit(athene_inst *const *ins, int n, const char *target, cons
 	for (int i = 0; i < n; i++) {
 		Arena scratch = {0};
 		EmitCall c = {&kernels, &needs, ins[i], be, &scratch};
-		int failed = passes(ins[i], P_BODY, be->target->id) || protect(&ins[i]->diag, do_emit, &c);
+		int failed = passes(ins[i], P_BODY, be->target->id);
+		if (!failed) {
+			/* a refusal unwinds past the emitter's buffers: the ledger frees them */
+			BufLedger led;
+			buf_ledger_open(&led);
+			failed = protect(&ins[i]->diag, do_emit, &c);
+			buf_ledger_forget(&led, kernels.s);
+			buf_ledger_forget(&led, ins[i]->diag.errs.s);
+			buf_ledger_forget(&led, ins[i]->diag.pending.s);
+			buf_ledger_close(&led, failed);
+		}
 		arena_free(&scratch);
 		if (failed) {
 			if (ins[i] != first)
@@ -613,12 +632,12 @@ const char *athene_dump(athene_inst *in, const char *pass, const char *target)
 	Buf *b = &in->text;
 	b->len = 0;
 	switch (p) {
-	case P_BIND: dump_bind(b, in); break;
-	case P_INLINE: dump_inline(b, in); break;
-	case P_LOWER: dump_offsets(b, in, true); break;
-	case P_SIMPLIFY: dump_offsets(b, in, false); break;
-	case P_ANALYSE: dump_views(b, in); break;
-	case P_PLAN: plan_explain(b, in->plan[t], false); break;
+	case P_BIND: explain_bind(b, in); break;
+	case P_INLINE: explain_inline(b, in); break;
+	case P_LOWER: explain_offsets(b, in, true); break;
+	case P_SIMPLIFY: explain_offsets(b, in, false); break;
+	case P_ANALYSE: explain_views(b, in); break;
+	case P_PLAN: explain_plan(b, in->plan[t], false); break;
 	case P_CHECKPLAN: buf_printf(b, "kernel %s: the %s plan checks\n", in->k->name, in->plan[t]->tg->name); break;
 	case P_BODY:
 		buf_printf(b, "kernel %s\n", in->k->name);

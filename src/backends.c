@@ -58,12 +58,8 @@ void target_names(Buf *b)
 
 void emit_backend_names(Buf *b)
 {
-	bool first = true;
-	for (int i = 0; i < NBACKENDS; i++)
-		if (backends[i].emit_kernel) {
-			buf_printf(b, "%s%s", first ? "" : ", ", backends[i].name);
-			first = false;
-		}
+	for (int i = 0; athene_emit_target(i); i++)
+		buf_printf(b, "%s%s", i ? ", " : "", athene_emit_target(i));
 }
 
 bool backend_chip_ok(const Backend *b, const char *chip)
@@ -72,4 +68,23 @@ bool backend_chip_ok(const Backend *b, const char *chip)
 		if (!strcmp(b->chips[i], chip))
 			return true;
 	return false;
+}
+
+const char *athene_emit_target(int i)
+{
+	for (int b = 0; b < NBACKENDS; b++)
+		if (backends[b].emit_kernel && i-- == 0)
+			return backends[b].name;
+	return NULL;
+}
+
+const char *athene_emit_chip(const char *target, int i)
+{
+	const Backend *b = target ? backend_named(target) : NULL;
+	if (!b || !b->emit_kernel || !b->chips || i < 0)
+		return NULL;
+	for (int k = 0; k <= i; k++)
+		if (!b->chips[k])
+			return NULL;
+	return b->chips[i];
 }

@@ -249,9 +249,9 @@ static void print_stmt_head(Buf *b, const Stmt *s)
 {
 	buf_printf(b, "  %s%s[", s->t->role == ROLE_LET ? "let " : "", s->t->name);
 	for (int d = 0; d < s->nlhs; d++)
-		dump_lhs(b, s, d);
+		ast_print_lhs(b, s, d);
 	buf_printf(b, "] = ");
-	dump_node(b, s->rhs);
+	ast_print(b, s->rhs);
 }
 
 /* The planned statement a fused let is expanded into. */
@@ -264,7 +264,7 @@ static const Stmt *consumer(const Inst *in, const Tensor *t)
 	return NULL;
 }
 
-void plan_explain(Buf *b, const Plan *p, bool json)
+void explain_plan(Buf *b, const Plan *p, bool json)
 {
 	const Kernel *k = p->in->k;
 	if (json) {
@@ -297,7 +297,7 @@ void plan_explain(Buf *b, const Plan *p, bool json)
 
 /* ---- instances (athene -d bind, inline, lower, simplify, analyse) ---- */
 
-void dump_bind(Buf *b, const Inst *in)
+void explain_bind(Buf *b, const Inst *in)
 {
 	const Kernel *k = in->k;
 	buf_printf(b, "kernel %s\n", k->name);
@@ -323,7 +323,7 @@ void dump_bind(Buf *b, const Inst *in)
 	}
 }
 
-void dump_inline(Buf *b, const Inst *in)
+void explain_inline(Buf *b, const Inst *in)
 {
 	const Kernel *k = in->k;
 	buf_printf(b, "kernel %s\n", k->name);
@@ -353,7 +353,7 @@ static void access_name(Buf *b, const Access *ac)
 	buf_printf(b, "load %s", ac->t->name);
 }
 
-void dump_offsets(Buf *b, const Inst *in, bool raw)
+void explain_offsets(Buf *b, const Inst *in, bool raw)
 {
 	buf_printf(b, "kernel %s\n", in->k->name);
 	for (int i = 0; i < in->nplanned; i++) {
@@ -374,7 +374,7 @@ void dump_offsets(Buf *b, const Inst *in, bool raw)
 	}
 }
 
-void dump_views(Buf *b, const Inst *in)
+void explain_views(Buf *b, const Inst *in)
 {
 	buf_printf(b, "kernel %s\n", in->k->name);
 	for (int i = 0; i < in->nplanned; i++) {

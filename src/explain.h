@@ -6,10 +6,10 @@
 
 /* ---------------------------------------------------------------- explain.c */
 
-void dump_bind(Buf *b, const Inst *in);
-void dump_inline(Buf *b, const Inst *in);
-void dump_offsets(Buf *b, const Inst *in, bool raw);
-void dump_views(Buf *b, const Inst *in);
-void plan_explain(Buf *b, const Plan *p, bool json);
+void explain_bind(Buf *b, const Inst *in);
+void explain_inline(Buf *b, const Inst *in);
+void explain_offsets(Buf *b, const Inst *in, bool raw);
+void explain_views(Buf *b, const Inst *in);
+void explain_plan(Buf *b, const Plan *p, bool json);
 
 #endif

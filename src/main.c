@@ -20,6 +20,8 @@ static const char usage_text[] =
 	"  athene run FILE [--kernel NAME] [--size SYM=INT]... [--in NAME=PATH.npy]...\n"
 	"                  [--out NAME=PATH.npy]... [--seed S] [--threads N]\n"
 	"                  [--reference] [--check | --bench [--repeat N]]\n"
+	"  athene emit FILE --target pallas|pallas-gpu [--kernel NAME] [--size SYM=INT]...\n"
+	"                   [--tpu v5e|v6e|v4] [-o OUT.py]\n"
 	"  -d PASS   print the IR after PASS (athene -d list: the passes, in order)\n";
 
 static void list_passes(void)
@@ -148,21 +150,31 @@ static void check_threads_env(void)
 
 static bool known_command(const char *name);
 
-/* Is name one of the library's planner targets (athene_target_name)? */
-static bool known_target(const char *name)
+/* The library's lists of names (its backend table): planner targets, emit
+ * targets, the chips of the emit target given. */
+typedef const char *(*NameList)(int i);
+
+static const char *emit_target;
+static const char *emit_chip(int i)
 {
-	for (int i = 0; athene_target_name(i); i++)
-		if (!strcmp(athene_target_name(i), name))
+	return athene_emit_chip(emit_target, i);
+}
+
+static bool listed(NameList names, const char *name)
+{
+	for (int i = 0; names(i); i++)
+		if (!strcmp(names(i), name))
 			return true;
 	return false;
 }
 
-static _Noreturn void unknown_target(const char *name)
+/* "athene: unknown WHAT 'NAME'WHERE (a, b, c)", then the usage: exit 2. */
+static _Noreturn void unknown_name(const char *what, const char *name, const char *where, NameList names)
 {
 	char list[256] = "";
-	for (int i = 0; athene_target_name(i); i++)
-		snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", athene_target_name(i));
-	fprintf(stderr, "athene: unknown target '%s' (%s)\n", name, list);
+	for (int i = 0; names(i); i++)
+		snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", names(i));
+	fprintf(stderr, "athene: unknown %s '%s'%s (%s)\n", what, name, where, list);
 	usage(NULL, NULL);
 }
 
@@ -229,8 +241,8 @@ static Opts parse_args(int argc, char **argv)
 		usage("%s", "--repeat is an option of --bench");
 	if (o.bench && o.nouts)
 		usage("%s", "--bench writes no outputs: drop --out");
-	if (o.target && !known_target(o.target))
-		unknown_target(o.target);
+	if (o.target && !listed(athene_target_name, o.target))
+		unknown_name("target", o.target, "", athene_target_name);
 	for (int i = 0; i < o.nouts; i++)
 		if (same_file(o.outs[i].path, o.file))
 			usage("refusing to write an output over the kernel file %s", o.file);
@@ -558,7 +570,9 @@ static void bind_sizes(athene_inst *in, Opts *o)
 		if (athene_size_index(k, o->sizes[i].name) < 0)
 			continue;
 		o->sizes[i].used = true;
-		if (athene_bind_size(in, o->sizes[i].name, o->sizes[i].value))
+		char flag[160];
+		snprintf(flag, sizeof flag, "--size %s=%lld", o->sizes[i].name, (long long)o->sizes[i].value);
+		if (athene_bind_size_from(in, o->sizes[i].name, o->sizes[i].value, flag))
 			fail(athene_inst_errors(in));
 	}
 }
@@ -787,30 +801,54 @@ static int command(athene_kernel *k, Opts *o)
 /* athene emit FILE --target pallas|pallas-gpu [--kernel NAME] [--size SYM=INT]...
  * [--tpu v5e|v6e|v4] [-o OUT.py]: one Python module for every kernel of the
  * file whose sizes are bound (or the one named), on stdout or in OUT.py. */
-static int cmd_emit(int argc, char **argv)
+static int cmd_emit(int argc, char **argv, int at)
 {
 	const char *file = NULL, *kernel = NULL, *target = NULL, *chip = NULL, *out = NULL;
 	const char *sizes[64];
 	int nsizes = 0;
-	for (int i = 2; i < argc; i++) {
+	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		bool takes = !strcmp(a, "--kernel") || !strcmp(a, "--size") || !strcmp(a, "--target") ||
-		             !strcmp(a, "--tpu") || !strcmp(a, "-o");
+		const char **one = !strcmp(a, "--kernel") ? &kernel : !strcmp(a, "--target") ? &target
+		                 : !strcmp(a, "--tpu")    ? &chip
+		                 : !strcmp(a, "-o")       ? &out
+		                                          : NULL;
+		bool takes = one || !strcmp(a, "--size");
+		if (i == at)
+			continue; /* the word emit */
+		if (!strcmp(a, "-d"))
+			usage("%s", "-d is an option of check, explain and run, not of emit");
 		if (takes && !v)
 			usage("%s needs a value", a);
-		if (!strcmp(a, "--kernel")) kernel = v;
-		else if (!strcmp(a, "--target")) target = v;
-		else if (!strcmp(a, "--tpu")) chip = v;
-		else if (!strcmp(a, "-o")) out = v;
+		if (one && *one)
+			usage("%s given twice", a);
+		if (one && !*v)
+			usage("%s needs a value, not ''", a);
+		if (one) *one = v;
 		else if (!strcmp(a, "--size") && nsizes < 64) sizes[nsizes++] = v;
 		else if (!strcmp(a, "--size")) usage("%s", "too many --size options");
-		else if (a[0] == '-') usage("unknown option %s", a);
+		else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(usage_text, stdout);
+			exit(0);
+		} else if (a[0] == '-') usage("unknown option %s for emit", a);
 		else if (!file) file = a;
 		else usage("unexpected argument '%s'", a);
 		i += takes;
 	}
 	if (!file || !target)
 		usage("%s", "emit takes FILE --target pallas|pallas-gpu [--kernel NAME] [--size SYM=INT]... [--tpu v5e|v6e|v4] [-o OUT.py]");
+	if (!listed(athene_emit_target, target))
+		unknown_name("--target", target, " for emit", athene_emit_target);
+	emit_target = target;
+	if (chip && !listed(emit_chip, chip))
+		unknown_name("--tpu chip", chip, "", emit_chip);
+	if (out && same_file(out, file))
+		usage("refusing to write the module over the kernel file %s (-o)", file);
+	for (int j = 0; j < nsizes; j++) {
+		const char *eq = strchr(sizes[j], '=');
+		int64_t val;
+		if (!eq || eq == sizes[j] || !parse_int(eq + 1, INT64_MIN, INT64_MAX, &val))
+			usage("--size takes SYM=INT (a 64-bit decimal integer), not '%s'", sizes[j]);
+	}
 	char *src = read_file(file);
 	athene_ctx *c = athene_create();
 	if (athene_load(c, file, src))
@@ -826,15 +864,14 @@ static int cmd_emit(int argc, char **argv)
 		athene_inst *in = athene_instance(k);
 		for (int j = 0; j < nsizes; j++) {
 			const char *eq = strchr(sizes[j], '=');
-			char name[128], *end;
-			if (!eq || eq == sizes[j] || (size_t)(eq - sizes[j]) >= sizeof name)
-				usage("--size takes SYM=INT, not '%s'", sizes[j]);
+			char name[128];
+			int64_t val;
+			if ((size_t)(eq - sizes[j]) >= sizeof name || !parse_int(eq + 1, INT64_MIN, INT64_MAX, &val))
+				usage("--size takes SYM=INT (a 64-bit decimal integer), not '%s'", sizes[j]);
 			snprintf(name, sizeof name, "%.*s", (int)(eq - sizes[j]), sizes[j]);
-			errno = 0;
-			long long val = strtoll(eq + 1, &end, 10);
-			if (*end || errno || !eq[1])
-				usage("--size takes SYM=INT, not '%s'", sizes[j]);
-			if (athene_size_index(k, name) >= 0 && athene_bind_size(in, name, val))
+			char flag[160];
+			snprintf(flag, sizeof flag, "--size %s", sizes[j]);
+			if (athene_size_index(k, name) >= 0 && athene_bind_size_from(in, name, val, flag))
 				fail(athene_inst_errors(in));
 		}
 		int64_t v;
@@ -877,8 +914,9 @@ static int cmd_emit(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	if (argc > 1 && !strcmp(argv[1], "emit"))
-		return cmd_emit(argc, argv);
+	int at = argc > 3 && !strcmp(argv[1], "-d") ? 3 : 1; /* where the command is */
+	if (argc > at && !strcmp(argv[at], "emit"))
+		return cmd_emit(argc, argv, at);
 	Opts o = parse_args(argc, argv);
 	char *src = read_file(o.file);
 	athene_ctx *c = athene_create();

@@ -436,3 +436,141 @@ def test_error_in_a_value_the_result_does_not_need(tmp_path, expr):
         assert not out.exists()
         errors.append(r.stderr)
     assert len(set(errors)) == 1, errors
+
+
+# ----------------------------------------------------------------------------- emit's command line
+
+EMIT_SRC = "kernel k(x: f32[N]) -> (y: f32[N]) {\n    y[i] = x[i] + 1.0\n}\n"
+
+
+@pytest.mark.parametrize("through", ["same path", "symlink", "hard link", "dot path"])
+def test_emit_refuses_to_write_over_the_kernel_file(tmp_path, through):
+    """Issue 40, 1: -o naming the kernel file (however spelt) is refused and the file is kept."""
+    src = tmp_path / "k.ath"
+    src.write_text(EMIT_SRC)
+    out = {"same path": src, "symlink": tmp_path / "link.py", "hard link": tmp_path / "hard.py",
+           "dot path": tmp_path / "." / "k.ath"}[through]
+    if through == "symlink":
+        out.symlink_to("k.ath")
+    if through == "hard link":
+        os.link(src, out)
+    r = athene("emit", src, "--target", "pallas", "--size", "N=8", "-o", out)
+    assert r.returncode == 2, r.stderr
+    assert "refusing to write" in r.stderr and "kernel file" in r.stderr, r.stderr
+    assert src.read_text() == EMIT_SRC
+
+
+def test_emit_is_in_the_help():
+    r = athene("--help")
+    assert r.returncode == 0 and "athene emit FILE --target pallas|pallas-gpu" in r.stdout, r.stdout
+
+
+@pytest.mark.parametrize("args,flag", [
+    (["--target", "nope"], "--target"),
+    (["--target", "pallas", "--tpu", "v9"], "--tpu"),
+    (["--target", "pallas", "-o", "a.py", "-o", "b.py"], "-o"),
+    (["--target", "pallas", "--target", "pallas-gpu"], "--target"),
+    (["--target", "pallas", "--kernel", "k", "--kernel", "k"], "--kernel"),
+    (["--target", "pallas", "-o", ""], "-o"),
+    (["--target", "pallas", "--size", "N=+8"], "--size"),
+    (["--target", "pallas", "--size", "N= 8"], "--size"),
+    (["--target", "pallas", "--size", "N=99999999999999999999"], "--size"),
+    (["--target", "pallas", "--threads", "2"], "--threads"),
+])
+def test_emit_usage_errors_name_the_flag(tmp_path, args, flag):
+    """Issue 40, 12: emit's usage errors are exit 2 naming the flag, and write no file."""
+    src = tmp_path / "k.ath"
+    src.write_text(EMIT_SRC)
+    exe = os.path.abspath(ATHENE)
+    r = subprocess.run([exe, "emit", str(src), "--size", "N=8", *args] if "--size" not in args else
+                       [exe, "emit", str(src), *args], capture_output=True, text=True, timeout=TIMEOUT,
+                       cwd=tmp_path, stdin=subprocess.DEVNULL)
+    assert r.returncode == 2, (args, r.stderr)
+    assert re.search(f"athene: .*{re.escape(flag)}", r.stderr), (args, r.stderr)
+    assert "usage:" in r.stderr
+    assert not list(tmp_path.glob("*.py"))
+
+
+def test_emit_with_a_pass_dump_is_a_usage_error(tmp_path):
+    """Issue 40, 12: -d PASS before emit names -d, not an unknown command."""
+    src = tmp_path / "k.ath"
+    src.write_text(EMIT_SRC)
+    r = athene("-d", "parse", "emit", src, "--target", "pallas", "--size", "N=8")
+    assert r.returncode == 2, r.stderr
+    assert "unknown command" not in r.stderr and "-d" in r.stderr.splitlines()[0], r.stderr
+
+
+def test_emit_writes_its_module(tmp_path):
+    src = tmp_path / "k.ath"
+    src.write_text(EMIT_SRC)
+    r = athene("emit", src, "--target", "pallas", "--tpu", "v5e", "--size", "N=8", "-o", tmp_path / "k.py")
+    assert r.returncode == 0, r.stderr
+    assert "def k(" in (tmp_path / "k.py").read_text()
+
+
+@pytest.mark.parametrize("expr,numpy", [
+    ("where(2 > x[i] % 0, x[i], z[i])", lambda x, z: np.where(2 > 0, x, z)),
+    ("where(x[i] // 0 == 0, x[i] + 1, z[i])", lambda x, z: x + 1),
+    ("where(x[i] % 0 < 1 && z[i] > 0, z[i], x[i])", lambda x, z: np.where(z > 0, z, x)),
+])
+@pytest.mark.parametrize("backend", [[], ["--reference"], ["--check"]])
+def test_value_division_by_zero_in_a_guard_runs(tmp_path, expr, numpy, backend):
+    """Issue 40, 10: integer // and % by zero are 0 in values, also in a where's condition (which
+    the analysis reads for the guards of loads): the kernel runs, as NumPy computes it."""
+    src = tmp_path / "k.ath"
+    src.write_text(f"kernel k(x: i32[N], z: i32[N]) -> (y: i32[N]) {{\n    y[i] = {expr}\n}}\n")
+    x = np.array([5, -3, 0, 7, 2**31 - 1], np.int32)
+    z = np.array([-1, 4, 9, -8, 3], np.int32)
+    np.save(tmp_path / "x.npy", x)
+    np.save(tmp_path / "z.npy", z)
+    r = athene("run", src, "--in", f"x={tmp_path / 'x.npy'}", "--in", f"z={tmp_path / 'z.npy'}",
+               "--out", f"y={tmp_path / 'y.npy'}", *backend)
+    assert r.returncode == 0, r.stderr
+    if backend != ["--check"]:
+        np.testing.assert_array_equal(np.load(tmp_path / "y.npy"), numpy(x, z).astype(np.int32))
+
+
+@pytest.mark.parametrize("cond", ["f[i] // j == 1", "f[i] % j == 1", "i // j < 2"])
+def test_division_by_a_variable_of_no_values_in_a_guard(tmp_path, cond):
+    """A divisor whose range is empty (a reduction variable of extent 0) in a where's condition
+    compiled to a division by zero in the range rules (SIGFPE, found by tests/fuzz_python.py)."""
+    src = tmp_path / "k.ath"
+    src.write_text(f"kernel k(f: u8[N], t: f32[N, M]) -> (y: f32[N]) {{\n"
+                   f"    y[i] = sum(j < M: where({cond}, t[i, j], 0.0))\n}}\n")
+    for m in ("0", "3"):
+        r = athene("run", src, "--size", "N=3", "--size", f"M={m}", "--check")
+        assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.parametrize("target", ["pallas", "pallas-gpu"])
+@pytest.mark.parametrize("n", [INT64_MAX, INT64_MAX - 1, 2**62 + 1])
+def test_emit_grid_at_the_limits(tmp_path, target, n):
+    """The emitted grid counts blocks without overflow: ceil(n / block) (was (n + block - 1) / block,
+    negative near 2^63; found by tests/fuzz_python.py under UBSan)."""
+    src = tmp_path / "k.ath"
+    src.write_text("kernel k(c: i32[N]) -> (y: i32[N]) {\n    y[i] = c[i] + 1\n}\n"
+                   "kernel e(x: f32[N, M]) -> (y: f32[N, M]) {\n    y[i, j] = x[i, j] * 2.0\n}\n"
+                   "kernel b(a: f32[]) -> (y: bool[N, M]) {\n    y[i, j] = a[]\n}\n")
+    r = athene("emit", src, "--target", target, "--size", f"N={n}", "--size", "M=1")
+    assert r.returncode == 0, r.stderr
+    grids = re.findall(r"grid=\(([^)]*)\)", r.stdout)
+    assert grids
+    for g in grids:
+        assert all(int(v) > 0 for v in g.split(",") if v.strip()), grids
+    # b's tpu blocks pad its rows past 2^63 elements: the padding is cut off, whatever the product
+    if target == "pallas":
+        assert f"y = y.reshape(-1)[:{n}]" in r.stdout.split("# ---- kernel b")[1]
+
+
+@pytest.mark.parametrize("target", ["pallas", "pallas-gpu"])
+def test_emit_input_padded_past_int64(tmp_path, target):
+    """An input whose tpu blocks pad it past 2^63 elements: no module (the emitter says why), or
+    the module for the gpu's blocks (signed overflow before; found by tests/fuzz_python.py)."""
+    src = tmp_path / "k.ath"
+    src.write_text("kernel k(c: f32[N]) -> (y: f32[N, M]) {\n    y[i, j] = min(c[i] * c[i], -8)\n}\n")
+    r = athene("emit", src, "--target", target, "--size", f"N={INT64_MAX}", "--size", "M=1")
+    no_crash(r)
+    if target == "pallas":  # (1 << 20)-element blocks: the input pads to 2^63 + 2^20 - 1
+        assert r.returncode == 1 and "cannot express an array padded past 2^63 elements" in r.stderr, r.stderr
+    else:
+        assert r.returncode == 0, r.stderr

@@ -1115,7 +1115,7 @@ def test_npy_input_converts_once(tmp_path, dt):
 
 
 def test_covers_the_op_table_and_the_dtypes():
-    """Every row of the op table (src/ops.h: X and RX) and every dtype of include/athene.h has its
+    """Every row of the op table (src/base/ops.h: X and RX) and every dtype of include/athene.h has its
     cases here: a new op or dtype fails this test until it is covered."""
     ops_h = next(REPO.glob("src/**/ops.h")).read_text()
     ops = set(re.findall(r'^X\(\w+,\s*"([^"]+)"', ops_h, re.M))

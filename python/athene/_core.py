@@ -16,6 +16,7 @@ returned output that declares a layout is its logical view over fresh zeroed sto
 from __future__ import annotations
 
 import builtins
+import collections.abc as _abc
 import ctypes
 import json
 import math
@@ -45,6 +46,8 @@ _NP = {
     "f64": np.dtype(np.float64),
 }
 
+_TOO_HARD = getattr(np, "exceptions", np).TooHardError
+
 #: Instances a kernel keeps (distinct bindings); the least recently used beyond are freed.
 CACHE_LIMIT = 64
 
@@ -64,8 +67,15 @@ def memory_in_use() -> int:
     return int(lib.athene_memory_in_use())
 
 
+MAX_THREADS = 1024
+
+
 def set_threads(n: int) -> None:
-    """Sets the thread count kernels plan and run for; 0 is the machine's CPU count."""
+    """Sets the thread count kernels plan and run for, from 1 to 1024; 0 is the machine's CPU count."""
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
+        raise TypeError(f"athene.set_threads: n must be an int, not {type(n).__name__}")
+    if not 0 <= n <= MAX_THREADS:
+        raise ValueError(f"athene.set_threads: n must be from 0 (the machine's CPU count) to {MAX_THREADS}, not {n}")
     lib.athene_set_threads(int(n))
 
 
@@ -237,11 +247,18 @@ class Module:
             filename, text = _caller_source_name(source, _depth)
         else:
             text = source
+        cname = _c_str(filename, "athene.compile", "filename")
+        raw = text.encode()
+        nul = raw.find(b"\0")
+        if nul >= 0:  # the library reads C strings: refuse, as the command line does, not truncate
+            line, col = raw.count(b"\n", 0, nul) + 1, nul - raw.rfind(b"\n", 0, nul)
+            raise CompileError(f"{filename}:{line}:{col}: error: a NUL byte; kernel files are text\n")
         self.source = source
         self.filename = filename
         self._ctx = _Context()
-        if lib.athene_load(self._ctx.ptr, filename.encode(), text.encode()) != 0:
+        if lib.athene_load(self._ctx.ptr, cname, raw) != 0:
             raise CompileError(_lib.text(lib.athene_errors(self._ctx.ptr)))
+        _check_sizes(sizes, "athene.compile")
         self._sizes = {str(k): _as_size(k, v) for k, v in (sizes or {}).items()}
         self._kernels: Dict[str, Kernel] = {}
         for i in range(lib.athene_kernel_count(self._ctx.ptr)):
@@ -278,10 +295,28 @@ class Module:
         return f"<athene.Module {self.filename}: {', '.join(self._kernels)}>"
 
 
+def _c_str(v: Any, who: str, what: str) -> bytes:
+    """A str argument as the C string the library reads: no NUL byte, which would end it early."""
+    if not isinstance(v, str):
+        raise TypeError(f"{who}: {what} must be a str, not {type(v).__name__}")
+    if "\0" in v:
+        raise ValueError(f"{who}: {what} {v!r} has a NUL byte")
+    return v.encode()
+
+
+def _check_sizes(sizes: Any, who: str) -> None:
+    if sizes is not None and not isinstance(sizes, _abc.Mapping):
+        raise TypeError(f"{who}: sizes= must be a mapping of size symbols to ints (like {{'N': 4}}), "
+                        f"not {type(sizes).__name__}")
+
+
 def _as_size(name: Any, v: Any) -> int:
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
         raise TypeError(f"size {name} must be an int, not {type(v).__name__}")
-    return int(v)
+    v = int(v)
+    if not -2**63 <= v < 2**63:
+        raise ValueError(f"size {name} is {v}, outside the 64-bit integers")
+    return v
 
 
 class Kernel:
@@ -406,6 +441,8 @@ class Kernel:
         for i in range(nin):
             a = arrays[i]
             if type(a) is not np.ndarray:
+                if a is None:
+                    raise TypeError(f"kernel {self.name}: missing input(s) {self.params[i].name}")
                 a = arrays[i] = _to_numpy(a, self, i, False)
             dt = a.dtype
             if dt is not self._dtype[i] and dt not in self._accept[i]:
@@ -448,19 +485,29 @@ class Kernel:
                 entries.append(None)
                 ptrs.append(None)
                 continue
-            ptrs.append(_addr(a))
+            p = _addr(a)
+            misaligned = p % self._itemsize[i] != 0
+            if misaligned and i < self._nin:  # the library loads whole elements: an aligned copy
+                a = arrays[i] = np.array(a, order="C", copy=True)
+                p = _addr(a)
+                misaligned = False
+            ptrs.append(p)
             if declared[i]:
                 if not a.flags.c_contiguous:
                     what = "output" if i >= self._nin else "parameter"
                     raise ValueError(f"kernel {self.name}: {what} '{self.params[i].name}' declares its layout, so the "
                                      f"array given for it is its storage and must be C-contiguous (strides {a.strides})")
-                entries.append(None)
+                entries.append(("copy",) if misaligned else None)
+            elif misaligned:
+                entries.append(("copy", a.shape))  # an output off its alignment: through a temporary
             elif a.flags.c_contiguous:
                 entries.append(a.shape)
             elif i >= self._nin and any(st < 0 for st in a.strides):
                 entries.append(("copy", a.shape))  # outputs need non-negative strides: through a temporary
             else:
                 entries.append((a.shape, a.strides))
+        if sizes is not None and type(sizes) is not dict:
+            _check_sizes(sizes, f"kernel {self.name}")
         key = (tuple(entries), tuple(sorted(sizes.items())) if sizes else None)
         return key, ptrs, arrays
 
@@ -518,9 +565,10 @@ class Kernel:
         """Binds sizes, shapes and layouts of the given arrays to a fresh instance."""
         ptr = inst.ptr
         try:
+            _check_sizes(sizes, f"kernel {self.name}")
             for s, v in (sizes or {}).items():
                 _as_size(s, v)
-        except TypeError:
+        except (TypeError, ValueError):
             self._free(inst)
             raise
         for group in (self._sizes, sizes or {}):  # the module's, then the call's: a conflict is an error
@@ -528,7 +576,8 @@ class Kernel:
                 if s not in self.size_names:
                     self._free(inst)
                     raise ValueError(f"kernel {self.name} has no size symbol '{s}'")
-                if lib.athene_bind_size(ptr, str(s).encode(), _as_size(s, v)):
+                v = _as_size(s, v)
+                if lib.athene_bind_size_from(ptr, str(s).encode(), v, f"sizes={{{str(s)!r}: {v}}}".encode()):
                     raise self._fail(inst)
         given = list(arrays) + (list(outs) if outs is not None else [None] * (self._np - self._nin))
         for i, a in enumerate(given):
@@ -544,8 +593,9 @@ class Kernel:
                                  f"for it has {a.ndim}")
             if lib.athene_bind_shape(ptr, i, a.ndim, _lib.i64_array(a.shape)):
                 raise self._fail(inst)
-            if not layouts or a.flags.c_contiguous or (p.is_output and any(s < 0 for s in a.strides)):
-                continue
+            if not layouts or a.flags.c_contiguous or (p.is_output and (any(s < 0 for s in a.strides) or
+                                                                       _addr(a) % self._itemsize[i])):
+                continue  # (an output through a temporary: bound row-major)
             strides, offset = _element_layout(a, self._itemsize[i], self, i)
             if lib.athene_bind_layout(ptr, i, _lib.i64_array(strides), offset):
                 raise self._fail(inst)
@@ -604,10 +654,10 @@ class Kernel:
             o = outs[j] if outs is not None else None
             if o is None:
                 if self._declared[i]:
-                    buf = _zeros(max(elems, 1), dt)
+                    buf = self._alloc(i, max(elems, 1), dt, shape)
                     results.append(_logical_view(buf, shape, strides, offset))
                 else:
-                    buf = _zeros(math.prod(shape), dt).reshape(shape)
+                    buf = self._alloc(i, math.prod(shape), dt, shape).reshape(shape)
                     results.append(buf)
                 storage[i] = _addr(buf)
                 continue
@@ -629,6 +679,8 @@ class Kernel:
                 storage[i] = _addr(tmp)
             else:
                 storage[i] = ptrs[i] - adjust[i]
+        if outs is not None and len(outs) > 1:
+            self._disjoint(outs, results)
         st = inst.status
         # out= written in place by a kernel whose failing runs leave outputs as they were
         flags = _lib.UNTOUCHED if outs is not None and entry.may_fail is False else 0
@@ -638,6 +690,32 @@ class Kernel:
             for dst, src in copies:
                 np.copyto(dst, src)
         return results[0] if len(results) == 1 else tuple(results)
+
+    def _disjoint(self, outs: list, views: list) -> None:
+        """out= arrays of two outputs must not share an element: the second would overwrite the
+        first (a temporary cannot help: both results cannot live in one memory)."""
+        given = [(j, views[j]) for j, o in enumerate(outs) if o is not None]
+        for a in range(len(given)):
+            for b in range(a + 1, len(given)):
+                (ja, va), (jb, vb) = given[a], given[b]
+                if not np.may_share_memory(va, vb):
+                    continue
+                try:
+                    shared = np.shares_memory(va, vb, max_work=1 << 20)
+                except _TOO_HARD:
+                    shared = True
+                if shared:
+                    pa, pb = self.outputs[ja].name, self.outputs[jb].name
+                    raise ValueError(f"kernel {self.name}: the out= arrays for '{pa}' and '{pb}' share memory")
+
+    def _alloc(self, i: int, n: int, dt: np.dtype, shape: tuple) -> np.ndarray:
+        """Zeroed storage of n elements for output i, or a MemoryError naming it."""
+        try:
+            return _zeros(n, dt)
+        except (MemoryError, OverflowError, ValueError):
+            pass
+        raise MemoryError(f"kernel {self.name}: cannot allocate output '{self.params[i].name}' of shape "
+                          f"{tuple(shape)}: {n} elements of {dt.itemsize} bytes")
 
     def _must_copy(self, entry: _Entry, inst: _Inst, ptrs: list, i: int) -> bool:
         """Does out= parameter i go through a temporary? Yes where a failing run may have written
@@ -680,12 +758,14 @@ class Kernel:
         """What the analysis made of every access and the block plan for target ("cpu" or "tpu"),
         as `athene explain` prints it. Sizes come from the given arrays (any subset of the inputs,
         their layouts included), from ``sizes=`` and from the module's sizes."""
-        return self._text(arrays, named, sizes, lambda p: lib.athene_explain(p, target.encode(), 0))
+        t = _c_str(target, f"kernel {self.name}", "target")
+        return self._text(arrays, named, sizes, lambda p: lib.athene_explain(p, t, 0))
 
     def plan(self, *arrays: Any, target: str = "cpu", sizes: Optional[Mapping[str, int]] = None,
              **named: Any) -> Dict[str, Any]:
         """The block plan for target as a dict (the JSON of `athene explain --json`)."""
-        text = self._text(arrays, named, sizes, lambda p: lib.athene_explain(p, target.encode(), 1))
+        t = _c_str(target, f"kernel {self.name}", "target")
+        text = self._text(arrays, named, sizes, lambda p: lib.athene_explain(p, t, 1))
         plans = json.loads(text)
         return plans[0] if isinstance(plans, list) else plans
 
@@ -708,7 +788,8 @@ class Kernel:
     def dump(self, pass_name: str, *arrays: Any, target: str = "cpu",
              sizes: Optional[Mapping[str, int]] = None, **named: Any) -> str:
         """The IR after a pass (`athene -d PASS`): "bind", "inline", ..., "body"."""
-        return self._text(arrays, named, sizes, lambda p: lib.athene_dump(p, pass_name.encode(), target.encode()))
+        pn, t = _c_str(pass_name, f"kernel {self.name}", "pass_name"), _c_str(target, f"kernel {self.name}", "target")
+        return self._text(arrays, named, sizes, lambda p: lib.athene_dump(p, pn, t))
 
     def pallas(self, *arrays: Any, sizes: Optional[Mapping[str, int]] = None, target: str = "pallas",
                chip: Optional[str] = None, **named: Any) -> str:
@@ -720,8 +801,10 @@ class Kernel:
         library reserves "pallas-gpu"); ``chip`` ("v5e", "v6e", "v4") is recorded in the module."""
         if not _lib.HAS_EMIT:
             raise NotImplementedError("this build of libathene has no Pallas emitter (athene_emit)")
-        return self._text(arrays, named, sizes, lambda p: lib.athene_emit(
-            (ctypes.c_void_p * 1)(p), 1, target.encode(), chip.encode() if chip else None), layouts=False)
+        t = _c_str(target, f"kernel {self.name}", "target")
+        c = _c_str(chip, f"kernel {self.name}", "chip") if chip is not None else None
+        return self._text(arrays, named, sizes, lambda p: lib.athene_emit((ctypes.c_void_p * 1)(p), 1, t, c),
+                          layouts=False)
 
     def to_jax(self, *arrays: Any, sizes: Optional[Mapping[str, int]] = None, interpret: Optional[bool] = None,
                **named: Any) -> Any:
@@ -815,7 +898,48 @@ def _to_numpy(x: Any, k: Kernel, i: int, is_out: bool) -> np.ndarray:
         return np.asarray(x)
     if is_out:
         raise TypeError(f"kernel {k.name}: out= for '{p.name}' must be an array, not {type(x).__name__}")
-    return np.asarray(x, dtype=k._dtype[i])
+    return _convert(x, k, i)
+
+
+def _convert(x: Any, k: Kernel, i: int) -> np.ndarray:
+    """A list or Python scalar as an array of parameter i's dtype, when every value converts
+    exactly (a float to a float dtype rounds, as a literal would); anything else is a TypeError."""
+    p = k.params[i]
+    want = k._dtype[i]
+
+    def refuse(why: str) -> TypeError:
+        return TypeError(f"kernel {k.name}: parameter '{p.name}' is {p.dtype}, but the value given for it "
+                         f"({_short(x)}) {why}")
+
+    if isinstance(x, (str, bytes, bytearray)):
+        raise refuse("is text, not numbers")
+    try:
+        with np.errstate(all="ignore"):
+            a = np.asarray(x)
+    except (ValueError, TypeError, OverflowError) as e:
+        raise refuse(f"is not an array of numbers ({e})") from None
+    if a.dtype.kind not in "biuf":
+        raise refuse(f"is not an array of numbers (NumPy makes it {a.dtype})")
+    if a.dtype == want:
+        return a
+    try:
+        with np.errstate(all="ignore"):
+            c = a.astype(want)
+            back = c.astype(a.dtype) if want.kind != "f" and want != BFLOAT16 else c
+            if want.kind in "biu":
+                exact = bool(np.all(back == a)) and not (a.dtype.kind == "f" and np.isnan(a).any())
+            else:  # a float dtype: rounding is fine, overflow to inf is not
+                exact = bool(np.all(np.isfinite(c.astype(np.float64)) | ~np.isfinite(a.astype(np.float64))))
+    except (ValueError, TypeError, OverflowError) as e:
+        raise refuse(f"does not convert to it ({e})") from None
+    if not exact:
+        raise refuse("does not convert to it exactly")
+    return c
+
+
+def _short(x: Any) -> str:
+    r = repr(x)
+    return r if len(r) <= 40 else r[:37] + "..."
 
 
 def compile(source: str, sizes: Optional[Mapping[str, int]] = None, *, filename: Optional[str] = None) -> Module:

@@ -67,6 +67,7 @@ _SIGNATURES = {
     "athene_instance_free": (None, [c_void_p]),
     "athene_inst_errors": (c_char_p, [c_void_p]),
     "athene_bind_size": (c_int, [c_void_p, c_char_p, c_int64]),
+    "athene_bind_size_from": (c_int, [c_void_p, c_char_p, c_int64, c_char_p]),
     "athene_bind_shape": (c_int, [c_void_p, c_int, c_int, _I64P]),
     "athene_bind_layout": (c_int, [c_void_p, c_int, _I64P, c_int64]),
     "athene_size_value": (c_int, [c_void_p, c_int, _I64P]),

@@ -121,8 +121,8 @@ void bind_inst(Inst *in)
 	for (int i = 0; i < k->nsyms; i++)
 		if (!in->bound[i])
 			error_at(&in->diag, k->syms[i].sp,
-			         "size symbol '%s' of kernel '%s' is not bound: pass --size %s=INT or an input whose shape has it",
-			         k->syms[i].name, k->name, k->syms[i].name);
+			         "size symbol '%s' of kernel '%s' is not bound: give it a size, or an input whose shape has it",
+			         k->syms[i].name, k->name);
 	for (int i = 0; i < k->nagree; i++) {
 		Agree *a = &k->agree[i];
 		if (dim_val(in, a->a) != dim_val(in, a->b))

@@ -24,6 +24,7 @@ typedef struct {
 	SymTab *t;
 	int natoms;
 	bool check; /* report provable errors (the simplify pass) */
+	bool value; /* lowering a value (a guard's condition), where integer // and % by zero are 0, not errors */
 	const Env *env;
 	const int64_t *lo, *hi; /* by Var id: the ranges a guard leaves; NULL: [0, n) */
 } Lower;
@@ -84,8 +85,8 @@ static bool plus_const(const Inst *in, const Node *s, const Node *v, int64_t *m)
 {
 	if (s->kind != N_OP || s->op != OP_ADD)
 		return false;
-	return (node_equal(s->args[0], v) && const_value(in, s->args[1], m)) ||
-	       (node_equal(s->args[1], v) && const_value(in, s->args[0], m));
+	return (ast_equal(s->args[0], v) && const_value(in, s->args[1], m)) ||
+	       (ast_equal(s->args[1], v) && const_value(in, s->args[0], m));
 }
 
 /* wrap(v, m), or PyTorch's negative-index wrap as Inductor writes it:
@@ -111,7 +112,7 @@ const Node *wrap_of(const Inst *in, const Node *n, int64_t *m)
 	else
 		return NULL;
 	const Node *plus = n->args[neg ? 1 : 2], *same = n->args[neg ? 2 : 1];
-	return node_equal(same, v) && plus_const(in, plus, v, m) && *m > 0 ? v : NULL;
+	return ast_equal(same, v) && plus_const(in, plus, v, m) && *m > 0 ? v : NULL;
 }
 
 /* An index subexpression whose coefficients overflow 64 bits stays opaque:
@@ -200,6 +201,8 @@ static Sym *lower_op(Lower *l, Node *n)
 			if (n->op == OP_MUL)
 				return sym_mul(t, a, b);
 			r = n->op == OP_FLOORDIV ? sym_floordiv(t, a, b) : sym_mod(t, a, b);
+			if (!r && l->value)
+				return opaque(l, n);
 			if (!r)
 				error_at(&l->in->diag, n->sp, "division by zero in an index expression");
 			return r;
@@ -374,7 +377,7 @@ void sym_leaf_name(Buf *b, const Sym *s, void *env)
 	if (s->kind == S_VAR)
 		buf_printf(b, "%s", ((const Var *)s->p)->name);
 	else
-		dump_node(b, s->p);
+		ast_print(b, s->p);
 }
 
 /* Fails compilation when some point of the domain takes s outside [0, n). */
@@ -517,7 +520,7 @@ static bool guard_box(Inst *in, const Guard *g, int64_t **lo, int64_t **hi, bool
 	for (int i = 0; i < nv; i++)
 		(*lo)[i] = 0, (*hi)[i] = in->n[i] - 1;
 	for (; g; g = g->up) {
-		Lower l = {in, symtab_new(&in->arena, true), 0, false, g->env, NULL, NULL};
+		Lower l = {in, symtab_new(&in->arena, true), 0, false, true, g->env, NULL, NULL};
 		guard_cond(&l, g->cond, g->neg, *lo, *hi, exact);
 	}
 	bool narrowed = false;
@@ -695,7 +698,7 @@ void lower_inst(Inst *in, bool raw)
 	int nl = k->loads.n, ns = k->stmts.n;
 	Sym **loads = arena_alloc(a, (size_t)(nl + 1) * sizeof(Sym *));
 	Sym **stores = arena_alloc(a, (size_t)(ns + 1) * sizeof(Sym *));
-	Lower l = {in, symtab_new(a, !raw), 0, !raw, NULL, NULL, NULL};
+	Lower l = {in, symtab_new(a, !raw), 0, !raw, false, NULL, NULL, NULL};
 	const Guard **guard = arena_alloc(a, (size_t)(nl + 1) * sizeof *guard);
 	for (int i = 0; i < ns; i++)
 		load_guards(a, ((Stmt *)k->stmts.v[i])->rhs, NULL, guard);

@@ -102,7 +102,7 @@ static bool is_index_load(PlanStmt *ps, const Node *n)
 		const PlanOperand *op = ps->ops.v[i];
 		for (int g = 0; op->cls == VIEW_ROWGATHER && g < op->view->ngat; g++) {
 			const ViewGather *vg = &op->view->gat[g];
-			if (vg->index_load == n || (node_within(vg->atom->p, n) && node_equal(vg->index_load, n)))
+			if (vg->index_load == n || (node_within(vg->atom->p, n) && ast_equal(vg->index_load, n)))
 				return true;
 		}
 	}
@@ -166,7 +166,7 @@ static void check_gather_vars(Arena *ar, PlanStmt *ps, PlanOperand *op)
 		if (!bad)
 			continue;
 		Buf b = {0};
-		dump_node(&b, v->gat[g].index_load);
+		ast_print(&b, v->gat[g].index_load);
 		char *r = arena_alloc(ar, 256);
 		int vi = find_pvar(ps, bad);
 		if (ps->scatter)

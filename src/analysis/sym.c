@@ -97,7 +97,8 @@ static int64_t abs_max(const Sym *s)
 static void div_range(Sym *s)
 {
 	Sym *a = s->a[0], *b = s->a[1];
-	if (b->lo > 0 || b->hi < 0) {
+	/* (an empty divisor range, a variable of extent 0, takes the general rule) */
+	if (b->lo <= b->hi && (b->lo > 0 || b->hi < 0)) {
 		int64_t c[4] = {floordiv64(a->lo, b->lo), floordiv64(a->lo, b->hi), floordiv64(a->hi, b->lo),
 		                floordiv64(a->hi, b->hi)};
 		s->lo = s->hi = c[0];

@@ -265,7 +265,7 @@ static void term_name(An *an, const Term *t, Buf *b)
 		if (d->nsplit > 1)
 			buf_printf(b, " digit %d", d->index);
 	} else {
-		dump_node(b, an->v->gat[-1 - t->dig].atom->p);
+		ast_print(b, an->v->gat[-1 - t->dig].atom->p);
 	}
 }
 
@@ -570,7 +570,7 @@ static bool check_gathers(An *an, IndexOff index_off, const void *env)
 	for (int g = 0; g < an->v->ngat; g++) {
 		const Node *n = an->v->gat[g].atom->p;
 		Buf b = {0};
-		dump_node(&b, n);
+		ast_print(&b, n);
 		int64_t m = 0;
 		const Node *inner = an->in ? wrap_of(an->in, n, &m) : NULL;
 		if (!inner)
@@ -687,7 +687,7 @@ void view_analyse(View *v, Arena *ar, const Sym *off, int64_t storage, const Ten
 	for (int i = 0; i < an.natoms; i++)
 		if (!node_has_load(an.atoms[i]->p)) {
 			Buf b = {0};
-			dump_node(&b, an.atoms[i]->p);
+			ast_print(&b, an.atoms[i]->p);
 			fail(&an, VIEW_ELEM, "%s reads no data but is not affine in the index variables (its values lie in [%lld, %lld])",
 			     buf_str(&b), (long long)an.atoms[i]->lo, (long long)an.atoms[i]->hi);
 			buf_free(&b);
@@ -759,11 +759,11 @@ static void gather_index_print(Buf *b, const ViewGather *g)
 {
 	const Node *n = g->atom->p;
 	if (!g->wrap || !g->index_load || (n->kind == N_OP && n->op == OP_WRAP)) {
-		dump_node(b, g->atom->p);
+		ast_print(b, g->atom->p);
 		return;
 	}
 	buf_printf(b, "wrap(");
-	dump_node(b, g->index_load);
+	ast_print(b, g->index_load);
 	buf_printf(b, ", %lld)", (long long)g->wrap);
 }
 

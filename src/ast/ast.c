@@ -9,13 +9,13 @@ static void dump_args(Buf *b, const Node *n, const char *open, const char *close
 	for (int i = 0; i < n->nargs; i++) {
 		if (i)
 			buf_printf(b, ", ");
-		dump_node(b, n->args[i]);
+		ast_print(b, n->args[i]);
 	}
 	buf_printf(b, "%s", close);
 }
 
 /* Prints an expression in the language's own syntax, fully parenthesised. */
-void dump_node(Buf *b, const Node *n)
+void ast_print(Buf *b, const Node *n)
 {
 	switch (n->kind) {
 	case N_INT: buf_printf(b, "%lld", (long long)n->ival); return;
@@ -38,13 +38,13 @@ void dump_node(Buf *b, const Node *n)
 	case N_OP:
 		if (n->nargs == 2 && op_info[n->op].name[0] < 'a') { /* an operator, not a function */
 			buf_putc(b, '(');
-			dump_node(b, n->args[0]);
+			ast_print(b, n->args[0]);
 			buf_printf(b, " %s ", op_info[n->op].name);
-			dump_node(b, n->args[1]);
+			ast_print(b, n->args[1]);
 			buf_putc(b, ')');
 		} else if (n->op == OP_NEG || n->op == OP_NOT || n->op == OP_BNOT) {
 			buf_printf(b, "%s", n->op == OP_NEG ? "-" : op_info[n->op].name);
-			dump_node(b, n->args[0]);
+			ast_print(b, n->args[0]);
 		} else {
 			buf_printf(b, "%s", op_info[n->op].name);
 			dump_args(b, n, "(", ")");
@@ -56,11 +56,11 @@ void dump_node(Buf *b, const Node *n)
 			buf_printf(b, "%s%s", i ? ", " : "", n->rnames[i]);
 			if (n->rbounds[i]) {
 				buf_printf(b, " < ");
-				dump_node(b, n->rbounds[i]);
+				ast_print(b, n->rbounds[i]);
 			}
 		}
 		buf_printf(b, ": ");
-		dump_node(b, n->args[0]);
+		ast_print(b, n->args[0]);
 		buf_putc(b, ')');
 		return;
 	}
@@ -86,28 +86,28 @@ static void dump_tensor(Buf *b, const Kernel *k, const Tensor *t)
 	if (t->has_strides)
 		for (int d = 0; d < t->rank; d++) {
 			buf_printf(b, d ? ", " : " strides(");
-			dump_node(b, t->stride_ex[d]);
+			ast_print(b, t->stride_ex[d]);
 			if (d == t->rank - 1)
 				buf_putc(b, ')');
 		}
 	if (t->offset_ex) {
 		buf_printf(b, " offset ");
-		dump_node(b, t->offset_ex);
+		ast_print(b, t->offset_ex);
 	}
 }
 
 /* Index variable d of a statement's target, with its bound if one is given. */
-void dump_lhs(Buf *b, const Stmt *s, int d)
+void ast_print_lhs(Buf *b, const Stmt *s, int d)
 {
 	buf_printf(b, "%s%s", d ? ", " : "", s->lhs[d]->name);
 	if (s->bound[d]) {
 		buf_printf(b, " < ");
-		dump_node(b, s->bound[d]);
+		ast_print(b, s->bound[d]);
 	}
 }
 
 /* The kernel in source form; checked: with dtypes and variable ranges. */
-void dump_kernel(Buf *b, const Kernel *k, bool checked)
+void ast_print_kernel(Buf *b, const Kernel *k, bool checked)
 {
 	buf_printf(b, "kernel %s(", k->name);
 	for (int i = 0; i < k->params.n; i++) {
@@ -122,9 +122,9 @@ void dump_kernel(Buf *b, const Kernel *k, bool checked)
 		const Stmt *s = k->stmts.v[i];
 		buf_printf(b, "    %s%s[", s->t->role == ROLE_LET ? "let " : "", s->t->name);
 		for (int d = 0; d < s->nlhs; d++)
-			dump_lhs(b, s, d);
+			ast_print_lhs(b, s, d);
 		buf_printf(b, "] = ");
-		dump_node(b, s->rhs);
+		ast_print(b, s->rhs);
 		if (checked) {
 			buf_printf(b, "    # %s", athene_dtype_name(s->rhs->dt));
 			for (int d = 0; d < s->nlhs; d++) {
@@ -138,7 +138,7 @@ void dump_kernel(Buf *b, const Kernel *k, bool checked)
 }
 
 /* Structural equality of two checked expressions. */
-bool node_equal(const Node *a, const Node *b)
+bool ast_equal(const Node *a, const Node *b)
 {
 	if (a == b)
 		return true;
@@ -146,7 +146,7 @@ bool node_equal(const Node *a, const Node *b)
 	    a->t != b->t || a->var != b->var || a->sym != b->sym || (a->kind == N_FLOAT && a->fval != b->fval))
 		return false;
 	for (int i = 0; i < a->nargs; i++)
-		if (!node_equal(a->args[i], b->args[i]))
+		if (!ast_equal(a->args[i], b->args[i]))
 			return false;
 	return true;
 }

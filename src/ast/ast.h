@@ -127,10 +127,10 @@ struct athene_kernel {
 /* ---------------------------------------------------------------- ast.c */
 
 /* The printer of the AST, in the language's syntax (ast.c). */
-void dump_node(Buf *b, const Node *n);
-void dump_kernel(Buf *b, const Kernel *k, bool checked);
-void dump_lhs(Buf *b, const Stmt *s, int d); /* variable d of a statement's left side */
-bool node_equal(const Node *a, const Node *b); /* structurally equal */
+void ast_print(Buf *b, const Node *n);
+void ast_print_kernel(Buf *b, const Kernel *k, bool checked);
+void ast_print_lhs(Buf *b, const Stmt *s, int d); /* variable d of a statement's left side */
+bool ast_equal(const Node *a, const Node *b); /* structurally equal */
 
 /* ---------------------------------------------------------------- the context (api.c) */
 

@@ -41,6 +41,17 @@ void buf_vprintf(Buf *b, const char *fmt, va_list ap);
 void buf_putc(Buf *b, char c);
 void buf_free(Buf *b);
 const char *buf_str(Buf *b); /* never NULL */
+/* The blocks of Bufs first grown while a ledger is open on this thread and
+ * not freed since: what an error that unwinds past their owners' frames (an
+ * emitter's refusal) leaves to free. buf_ledger_forget drops a block whose
+ * Buf outlives the unwinding (the caller's, a Diag's). */
+typedef struct {
+	void **p;
+	int n, cap;
+} BufLedger;
+void buf_ledger_open(BufLedger *l);
+void buf_ledger_forget(BufLedger *l, const void *block);
+void buf_ledger_close(BufLedger *l, bool free_blocks);
 
 /* A growable array of pointers, arena-owned. */
 typedef struct {

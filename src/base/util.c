@@ -93,6 +93,53 @@ void *arena_dup(Arena *a, const void *p, size_t n)
 	return q;
 }
 
+static _Thread_local BufLedger *ledger;
+
+void buf_ledger_open(BufLedger *l)
+{
+	*l = (BufLedger){0};
+	ledger = l;
+}
+
+void buf_ledger_forget(BufLedger *l, const void *block)
+{
+	for (int i = 0; block && i < l->n; i++)
+		if (l->p[i] == block) {
+			l->p[i] = l->p[--l->n];
+			return;
+		}
+}
+
+void buf_ledger_close(BufLedger *l, bool free_blocks)
+{
+	for (int i = 0; free_blocks && i < l->n; i++)
+		free(l->p[i]);
+	free(l->p);
+	*l = (BufLedger){0};
+	ledger = NULL;
+}
+
+/* A block moved by realloc: the ledger follows it; a new one joins it. */
+static void ledger_moved(const void *old, void *now)
+{
+	for (int i = 0; old && i < ledger->n; i++)
+		if (ledger->p[i] == old) {
+			ledger->p[i] = now;
+			return;
+		}
+	if (old)
+		return; /* a Buf grown before the ledger opened: its owner frees it */
+	if (ledger->n == ledger->cap) {
+		int cap = ledger->cap ? 2 * ledger->cap : 64;
+		void **p = realloc(ledger->p, (size_t)cap * sizeof *p);
+		if (!p)
+			die("out of memory");
+		ledger->p = p;
+		ledger->cap = cap;
+	}
+	ledger->p[ledger->n++] = now;
+}
+
 void buf_vprintf(Buf *b, const char *fmt, va_list ap)
 {
 	va_list ap2;
@@ -108,6 +155,8 @@ void buf_vprintf(Buf *b, const char *fmt, va_list ap)
 		char *s = realloc(b->s, cap);
 		if (!s)
 			die("out of memory");
+		if (ledger)
+			ledger_moved(b->s, s);
 		b->s = s;
 		b->cap = cap;
 	}
@@ -130,6 +179,8 @@ void buf_putc(Buf *b, char c)
 
 void buf_free(Buf *b)
 {
+	if (ledger)
+		buf_ledger_forget(ledger, b->s);
 	free(b->s);
 	b->s = NULL;
 	b->len = b->cap = 0;

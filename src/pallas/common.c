@@ -8,6 +8,11 @@
 
 #include "emit.h"
 
+static void ep_constant(Buf *b, Em *e, int r);
+static void ep_map_var(Buf *b, const PlanStmt *ps, const Var *v, bool pid);
+static void ep_node_expr(Buf *b, SymCtx *c, const Node *n);
+static int ep_reg_of(SymCtx *c, const Node *n);
+
 /* The operands as the module moves them: the plan's, with reversed axes
  * flipped by the wrapper (Mosaic has no in-kernel reverse), so the kernel
  * walks every axis upwards. Set per statement by emit_pallas_kernel. */
@@ -113,7 +118,7 @@ int64_t ep_lowest(const PlanAxis *x)
 
 /* A variable's value in an index map: its grid index (a variable that
  * addresses an index load has block 1), or 0 when it is not on the grid. */
-void ep_map_var(Buf *b, const PlanStmt *ps, const Var *v, bool pid)
+static void ep_map_var(Buf *b, const PlanStmt *ps, const Var *v, bool pid)
 {
 	for (int i = 0; i < ps->nvars; i++)
 		if (ps->vars[i].var == v) {
@@ -163,7 +168,7 @@ void ep_shift(Buf *o, int op, DType t, const char *x0, const char *c)
 
 /* An index expression from the AST (a gathered subscript): in an index map
  * from the prefetched refs; in the kernel from the body's registers. */
-void ep_node_expr(Buf *b, SymCtx *c, const Node *n)
+static void ep_node_expr(Buf *b, SymCtx *c, const Node *n)
 {
 	if (!c->map && !c->xla) {
 		int r = ep_reg_of(c, n);
@@ -371,6 +376,16 @@ _Noreturn void ep_unsupported(Em *e, const char *what)
 	error_plain(&e->in->diag, "kernel %s: the Pallas emitter cannot express %s", e->kname, what);
 }
 
+/* a * b for a size the module spells; past 2^63 (blocks padding an array
+ * near the limit) there is no module to write */
+int64_t ep_mul(Em *e, int64_t a, int64_t b)
+{
+	int64_t r;
+	if (!i64_mul(a, b, &r))
+		ep_unsupported(e, "an array padded past 2^63 elements");
+	return r;
+}
+
 static void sym_leaf(Buf *b, const Sym *s, void *env)
 {
 	SymCtx *c = env;
@@ -404,7 +419,7 @@ int ep_alias_of(Em *e, int r)
 	return r;
 }
 
-void ep_constant(Buf *b, Em *e, int r)
+static void ep_constant(Buf *b, Em *e, int r)
 {
 	const Ins *x = &e->prog->ins[r];
 	if (x->dt == ATHENE_BOOL)
@@ -415,6 +430,8 @@ void ep_constant(Buf *b, Em *e, int r)
 		buf_printf(b, "%s(jnp.nan)", ep_jdt(x->dt));
 	else if (isinf(x->c.f))
 		buf_printf(b, "%s(%sjnp.inf)", ep_jdt(x->dt), x->c.f < 0 ? "-" : "");
+	else if (x->c.f == 0 && signbit(x->c.f))
+		buf_printf(b, "%s(-0.0)", ep_jdt(x->dt)); /* (%g's "-0" is the int 0: +0.0) */
 	else
 		buf_printf(b, "%s(%.17g)", ep_jdt(x->dt), x->c.f);
 }
@@ -422,7 +439,7 @@ void ep_constant(Buf *b, Em *e, int r)
 /* Extent in the block of digit g of a variable whose block extent is vb. */
 int64_t ep_digit_extent(const ViewDigit *g, int64_t vb)
 {
-	return g->index == g->nsplit - 1 ? (vb + g->place - 1) / g->place : g->n;
+	return g->index == g->nsplit - 1 ? i64_ceil_div(vb, g->place) : g->n;
 }
 
 /* Is digit g an axis of the operand's block value (not broadcast, not
@@ -452,7 +469,7 @@ void ep_reg(Buf *b, Em *e, int r)
 }
 
 /* The register (the last before the load's) that computes node n. */
-int ep_reg_of(SymCtx *c, const Node *n)
+static int ep_reg_of(SymCtx *c, const Node *n)
 {
 	for (int r = c->reg - 1; r >= 0; r--)
 		if (c->e->prog->ins[r].src == n && c->e->prog->ins[r].kind != I_CONST)

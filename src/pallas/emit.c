@@ -69,22 +69,23 @@ static void flip_axes(Buf *b, const PlanStmt *ps, const PlanOperand *op)
 			buf_printf(b, "%s%d", k++ ? ", " : "", a);
 }
 
-int64_t ep_highest(const PlanAxis *x)
+static int64_t ep_highest(const PlanAxis *x)
 {
 	return (x->step > 0 ? x->start + x->step * (x->len - 1) : x->start) + 1;
 }
 
-int64_t ep_array_elems(const PlanOperand *op)
+static int64_t ep_array_elems(const PlanOperand *op)
 {
 	int64_t n = 1;
 	for (int a = 0; a < op->naxes; a++)
-		n *= op->ax[a].size;
+		if (!i64_mul(n, op->ax[a].size, &n))
+			return -1; /* padded past 2^63: more than any storage */
 	return n;
 }
 
 /* ---- index maps ---- */
 
-const char *ep_grid_name(const PlanStmt *ps, int g)
+static const char *ep_grid_name(const PlanStmt *ps, int g)
 {
 	return ep_pyname(ps->vars[ps->grid_var[g]].var->name);
 }
@@ -200,11 +201,11 @@ static void operand_array(Buf *out, Em *e, const PlanOperand *op)
 		rank = op->view->naxes;
 		have = 1;
 		for (int a = 0; a < rank; a++)
-			have *= op->view->ax[a].size;
+			have = ep_mul(e, have, op->view->ax[a].size);
 	}
 	for (int a = 0; a < op->naxes; a++) {
 		shape[a] = op->ax[a].size - e->pad[op->access][a][0] - e->pad[op->access][a][1];
-		n *= shape[a];
+		n = ep_mul(e, n, shape[a]);
 	}
 	if (n > have) {
 		buf_printf(b, "_pad(%s%s, %lld)", prep ? prep : t, rank > 1 ? ".reshape(-1)" : "", (long long)n);
@@ -546,7 +547,7 @@ static void prepare(Em *e, PlanOperand *op, unsigned m, const char *why)
 	const char *ref = ep_ref_name(ps, op);
 	ep_fn_name(e, &name);
 	buf_printf(&name, "_%.*s", (int)(strlen(ref) - 4), ref);
-	dump_node(&src, op->acc->load);
+	ast_print(&src, op->acc->load);
 	buf_printf(e->fns, "\ndef %s(", buf_str(&name));
 	buf_printf(&call, "%s(", buf_str(&name));
 	for (int i = 0; i < c.nreads; i++) {
@@ -627,7 +628,7 @@ static void cut_rank1(Em *e, PlanOperand *op)
 	    rank1_ok(x->block, x->size, op->t->dt))
 		return;
 	PlanAxis lo = *x;
-	x->size = x->len = (x->size + x->block - 1) / x->block;
+	x->size = x->len = i64_ceil_div(x->size, x->block);
 	x->place = x->block;
 	x->block = 0;
 	lo.size = lo.len = lo.block;
@@ -691,7 +692,7 @@ static void emit_grid_spec(Em *e, Buf *out)
 	int64_t grid[PLAN_MAXVARS];
 	for (int g = 0; g < ps->ngrid; g++) {
 		const PlanVar *v = &ps->vars[ps->grid_var[g]];
-		grid[g] = (v->n + v->block - 1) / v->block;
+		grid[g] = i64_ceil_div(v->n, v->block);
 	}
 	buf_printf(out, "    grid=");
 	if (!ps->ngrid)
@@ -770,9 +771,12 @@ static void emit_call(Em *e, Buf *w, int si, Buf *records)
 		for (int a = 0; a < op->naxes && !op->prefetch; a++) {
 			int64_t b = ep_axis_mode(ps, &op->ax[a]) == AX_WHOLE ? op->ax[a].size : op->ax[a].block ? op->ax[a].block : 1;
 			int64_t tile = a == op->naxes - 1 ? 128 : a == op->naxes - 2 ? 8 * dtype_packing(op->t->dt) : 1;
-			n *= (b + tile - 1) / tile * tile;
+			int64_t padded;
+			if (!i64_round_up(b, tile, &padded) || !i64_mul(n, padded, &n))
+				n = INT64_MAX; /* (a whole axis near 2^63: far past any budget) */
 		}
-		bytes += op->prefetch || !op->naxes ? 0 : n;
+		if (!op->prefetch && op->naxes && __builtin_add_overflow(bytes, n, &bytes))
+			bytes = INT64_MAX;
 	}
 	bool big = bytes > 4 << 20;
 	if (e->gpu)
@@ -808,7 +812,7 @@ static void emit_call(Em *e, Buf *w, int si, Buf *records)
 	buf_free(&f);
 	if (e->prep[0])
 		buf_printf(w, "    %s = %s\n", y, e->prep[0]);
-	else if (ep_array_elems(st) > storage)
+	else if (ep_array_elems(st) < 0 || ep_array_elems(st) > storage)
 		buf_printf(w, "    %s = %s.reshape(-1)[:%lld]\n", y, y, (long long)storage);
 	else if (st->naxes != 1)
 		buf_printf(w, "    %s = %s.reshape(-1)\n", y, y);
@@ -1179,7 +1183,7 @@ void emit_pallas_kernel(Buf *out, unsigned *needs, Inst *in, const Plan *p, bool
 	if (e.nchecks) {
 		buf_printf(out, "    *outs, bad = _run(_%s, (%s%s), interpret)\n", k->name, buf_str(&sig), k->nin == 1 ? "," : "");
 		buf_printf(out, "    _raise_bad(bad, _%s_MESSAGES)\n", k->name);
-		buf_printf(out, nout == 1 ? "    return outs[0]\n" : "    return ep_tuple(outs)\n");
+		buf_printf(out, nout == 1 ? "    return outs[0]\n" : "    return tuple(outs)\n");
 	} else
 		buf_printf(out, "    return _run(_%s, (%s%s), interpret)\n", k->name, buf_str(&sig), k->nin == 1 ? "," : "");
 	buf_free(&fns);

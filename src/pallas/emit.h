@@ -1,8 +1,8 @@
-/* Private to the Pallas emitter: emit_pallas.c (module, wrapper, index
- * maps) and emit_pallas_body.c (the kernel body from the body IR) share
- * the emitter's state and its renderers of operands and expressions. */
-#ifndef ATHENE_EMIT_PALLAS_H
-#define ATHENE_EMIT_PALLAS_H
+/* Private to the Pallas emitter: emit.c (module, wrapper, index maps) and
+ * kernel.c (the kernel body from the body IR) share the emitter's state
+ * and, through common.c, its renderers of operands and expressions. */
+#ifndef ATHENE_EMIT_H
+#define ATHENE_EMIT_H
 
 #include "pallas.h"
 
@@ -49,23 +49,29 @@ typedef struct {
 	int nreads;
 } SymCtx;
 
-/* emit_pallas.c: names, operands as the module moves them, their axes. */
+/* ---------------------------------------------------------------- common.c */
+
+/* Names and spellings. */
 _Noreturn void ep_unsupported(Em *e, const char *what);
+int64_t ep_mul(Em *e, int64_t a, int64_t b); /* a size the module spells (ep_unsupported past 2^63) */
 const char *ep_jdt(DType t);
 const char *ep_pyname(const char *s);
 void ep_tuple(Buf *b, const int64_t *v, int n);
+void ep_spell(Buf *b, const char *pat, Buf *args, int n);
+/* x << c or x >> c (op) at integer dtype t, with the language's results for
+ * counts outside [0, bits of t) (base/scalar.c). */
+void ep_shift(Buf *b, int op, DType t, const char *x, const char *c);
+const char *ep_fn_name(Em *e, Buf *b);
+/* Operands as the module moves them (set per statement by emit.c), their axes. */
+extern _Thread_local const PlanOperand *const *ep_moved;
 const PlanOperand *ep_operand(const PlanStmt *ps, int j);
+void ep_drop_operand(int j);
 const char *ep_ref_name(const PlanStmt *ps, const PlanOperand *op);
 const PlanVar *ep_axis_var(const PlanStmt *ps, const PlanAxis *x);
 bool ep_on_grid(const PlanStmt *ps, const PlanAxis *x);
 int64_t ep_lowest(const PlanAxis *x);
-int64_t ep_highest(const PlanAxis *x);
 void ep_slice_of(Buf *b, const PlanAxis *x, int64_t start);
 int ep_axis_mode(const PlanStmt *ps, const PlanAxis *x);
-int64_t ep_array_elems(const PlanOperand *op);
-/* emit_pallas.c: index expressions in an index map or in the kernel. */
-const char *ep_grid_name(const PlanStmt *ps, int g);
-void ep_map_var(Buf *b, const PlanStmt *ps, const Var *v, bool pid);
 const PlanOperand *ep_index_operand(const PlanStmt *ps, const Node *load);
 int ep_pvar_index(const PlanStmt *ps, const Var *v);
 /* Where digit g goes in variable order: by variable, most significant
@@ -73,31 +79,24 @@ int ep_pvar_index(const PlanStmt *ps, const Var *v);
 int ep_digit_key(const PlanStmt *ps, const ViewDigit *g);
 /* perm[0..n) such that key[perm[k]] ascends, ties in index order. */
 void ep_sort_by_key(int *perm, const int *key, int n);
-void ep_sym_expr(Buf *b, SymCtx *c, const Sym *s);
-void ep_spell(Buf *b, const char *pat, Buf *args, int n);
-/* x << c or x >> c (op) at integer dtype t, with the language's results for
- * counts outside [0, bits of t) (base/scalar.c). */
-void ep_shift(Buf *b, int op, DType t, const char *x, const char *c);
-void ep_node_expr(Buf *b, SymCtx *c, const Node *n);
-void ep_gather_pos(Buf *b, Em *e, const PlanOperand *op, const PlanAxis *x, bool pid);
-const char *ep_fn_name(Em *e, Buf *b);
-void ep_drop_operand(int j);
-/* emit_pallas_body.c: registers, iotas, and the kernel function. */
-void ep_use_iota(Em *e, int vi);
-int ep_reg_of(SymCtx *c, const Node *n);
-void ep_reg(Buf *b, Em *e, int r);
 bool ep_present_in(const PlanOperand *op, const ViewDigit *g);
 int64_t ep_digit_extent(const ViewDigit *g, int64_t vb);
-void ep_emit_kernel_fn(Em *e, Buf *out);
-bool ep_checks(const Em *e);
-const char *ep_gpu_reduction(const Em *e);
+/* Index expressions in an index map or in the kernel. */
+void ep_sym_expr(Buf *b, SymCtx *c, const Sym *s);
+void ep_gather_pos(Buf *b, Em *e, const PlanOperand *op, const PlanAxis *x, bool pid);
 bool ep_rowmajor(const Em *e, const Sym *off);
-/* The kernel body's lines and registers (common.c). */
-extern _Thread_local const PlanOperand *const *ep_moved;
+/* The kernel body's lines, registers and iotas. */
 void ep_line(Em *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 const char *ep_rdt(Em *e, int r);
 void ep_shape_of(Buf *b, Em *e, unsigned dep);
 int ep_alias_of(Em *e, int r);
-void ep_constant(Buf *b, Em *e, int r);
+void ep_use_iota(Em *e, int vi);
+void ep_reg(Buf *b, Em *e, int r);
+
+/* ---------------------------------------------------------------- kernel.c */
+
+/* The kernel function of one planned statement (or, with e->xla, the same
+ * body over whole arrays in the XLA wrapper). */
+void ep_emit_kernel_fn(Em *e, Buf *out);
 
 #endif

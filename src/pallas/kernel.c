@@ -1,5 +1,5 @@
 /* The kernel body of one planned statement, rendered from its body IR
- * over the statement's block (see emit_pallas.c for the module around
+ * over the statement's block (see emit.c for the module around
  * it): every value lives in the block's iteration space; loads bring
  * their blocks into it, stores take the result out; gathered indices that
  * are not proven in range are counted in the SMEM record. */
@@ -316,6 +316,11 @@ static void reduce(Em *e, int r)
 {
 	const Ins *x = &e->prog->ins[r];
 	const Scope *sc = &e->prog->scopes[x->inner];
+	bool arg = x->op == R_ARGMAX || x->op == R_ARGMIN, body_bool = e->prog->ins[x->a[0]].dt == ATHENE_BOOL;
+	/* an error natively (and in the interpreter), which a module cannot raise */
+	if (empty_reduce(e, x) && (arg || x->op == R_MAX || x->op == R_MIN))
+		error_at(&e->in->diag, x->src->sp, "kernel %s: %s over an empty range (the Pallas emitter refuses it)",
+		         e->kname, reduce_info[x->op].name);
 	unsigned mask = 0;
 	Buf axes = {0}, s = {0}, v = {0};
 	int lo = PLAN_MAXVARS, hi = -1;
@@ -330,8 +335,6 @@ static void reduce(Em *e, int r)
 		ep_shape_of(&s, e, e->dep[r]);
 		if (x->op == R_MEAN)
 			buf_printf(&v, "jnp.nan");
-		else if (x->op == R_ARGMAX || x->op == R_ARGMIN)
-			ep_unsupported(e, "an argmax over no elements");
 		else
 			identity_of(&v, x->op, x->opdt);
 		ep_line(e, "v%d = jnp.full(%s, %s, %s)  # a reduction over no elements", r, buf_str(&s), buf_str(&v), ep_jdt(x->dt));
@@ -357,7 +360,8 @@ static void reduce(Em *e, int r)
 	}
 	if (x->op == R_ARGMAX || x->op == R_ARGMIN) {
 		if (hi - lo + 1 != sc->nvars)
-			ep_unsupported(e, "an argmax over variables that are not adjacent");
+			error_at(&e->in->diag, x->src->sp, "kernel %s: the Pallas emitter cannot express an %s over variables "
+			         "that are not adjacent", e->kname, reduce_info[x->op].name);
 		int64_t sh[PLAN_MAXVARS], keep[PLAN_MAXVARS];
 		int n = 0;
 		for (int vi = 0; vi < e->ps->nvars; vi++) {
@@ -376,9 +380,9 @@ static void reduce(Em *e, int r)
 		     x->op == R_ARGMAX ? "argmax" : "argmin", r, buf_str(&t), lo, buf_str(&k), ep_jdt(x->dt));
 		buf_free(&t);
 		buf_free(&k);
-	} else if (x->op == R_ANY || x->op == R_ALL) /* Mosaic reduces floats, not bools */
-		ep_line(e, "v%d = jnp.%s(v%d.astype(jnp.float32), axis=(%s,), keepdims=True) > 0", r, x->op == R_ANY ? "max" : "min",
-		     r, buf_str(&axes));
+	} else if (x->op == R_ANY || x->op == R_ALL) /* Mosaic reduces floats, not bools; non-zero (NaN too) is true */
+		ep_line(e, "v%d = jnp.%s(%sv%d%s.astype(jnp.float32), axis=(%s,), keepdims=True) > 0", r,
+		     x->op == R_ANY ? "max" : "min", body_bool ? "" : "(", r, body_bool ? "" : " != 0)", buf_str(&axes));
 	else if ((x->op == R_MAX || x->op == R_MIN) && !dt_is_float(x->opdt) && dt_bits(x->opdt) <= 16)
 		ep_line(e, "v%d = %s(v%d.astype(jnp.float32), axis=(%s,), keepdims=True).astype(%s)  # exact in f32", r,
 		     reduce_info[x->op].jnp, r, buf_str(&axes), ep_jdt(x->dt));
@@ -417,7 +421,21 @@ static void instruction(Em *e, int r)
 	case I_CAST: {
 		Buf a = {0};
 		ep_reg(&a, e, x->a[0]);
-		ep_line(e, "v%d = %s.astype(%s)", r, buf_str(&a), ep_rdt(e, r));
+		DType from = e->prog->ins[x->a[0]].dt;
+		if (dt_is_float(from) && dt_is_int(x->dt)) {
+			/* the language's float -> int: toward zero, saturating, NaN 0 (XLA's convert
+			 * gives INT_MIN past the range); the bounds are powers of two, exact in any float */
+			int bits = e->narrow[r] ? 32 : dt_bits(x->dt);
+			bool u = x->dt == ATHENE_U8;
+			const char *v = buf_str(&a), *t = ep_rdt(e, r);
+			char lo[32] = "0.0";
+			if (!u)
+				snprintf(lo, sizeof lo, "-2.0 ** %d", bits - 1);
+			ep_line(e, "v%d = jnp.where(%s != %s, 0, jnp.where(%s >= 2.0 ** %d, jnp.iinfo(%s).max, jnp.where(%s <= %s, "
+			     "jnp.iinfo(%s).min, %s.astype(%s)))).astype(%s)",
+			     r, v, v, v, u ? bits : bits - 1, t, v, lo, t, v, t, t);
+		} else
+			ep_line(e, "v%d = %s.astype(%s)", r, buf_str(&a), ep_rdt(e, r));
 		buf_free(&a);
 		return;
 	}
@@ -439,10 +457,34 @@ static void instruction(Em *e, int r)
 		Buf a[3] = {{0}, {0}, {0}}, o = {0};
 		for (int i = 0; i < x->nargs; i++)
 			ep_reg(&a[i], e, x->a[i]);
+		const char *p = buf_str(&a[0]), *q = buf_str(&a[1]);
+		/* integer // and % by zero are 0 (jnp's // gives -1 or -2 there); a
+		 * float zero result has NumPy's sign: a // b that of a / b, a % b
+		 * that of b (jnp's differ) */
+		const Ins *d = &e->prog->ins[x->a[1]];
+		bool nonzero = d->kind == I_CONST && !dt_is_float(d->dt) && d->c.i != 0;
 		if (x->op == OP_SHL || x->op == OP_SHR)
-			ep_shift(&o, x->op, x->opdt, buf_str(&a[0]), buf_str(&a[1]));
+			ep_shift(&o, x->op, x->opdt, p, q);
 		else if (x->op == OP_NEXTAFTER && x->opdt == ATHENE_F64 && !e->gpu)
-			nextafter64(&o, buf_str(&a[0]), buf_str(&a[1]));
+			nextafter64(&o, p, q);
+		else if ((x->op == OP_FLOORDIV || x->op == OP_MOD) && !dt_is_float(x->opdt) && !nonzero)
+			buf_printf(&o, "jnp.where(%s == 0, 0, %s %s jnp.where(%s == 0, 1, %s))", q, p,
+			           x->op == OP_MOD ? "%" : "//", q, q);
+		else if ((x->op == OP_FLOORDIV || x->op == OP_MOD) && !dt_is_float(x->opdt))
+			ep_spell(&o, op_info[x->op].jnp, a, x->nargs);
+		else if (x->op == OP_CLAMP && dt_is_float(x->opdt)) {
+			/* min(max(x, lo), hi) with the language's min and max (jnp.clip gives +0.0
+			 * for clamp(1.0, -8.0, -0.0)) */
+			const char *hi = buf_str(&a[2]);
+			ep_line(e, "v%d = jnp.where(%s > %s, %s, jnp.where(%s != %s, %s, %s))", r, p, q, p, p, p, p, q);
+			buf_printf(&o, "jnp.where(v%d < %s, v%d, jnp.where(v%d != v%d, v%d, %s))", r, hi, r, r, r, r, hi);
+		} else if (x->opdt == ATHENE_BOOL && op_info[x->op].kind == K_SAME)
+			buf_printf(&o, "%s", p); /* abs, sign, relu, floor, ... of a bool: itself (jnp refuses some) */
+		else if (x->op == OP_FLOORDIV)
+			buf_printf(&o, "jnp.where(%s // %s == 0, %s / %s * 0, %s // %s)", p, q, p, q, p, q);
+		else if (x->op == OP_MOD)
+			buf_printf(&o, "jnp.where(%s %% %s == 0, jnp.where(%s < 0, -jnp.abs(%s %% %s), jnp.abs(%s %% %s)), %s %% %s)",
+			           p, q, q, p, q, p, q, p, q);
 		else
 			ep_spell(&o, op_info[x->op].jnp, a, x->nargs);
 		ep_line(e, "v%d = %s", r, buf_str(&o));
@@ -628,17 +670,16 @@ static bool needs_check(const Em *e, const Ins *x)
 	return false;
 }
 
-/* Does some load of the statement need a bounds check? */
-bool ep_checks(const Em *e)
-{
-	for (int r = 0; r < e->prog->n; r++)
-		if (needs_check(e, &e->prog->ins[r]))
-			return true;
-	return false;
-}
-
 /* Why the Triton lowering cannot run the statement (a reduction it has
  * none of), or NULL: then it runs in XLA. */
+static const char *ep_gpu_reduction(const Em *e)
+{
+	for (int r = 0; r < e->prog->n; r++)
+		if (e->used[r] && e->prog->ins[r].kind == I_REDUCE && e->prog->ins[r].op == R_PROD)
+			return "a product reduction: Pallas's Triton lowering has no reduce_prod";
+	return NULL;
+}
+
 /* A function Pallas's lowerings (TPU, Triton) have no rule for, or NULL. */
 static const char *no_lowering(const Em *e, const char *which)
 {
@@ -658,14 +699,6 @@ static const char *gpu_cannot(const Em *e)
 {
 	const char *why = ep_gpu_reduction(e);
 	return why ? why : no_lowering(e, "Triton");
-}
-
-const char *ep_gpu_reduction(const Em *e)
-{
-	for (int r = 0; r < e->prog->n; r++)
-		if (e->used[r] && e->prog->ins[r].kind == I_REDUCE && e->prog->ins[r].op == R_PROD)
-			return "a product reduction: Pallas's Triton lowering has no reduce_prod";
-	return NULL;
 }
 
 static void check_load(Em *e, int r)
@@ -827,7 +860,7 @@ static void store(Em *e)
 			if (!ep_present_in(op, g))
 				ep_unsupported(e, "a store that broadcasts");
 			dig[nd] = axis_extent(ps, &op->ax[ax[perm[k++]]]);
-			merged[v] *= dig[nd++];
+			merged[v] = ep_mul(e, merged[v], dig[nd++]);
 		}
 		if (merged[v] < out[v])
 			ep_unsupported(e, "a store whose digits do not cover its variable");
@@ -1051,7 +1084,7 @@ void ep_emit_kernel_fn(Em *e, Buf *out)
 	e->b = saved;
 	Buf name = {0}, params = {0}, src = {0};
 	kernel_params(&params, e);
-	dump_node(&src, e->ps->stmt->rhs);
+	ast_print(&src, e->ps->stmt->rhs);
 	buf_printf(out, "\ndef %s(%s):\n", ep_fn_name(e, &name), buf_str(&params));
 	buf_printf(out, "    # %s[", e->ps->stmt->t->name);
 	for (int d = 0; d < e->ps->stmt->nlhs; d++)

@@ -666,7 +666,7 @@ def _f64_to_i32_transposed_y_x(x):
 def _f64_to_i32_transposed_y(x_ref):
     # y[j, i] = i32(x[i, j])
     v0 = x_ref[...]
-    v1 = v0.astype(jnp.int32)
+    v1 = jnp.where(v0 != v0, 0, jnp.where(v0 >= 2.0 ** 31, jnp.iinfo(jnp.int32).max, jnp.where(v0 <= -2.0 ** 31, jnp.iinfo(jnp.int32).min, v0.astype(jnp.int32)))).astype(jnp.int32)
     return jnp.broadcast_to(v1, (4, 3)).reshape(-1).astype(jnp.int32)
 
 
