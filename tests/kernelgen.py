@@ -23,6 +23,11 @@ UNARY = ["abs", "neg", "relu", "sign", "floor", "ceil", "round", "trunc", "exp",
 BINARY = ["+", "-", "*", "/", "//", "%", "min", "max", "pow", "atan2"]
 COMPARE = ["<", "<=", ">", ">=", "==", "!="]
 REDUCE = ["sum", "prod", "mean", "max", "min", "argmax", "argmin", "any", "all"]
+INTS = ["i8", "i16", "i32", "i64", "u8"]
+BITWISE = ["&", "|", "^", "<<", ">>"]
+# D.bits(x): x cast to a dtype of D's size first
+BITS = {"i8": "u8", "u8": "i8", "i16": "f16", "f16": "i16", "bf16": "i16", "i32": "f32", "f32": "i32",
+        "i64": "f64", "f64": "i64"}
 EXACT_UNARY = ["abs", "neg", "relu", "sign", "floor", "ceil", "round", "trunc", "sqrt"]
 
 
@@ -98,6 +103,13 @@ class Gen:
             return f"clamp({self.expr(dims, depth + 1)}, {r.choice(LITERALS)}, {r.choice(LITERALS)})"
         if x < 0.85:
             return f"isnan({self.expr(dims, depth + 1)})"
+        if x < 0.9:  # bitwise ops and shifts on integers (counts of any value)
+            dt, op = r.choice(INTS), r.choice(BITWISE)
+            a, b = self.expr(dims, depth + 1), self.expr(dims, depth + 1)
+            return f"({dt}({a}) {op} {dt}({b}))" if r.random() < 0.8 else f"(~{dt}({a}))"
+        if x < 0.93:
+            src = r.choice(sorted(BITS))
+            return f"{BITS[src]}.bits({src}({self.expr(dims, depth + 1)}))"
         return self._leaf(dims, depth)
 
     def _kernel(self):
