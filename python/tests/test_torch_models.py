@@ -230,3 +230,7 @@ def test_register_op_fake_shapes_and_errors():
         at.register_op("athene_test::fill", out_only.fill)
     fill = at.register_op("athene_test::fill", out_only.fill, sizes={"M": 3})
     torch.testing.assert_close(fill(torch.randn(2)), torch.ones(3))
+    with pytest.raises(ValueError, match="athene_test::fill is already registered"):
+        at.register_op("athene_test::fill", out_only.fill, sizes={"M": 4})
+    with pytest.raises(ValueError, match="aten::add is already registered"):
+        at.register_op("aten::add", _mod.scaled_rownorm)

@@ -93,6 +93,15 @@ class _Op:
         return outs[0] if len(outs) == 1 else tuple(outs)
 
 
+def _exists(qualname: str) -> bool:
+    ns, name = qualname.split("::")
+    try:
+        getattr(getattr(torch.ops, ns), name)
+    except (AttributeError, RuntimeError):
+        return False
+    return True
+
+
 def register_op(name: str, kernel: athene.Kernel, *, sizes: Optional[Mapping[str, int]] = None) -> Any:
     """Registers ``kernel`` (an ``athene.Kernel``, from ``athene.compile(src)[name]``) as the
     PyTorch custom op ``name`` ("namespace::op", or "op" in the namespace "athene"); returns the
@@ -100,7 +109,8 @@ def register_op(name: str, kernel: athene.Kernel, *, sizes: Optional[Mapping[str
 
     The op takes the kernel's inputs as tensors, in declaration order, and returns its output,
     or a tuple of its outputs; it runs on CPU tensors. ``sizes`` binds size symbols that no
-    input's dims give. The op has no autograd formula."""
+    input's dims give. The op has no autograd formula. A name already registered in the process
+    is a ValueError."""
     if not isinstance(kernel, athene.Kernel):
         raise TypeError(f"register_op: kernel must be an athene.Kernel (athene.compile(src)[name]), "
                         f"not {type(kernel).__name__}")
@@ -108,6 +118,10 @@ def register_op(name: str, kernel: athene.Kernel, *, sizes: Optional[Mapping[str
     if m is None:
         raise ValueError(f"register_op: name must be 'namespace::op' or 'op' (identifiers), not {name!r}")
     qualname = f"{m.group(1) or 'athene'}::{m.group(2)}"
+    if _exists(qualname):
+        raise ValueError(f"register_op: an op named {qualname} is already registered in this process")
+    if not kernel.inputs:
+        raise ValueError(f"register_op: kernel {kernel.name} has no inputs; an op needs a tensor input")
     spec = _Op(qualname, kernel, sizes or {})
     params = ", ".join(f"Tensor {p.name}" for p in kernel.inputs)
     nout = len(kernel.outputs)
@@ -115,7 +129,7 @@ def register_op(name: str, kernel: athene.Kernel, *, sizes: Optional[Mapping[str
     try:
         op = torch.library.custom_op(qualname, spec.run, mutates_args=(), device_types="cpu",
                                      schema=f"({params}) -> {ret}")
-    except RuntimeError as e:
+    except (RuntimeError, ValueError) as e:
         raise ValueError(f"register_op: cannot register {qualname}: {str(e).splitlines()[0]}") from None
     op.register_fake(spec.fake)
     return op
