@@ -80,7 +80,7 @@ test: all layers $(CTESTS) $(KTESTS) $(DTESTS) $(PY)
 # permutation through the interpreter and in JAX's interpreter, and every
 # kernel through the real TPU compiler (several minutes; CI runs it).
 test-all: all $(PY)
-	ATHENE_TEST_ALL=1 ATHENE=$(B)/athene $(PY) -m pytest -q tests/test_examples.py tests/pallas
+	ATHENE_TEST_ALL=1 ATHENE=$(B)/athene $(PY) -m pytest -q tests/test_examples.py tests/pallas python/tests/test_torch_opdb.py
 
 # The Python package (python/), installed into the test venv: its tests, and
 # its per-call overhead beside NumPy's.

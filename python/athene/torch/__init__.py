@@ -11,6 +11,8 @@ one logged line naming the reason (logger "athene.torch"); ``fallbacks()`` count
 Options (``torch.compile(fn, backend="athene", options={...})``): athene's own ``threads``
 (athene's thread count, process-wide: ``athene.set_threads``) and ``explain`` (log each
 kernel's source and ``athene explain``); every other option goes to Inductor's config.
+
+``register_op(name, kernel)`` makes a hand-written athene kernel a ``torch.library`` custom op.
 """
 
 from __future__ import annotations
@@ -26,8 +28,9 @@ import athene
 
 from . import _runtime
 from ._kernel import BACKEND, AtheneScheduling, Unsupported
+from ._ops import register_op
 
-__all__ = ["backend", "install", "fallbacks", "stats", "explain", "Unsupported"]
+__all__ = ["backend", "install", "fallbacks", "stats", "explain", "register_op", "Unsupported"]
 
 _ATHENE_OPTIONS = ("threads", "explain")
 
