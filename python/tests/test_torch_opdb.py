@@ -95,21 +95,13 @@ OPS = selected()
 # compiles the graph with Inductor's C++ backend instead (docs/torch.md lists them)
 ATHENE_MISSES = {
     "_unsafe_masked_index_put_accumulate": "store mode atomic_add",
-    "digamma": "op digamma is not in athene's op table",
-    "erfinv": "op erfinv is not in athene's op table",
     "frexp": "op frexp is not in athene's op table",
-    "hypot": "op hypot is not in athene's op table",
     "i0": "op i0 is not in athene's op table",
     "igamma": "op igamma is not in athene's op table",
     "igammac": "op igammac is not in athene's op table",
     "index_add": "store mode atomic_add",
     "index_put": "store index 5*tmp4 + x0 of buf1 is not affine in the kernel's variables",
     "index_reduce.mean": "store mode atomic_add",
-    "lgamma": "op lgamma is not in athene's op table",
-    "mvlgamma.mvlgamma_p_1": "op lgamma is not in athene's op table",
-    "mvlgamma.mvlgamma_p_3": "op lgamma is not in athene's op table",
-    "mvlgamma.mvlgamma_p_5": "op lgamma is not in athene's op table",
-    "nextafter": "op nextafter is not in athene's op table",
     "nn.functional.max_unpool1d": "store index tmp6 of buf1 is not affine in the kernel's variables",
     "nn.functional.max_unpool1d.grad": "store index tmp6 of buf1 is not affine in the kernel's variables",
     "nn.functional.max_unpool2d": "store index tmp6 of buf1 is not affine in the kernel's variables",
@@ -162,7 +154,7 @@ CPP_MISSES = {
 
 SAMPLE = ["abs", "add", "sum", "softmax", "nn.functional.pad.constant", "index_select", "gather", "cat", "flip",
           "var_mean", "nn.functional.layer_norm", "nn.functional.embedding", "where", "amax", "roll", "atan2",
-          "nn.functional.gelu", "clamp", "hypot", "index_add"]  # the last two: misses, with their reasons
+          "nn.functional.gelu", "clamp", "hypot", "i0", "index_add"]  # the last two: misses, with their reasons
 SWEEP = sorted(OPS) if os.environ.get("ATHENE_TEST_ALL") else SAMPLE
 
 RTOL, ATOL = 1.3e-6 * 10, 1e-5 * 10  # float32's defaults of torch.testing.assert_close, x10
@@ -259,10 +251,10 @@ def test_sample_is_selected():
     assert set(ATHENE_MISSES) <= set(OPS) and set(CPP_MISSES) <= set(OPS)
 
 
-# Acceptance 2 of issue 39 asks for 98 % of the ops Inductor C++ passes; athene passes 461 of 522
-# (88.3 %) today, and the misses are all of one of two kinds (docs/torch.md): scatter stores and
+# Acceptance 2 of issue 39 asks for 98 % of the ops Inductor C++ passes; athene passes 469 of 522
+# (89.8 %) today, and the misses are all of one of two kinds (docs/torch.md): scatter stores and
 # functions missing from athene's op table. This floor keeps that from getting worse.
-FLOOR = 0.88
+FLOOR = 0.89
 
 
 def test_fraction():
