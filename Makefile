@@ -76,9 +76,10 @@ test: all layers $(CTESTS) $(KTESTS) $(DTESTS) $(PY)
 	ATHENE=$(B)/athene $(PY) -m pytest -q tests
 	@$(MAKE) --no-print-directory python-test
 
-# The example kernels the suite samples, all of them: every full-size
-# permutation through the interpreter and in JAX's interpreter, and every
-# kernel through the real TPU compiler (several minutes; CI runs it).
+# What the suite samples, all of it: every full-size example permutation
+# through the interpreter and in JAX's interpreter, every kernel through the
+# real TPU compiler, and PyTorch's whole op database through the athene
+# backend (the package installed by python-test; several minutes; CI runs it).
 test-all: all $(PY)
 	ATHENE_TEST_ALL=1 ATHENE=$(B)/athene $(PY) -m pytest -q tests/test_examples.py tests/pallas python/tests/test_torch_opdb.py
 
