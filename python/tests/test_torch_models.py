@@ -19,15 +19,8 @@ from torch._inductor import config as inductor_config
 from torch._inductor.utils import run_and_get_code
 
 
-@pytest.fixture(scope="module", autouse=True)
-def private_cache(tmp_path_factory):
-    old = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
-    os.environ["TORCHINDUCTOR_CACHE_DIR"] = str(tmp_path_factory.mktemp("inductor_cache"))
-    yield
-    if old is None:
-        del os.environ["TORCHINDUCTOR_CACHE_DIR"]
-    else:
-        os.environ["TORCHINDUCTOR_CACHE_DIR"] = old
+# a private Inductor cache for this module's compiles (conftest.py)
+pytestmark = pytest.mark.usefixtures("private_inductor_cache")
 
 
 def through_athene(fn, *args, **compile_kw):

@@ -160,15 +160,8 @@ SWEEP = sorted(OPS) if os.environ.get("ATHENE_TEST_ALL") else SAMPLE
 RTOL, ATOL = 1.3e-6 * 10, 1e-5 * 10  # float32's defaults of torch.testing.assert_close, x10
 
 
-@pytest.fixture(scope="module", autouse=True)
-def private_cache(tmp_path_factory):
-    old = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
-    os.environ["TORCHINDUCTOR_CACHE_DIR"] = str(tmp_path_factory.mktemp("inductor_cache"))
-    yield
-    if old is None:
-        del os.environ["TORCHINDUCTOR_CACHE_DIR"]
-    else:
-        os.environ["TORCHINDUCTOR_CACHE_DIR"] = old
+# a private Inductor cache for this module's compiles (conftest.py)
+pytestmark = pytest.mark.usefixtures("private_inductor_cache")
 
 
 def first_sample(op):
