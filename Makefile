@@ -85,9 +85,13 @@ test-all: all $(PY)
 
 # The Python package (python/), installed into the test venv: its tests, and
 # its per-call overhead beside NumPy's.
+# PKG_INSTALL installs the package; a tree that shares its venv with another
+# sets PKG_INSTALL=: and PKG_ENV to run its own package from source instead.
+PKG_INSTALL = $(PY) -m pip install -q ./python
+PKG_ENV     =
 python-test: $(PY)
-	$(PY) -m pip install -q ./python
-	$(PY) -m pytest -q python/tests
+	$(PKG_INSTALL)
+	$(PKG_ENV) $(PY) -m pytest -q python/tests
 
 python-bench: $(PY)
 	$(PY) -m pip install -q ./python
