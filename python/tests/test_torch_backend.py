@@ -419,6 +419,33 @@ def test_complex_real_view():
     check(lambda a: a.real * 2 + a.imag, torch.randn(8, dtype=torch.complex64))
 
 
+C64 = lambda *s: torch.randn(s, dtype=torch.complex64)  # noqa: E731
+COMPLEX = {
+    "mul": (lambda a, b: a * b, (C64(16), C64(16))),
+    "conj": (lambda a: torch.conj(a).resolve_conj(), (C64(16),)),
+    "real": (lambda a: a.real * 2, (C64(16),)),
+    "imag": (lambda a: a.imag * 2, (C64(16),)),
+    "abs": (lambda a: a.abs(), (C64(16),)),
+    "conj_mul": (lambda a, b: torch.conj(a) * b, (C64(16), C64(16))),
+    "scale": (lambda a: a * 2.5, (C64(16),)),
+    "conj_c128": (lambda a: torch.conj(a).resolve_conj(), (torch.randn(16, dtype=torch.complex128),)),
+    "mul_then_real": (lambda a, b: (a * b).real + 1, (C64(8, 8), C64(8, 8))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMPLEX))
+def test_complex(name):
+    """Inductor runs complex arithmetic in aten on every CPU backend (its C++ one too) and hands
+    the backend the kernels on real views; those run through athene, nothing through C++."""
+    fn, args = COMPLEX[name]
+    n = at.fallbacks()
+    out, code = compiled_code(fn, *args)
+    torch.testing.assert_close(out, fn(*args))
+    assert at.fallbacks() == n and "cpp_fused" not in code and "async_compile.cpp" not in code
+    if name in ("real", "imag", "mul_then_real"):
+        assert "athene_runtime.load(" in code
+
+
 def test_gather_out_of_range_raises():
     x = R(16, 8)
     f = torch.compile(lambda a, i: a[i] * 2, backend="athene")
