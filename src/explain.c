@@ -336,7 +336,9 @@ void explain_inline(Buf *b, const Inst *in)
 		else
 			buf_printf(b, "%s\n", t->reduces ? "it has a reduction" : t->uses == 0 ? "never read"
 			                      : let_fallible(t) ? "its value can fail at run time (a gather or wrap)"
-			                      : t->uses > 1 ? "read more than once" : "read through a subscript with data");
+			                      : t->uses > 1 ? "read more than once"
+			                      : let_broadcast(k, t) ? "read broadcast: fused, it would be computed again at each point of a variable it does not depend on"
+			                      : "read through a subscript with data");
 	}
 	for (int i = 0; i < in->nplanned; i++) {
 		const Planned *ps = &in->planned[i];

@@ -269,6 +269,34 @@ static void passes(athene_kernel *k)
 	athene_instance_free(in);
 }
 
+/* A let read broadcast (along a variable its subscripts do not name) is
+ * materialised, not recomputed at each point of that variable, unless it
+ * is a bare load; a let read at every point of its consumer is fused. */
+static void broadcast_lets(void)
+{
+	athene_ctx *c = athene_create();
+	const char *src = "kernel rms(x: f32[R, C], w: f32[C]) -> (y: f32[R, C]) {\n"
+	                  "    let s[i < R] = sum(j < C: x[i, j] * x[i, j])\n"
+	                  "    let r[i < R] = rsqrt(s[i] / f32(C) + f32(1e-6))\n"
+	                  "    let v[j < C] = w[j]\n"
+	                  "    let e[i < R, j < C] = exp(x[i, j])\n"
+	                  "    y[i, j] = x[i, j] * r[i] * v[j] + e[i, j]\n"
+	                  "}\n";
+	athene_inst *in = NULL;
+	if (athene_load(c, "broadcast.ath", src) || !(in = athene_instance(athene_find_kernel(c, "rms")))) {
+		expect(0, "the broadcast kernel loads");
+		athene_destroy(c);
+		return;
+	}
+	athene_bind_size(in, "R", 4);
+	athene_bind_size(in, "C", 8);
+	const char *inl = athene_dump(in, "inline", "cpu");
+	expect(inl && strstr(inl, "let r: materialised: read broadcast"), "rsqrt of a row's sum is materialised");
+	expect(inl && strstr(inl, "let v: fused into y"), "a bare load read broadcast is fused");
+	expect(inl && strstr(inl, "let e: fused into y"), "a let read at every point is fused");
+	athene_destroy(c);
+}
+
 /* R = 2^62 rows of C = 0 columns: nothing to do, and neither backend may
  * walk the rows to find that out (the test would not finish). */
 static void empty_inner(athene_kernel *k)
@@ -405,6 +433,7 @@ int main(void)
 	bytes_moved(c);
 	memory_flat(athene_find_kernel(c, "sum_rows"));
 	emit_flat(athene_find_kernel(c, "sum_rows"));
+	broadcast_lets();
 	athene_instance(athene_find_kernel(c, "affine")); /* left alive: athene_destroy frees it */
 	athene_destroy(c);
 	printf("%ld passed, %ld failed\n", passed, failed);

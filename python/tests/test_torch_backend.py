@@ -4,6 +4,7 @@ run by athene (no Inductor C++ kernel in the generated code, no fallback)."""
 import logging
 import math
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -542,6 +543,18 @@ def test_norms(shape):
     check(lambda x, w, b: F.layer_norm(x, (shape[-1],), w, b), R(*shape), w, b, rtol=1e-4, atol=1e-4)
 
 
+def test_row_values_computed_once_per_row():
+    """rsqrt of a row's mean is a let over the rows, which athene materialises (read broadcast
+    along the row) instead of recomputing it at each element."""
+    def rms(x, w):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w
+
+    text = at.explain(rms, R(64, 128), R(128))
+    let = [line for line in text.splitlines() if line.lstrip().startswith("let ") and "rsqrt(" in line]
+    assert let and "# materialised" in let[-1], text
+    assert re.search(r"let tmp\d+\[x_0 < 64\] = rsqrt", text), text
+
+
 @pytest.mark.parametrize("n", [64, 2048])
 def test_var_mean(n):
     check(lambda a: torch.var_mean(a, -1, keepdim=True), R(4, n), rtol=1e-4, atol=1e-5)
@@ -901,6 +914,23 @@ def test_fx_graph_cache_hit_reloads_kernels():
     torch.testing.assert_close(torch.compile(f, backend="athene")(x), f(x))
     assert at.stats()["kernels_written"] == written  # a cache hit: no codegen
     assert at.stats()["kernels_loaded"] > loaded  # the cached wrapper compiled its kernel itself
+
+
+def test_fx_graph_cache_key_holds_athenes_code(monkeypatch):
+    """A graph cached by another version of athene (kernel writer or library) is compiled anew,
+    not reloaded with kernels that version wrote; the default backend's keys are torch's own."""
+    from athene.torch import _CacheKey
+    with inductor_config.patch(cpu_backend="cpp"):
+        assert _CacheKey().uuid() is None
+    torch._dynamo.reset()
+    f = lambda a: a.sin() * 3  # noqa: E731
+    x = R(40)
+    torch.compile(f, backend="athene")(x)
+    written = at.stats()["kernels_written"]
+    monkeypatch.setattr(_CacheKey, "_digest", "another version of athene")
+    torch._dynamo.reset()
+    torch.testing.assert_close(torch.compile(f, backend="athene")(x), f(x))
+    assert at.stats()["kernels_written"] > written  # a cache miss: codegen ran
 
 
 def test_entry_point_without_import(tmp_path):

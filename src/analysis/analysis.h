@@ -81,6 +81,9 @@ int64_t var_extent(const Inst *in, const Var *v);
 void inline_lets(Inst *in);
 /* Can a let's value fail at run time (then it is materialised)? */
 bool let_fallible(const Tensor *t);
+/* Is let t read broadcast somewhere (a variable in scope at a read that its
+ * subscripts do not name)? Then only a bare load of it is fused. */
+bool let_broadcast(const Kernel *k, const Tensor *t);
 /* Lowers every load and store to a flat storage offset: per load in its own
  * statement (the interpreter's cross-check, index ranges), and per access of
  * a planned statement, with fused lets expanded in place. raw: canonical

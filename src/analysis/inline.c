@@ -1,7 +1,9 @@
 /* inline: which lets are fused into their consumers, and the planned
  * statements with their accesses. A let is fused when recomputing it costs
  * nothing: it has no reduction, each use subscripts it with affine index
- * expressions (no data), and it is used once or is a bare load. The other
+ * expressions (no data), and it is used once or is a bare load, and read
+ * broadcast (along a variable its subscripts do not name) only if it is a
+ * bare load. The other
  * lets are materialised: planned statements of their own, like outputs. */
 #include "analysis.h"
 
@@ -59,9 +61,63 @@ bool let_fallible(const Tensor *t)
 	return fallible(t->def->rhs);
 }
 
+static bool mentions(const Node *n, const Var *v)
+{
+	if (n->kind == N_IVAR)
+		return n->var == v;
+	for (int i = 0; i < n->nargs; i++)
+		if (mentions(n->args[i], v))
+			return true;
+	return false;
+}
+
+/* Does n read t broadcast: a variable in scope at the read (the
+ * statement's and those of the reductions around it) in none of its
+ * subscripts, so that a fused t would be recomputed at each of that
+ * variable's points (rsqrt(sum(...)) of a row, read by each element of
+ * the row)? */
+static bool broadcast_use(const Node *n, const Tensor *t, const Var **scope, int nscope)
+{
+	if ((n->kind == N_LOAD || n->kind == N_FLAT) && n->t == t)
+		for (int v = 0; v < nscope; v++) {
+			bool seen = false;
+			for (int d = 0; d < n->nargs && !seen; d++)
+				seen = mentions(n->args[d], scope[v]);
+			if (!seen)
+				return true;
+		}
+	const Var *inner[MAXSCOPE];
+	if (n->kind == N_REDUCE) {
+		memcpy(inner, scope, (size_t)nscope * sizeof *scope);
+		for (int i = 0; i < n->nrvars && nscope < MAXSCOPE; i++)
+			inner[nscope++] = n->rvars[i];
+		scope = inner;
+	}
+	for (int i = 0; i < n->nargs; i++)
+		if (broadcast_use(n->args[i], t, scope, nscope))
+			return true;
+	return false;
+}
+
+bool let_broadcast(const Kernel *k, const Tensor *t)
+{
+	for (int i = 0; i < k->stmts.n; i++) {
+		const Stmt *s = k->stmts.v[i];
+		const Var *scope[MAXSCOPE];
+		int nscope = s->nlhs < MAXSCOPE ? s->nlhs : MAXSCOPE;
+		for (int d = 0; d < nscope; d++)
+			scope[d] = s->lhs[d];
+		if (broadcast_use(s->rhs, t, scope, nscope))
+			return true;
+	}
+	return false;
+}
+
 static bool fusible(const Kernel *k, const Tensor *t)
 {
 	if (t->reduces || t->uses == 0 || (t->uses > 1 && !bare_load(t->def->rhs)) || fallible(t->def->rhs))
+		return false;
+	if (!bare_load(t->def->rhs) && let_broadcast(k, t))
 		return false;
 	for (int i = 0; i < k->loads.n; i++) {
 		const Node *n = k->loads.v[i];

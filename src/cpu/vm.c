@@ -1390,6 +1390,41 @@ static int unit_split(const W *w, int s, const XBox *b, int64_t *step, int64_t *
 	return cj;
 }
 
+/* Folds the unit's lanes of register acc into red, in lane order: what
+ * red_step does value by value, bit for bit (sums in double; max and min
+ * keep the first NaN, else replace on a strict win), in tight loops for a
+ * float sum, mean, max or min of a float register of scope s, else
+ * through red_step. */
+static void red_unit(Red *red, W *w, int s, int acc)
+{
+	int n = w->lanes[s], op = red->op;
+	bool fast = (op == R_SUM || op == R_MEAN || op == R_MAX || op == R_MIN) && dt_is_float(red->bt);
+	if (!fast || n <= 0 || w->x->p->ins[acc].scope != s || !flt_reg(w->x, acc)) {
+		for (int l = 0; l < n; l++)
+			red_step(red, get(w, s, acc, l));
+		return;
+	}
+	const float *f = regf(w, acc);
+	double a = red->f;
+	int l = 0;
+	if (op == R_SUM || op == R_MEAN) {
+		for (; l < n; l++)
+			a += f[l];
+	} else {
+		if (!red->count)
+			a = f[l++];
+		bool maxi = op == R_MAX;
+		for (; l < n && !isnan(a); l++) {
+			double v = f[l];
+			if (isnan(v) || (maxi ? v > a : v < a))
+				a = v;
+		}
+		red->i = ((Val){.f = a}).i; /* as red_step leaves it */
+	}
+	red->f = a;
+	red->count += n;
+}
+
 /* Every unit of box b over scope s's dims, in row-major order: the dims
  * before ustart are stepped one at a time, the one at ustart in chunks, the
  * rest whole. red: accumulate register `acc` (scope s is a reduction's);
@@ -1431,8 +1466,7 @@ static void eval_box(W *w, int s, const XBox *b, int acc, Red *red)
 			return;
 		}
 		if (red)
-			for (int l = 0; l < w->lanes[s]; l++)
-				red_step(red, get(w, s, acc, l));
+			red_unit(red, w, s, acc);
 		else
 			store_unit(w);
 		/* next unit: advance the chunked dim, then the stepped ones */

@@ -17,14 +17,19 @@ kernel's source and ``athene explain``); every other option goes to Inductor's c
 
 from __future__ import annotations
 
+import glob
+import hashlib
 import logging
+import os
 from typing import Any, Dict, Optional
 
 import torch
 from torch._inductor import config as _config
 from torch._inductor.codegen import common as _common
+from torch._inductor.custom_graph_pass import CustomGraphModulePass
 
 import athene
+from athene import _lib
 
 from . import _runtime
 from ._kernel import BACKEND, AtheneScheduling, Unsupported
@@ -33,6 +38,31 @@ from ._ops import register_op
 __all__ = ["backend", "install", "fallbacks", "stats", "explain", "register_op", "Unsupported"]
 
 _ATHENE_OPTIONS = ("threads", "explain")
+
+
+class _CacheKey(CustomGraphModulePass):
+    """A pass that changes nothing, registered for the "cpu" device so that Inductor's FX graph
+    cache key holds athene's code: a cached graph's kernels were written by this version of
+    the kernel writer for this library, and another version compiles anew. Only athene's
+    compiles carry it (uuid None otherwise, so the default backend's keys stay torch's own)."""
+
+    _digest: Optional[str] = None
+
+    def __call__(self, gm: torch.fx.GraphModule) -> None:
+        return None
+
+    def uuid(self) -> Optional[str]:
+        if _config.cpu_backend != BACKEND:
+            return None
+        if _CacheKey._digest is None:
+            h = hashlib.sha256()
+            pkg = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+            files = sorted(glob.glob(os.path.join(pkg, "*.py")) + glob.glob(os.path.join(pkg, "torch", "*.py")))
+            for f in files + [_lib._find()]:
+                with open(f, "rb") as fh:
+                    h.update(fh.read())
+            _CacheKey._digest = h.hexdigest()
+        return _CacheKey._digest
 
 
 def install() -> None:
@@ -50,7 +80,7 @@ def install() -> None:
 
     pick._athene = True  # type: ignore[attr-defined]
     _common.register_backend_for_device("cpu", pick, dc.wrapper_codegen, dc.cpp_wrapper_codegen,
-                                        dc.fx_wrapper_codegen)
+                                        dc.fx_wrapper_codegen, device_custom_pass=_CacheKey())
 
 
 def fallbacks() -> int:

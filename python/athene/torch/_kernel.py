@@ -525,6 +525,9 @@ for _name in dir(OpsHandler):
 
 
 _TMP = re.compile(r"\btmp\d+\b")
+# a function call other than a cast or where, or a division: what a let read broadcast (rsqrt of a row's
+# sum, read by each element of the row) saves recomputing at each point
+_COSTLY = re.compile(r"(?<![\w.])(?!(?:where|bool|[iu](?:8|16|32|64)|b?f(?:16|32|64))\()[a-z_]\w*\(| / ")
 _IDX = re.compile(r"@i(\d+)@")
 _RED = {"sum": "sum", "prod": "prod", "max": "max", "min": "min", "any": "any", "argmax": "argmax",
         "argmin": "argmin"}
@@ -811,21 +814,35 @@ class KernelWriter:
         return text
 
     def lets(self) -> List[str]:
-        """The lets, in Inductor's order: every reduction, and the long values read more than
-        once and the very long ones (inlined, an unrolled chain of max/argmax would double at
-        each step). Never a value computed under a mask: its loads are in range only where the
-        mask holds."""
+        """The lets, in Inductor's order: every reduction, the long values read more than once
+        and the very long ones (inlined, an unrolled chain of max/argmax would double at each
+        step), and the costly values that name fewer variables than the statements (athene
+        materialises a let read broadcast instead of recomputing it at each point). Never a
+        value computed under a mask: its loads are in range only where the mask holds."""
         k = self.k
         uses = self.live(self.defs, self.stores)
         variables = [(str(d), n) for d, n in self.outer + self.inner]
+        # the variables of the statements: a value that names fewer is read broadcast
+        every = {str(d) for d, _ in self.outer + (self.inner if any(st.inside for st in self.stores) else [])}
+        # values that compute an index stay inline, so that athene sees the gather and its wrap
+        indexing: set = set()
+        todo = [s.name for i in k.indices for s in i.free_symbols if symbol_is_type(s, SymT.TMP)]
+        while todo:
+            name = todo.pop()
+            if name not in indexing:
+                indexing.add(name)
+                todo += self.refs(self.defs.get(name, ""))
         lets = []
         for name in self.order:
             if name not in uses:
                 continue
             if name not in k.reductions:
                 text = self.value(name)
-                if (len(text) > 2000 or len(text) > 300 and uses[name] > 1) and name not in k.masked_vars:
-                    dims = [(d, n) for d, n in variables if re.search(rf"\b{d}\b", text)]
+                named = {d for d, _ in variables if re.search(rf"\b{d}\b", text)}
+                costly = _COSTLY.search(text) is not None and name not in indexing
+                if (len(text) > 2000 or len(text) > 300 and uses[name] > 1 or costly and named < every) \
+                        and name not in k.masked_vars:
+                    dims = [(d, n) for d, n in variables if d in named]
                     lhs = ", ".join(f"{d} < {self.size(n)}" for d, n in dims)
                     lets.append(f"    let {name}{'[' + lhs + ']' if lhs else ''} = {text}")
                     self.resolved[name] = f"{name}[{', '.join(d for d, _ in dims)}]" if dims else name
