@@ -989,6 +989,23 @@ AVX2_FN static inline __m256d exp4(__m256d x)
 	return _mm256_mul_pd(p, _mm256_castsi256_pd(e));
 }
 
+/* exp4 with fused multiply-adds: Horner's steps rounded once each instead
+ * of twice, so within 2^-46 of e^x as well, in half the operations. */
+FMA_FN static inline __m256d exp4_fma(__m256d x)
+{
+	static const double c[12] = {1.0, 1.0, 1.0 / 2, 1.0 / 6, 1.0 / 24, 1.0 / 120, 1.0 / 720, 1.0 / 5040,
+				     1.0 / 40320, 1.0 / 362880, 1.0 / 3628800, 1.0 / 39916800};
+	__m256d n = _mm256_round_pd(_mm256_mul_pd(x, _mm256_set1_pd(1.4426950408889634)),
+				    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+	__m256d r = _mm256_fnmadd_pd(n, _mm256_set1_pd(LN2_LO), _mm256_fnmadd_pd(n, _mm256_set1_pd(LN2_HI), x));
+	__m256d p = _mm256_set1_pd(c[11]);
+	for (int k = 10; k >= 0; k--)
+		p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(c[k]));
+	__m256i e = _mm256_slli_epi64(_mm256_add_epi64(_mm256_cvtepi32_epi64(_mm256_cvtpd_epi32(n)), _mm256_set1_epi64x(1023)),
+				      52);
+	return _mm256_mul_pd(p, _mm256_castsi256_pd(e));
+}
+
 /* Lanes of y whose rounding to float exp4's error could change: within
  * 2^13 units of the last place (a double's) of a halfway point between
  * two floats (the 29 bits a float drops are near 2^28). libm's exp and
@@ -1104,6 +1121,11 @@ AVX2_FN static void exp_floats_avx2(float *d, const float *s, int64_t n)
 	floats_by4(d, s, n, -87.0f, 88.0f, false, exp4, exp);
 }
 
+FMA_FN static void exp_floats_fma(float *d, const float *s, int64_t n)
+{
+	floats_by4(d, s, n, -87.0f, 88.0f, false, exp4_fma, exp);
+}
+
 AVX2_FN static void sigmoid_floats_avx2(float *d, const float *s, int64_t n)
 {
 	floats_by4(d, s, n, -87.0f, 87.0f, false, sigmoid4, sigmoid1);
@@ -1154,6 +1176,12 @@ static void floats_fn(float *d, const float *s, int64_t n, void (*avx2)(float *,
 
 void exp_floats(float *d, const float *s, int64_t n)
 {
+#ifdef X86
+	if (has_fma()) {
+		exp_floats_fma(d, s, n);
+		return;
+	}
+#endif
 	floats_fn(d, s, n, exp_floats_avx2, exp);
 }
 
