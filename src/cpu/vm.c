@@ -48,6 +48,12 @@ typedef struct W {
 	int pw_acc[PW_MAX];    /* per load instruction: its access */
 	bool guarded[MAXSCOPES]; /* per scope: it has a guard or a where() to decide; in
 	                          * the others every instruction is evaluated (ri set once) */
+	/* reduce_chains: the values of a group of lanes' float sums, each
+	 * lane's domain in order, which red_unit appends while chain_scope
+	 * (a reduction's scope; 0: none) is being reduced */
+	float *chain;
+	int64_t chain_n, chain_cap;
+	int chain_scope;
 } W;
 
 /* A register over the current unit of its scope (decide, then needs):
@@ -1076,10 +1082,89 @@ static bool reduce_fast(W *w, int s, const Ins *x)
 }
 
 /* Writes through put(): an f32 result's register holds floats. */
+/* A float sum or mean of a float register of the reduction's own scope,
+ * not inside another such: reduce_chains applies. */
+static bool chains_apply(const W *w, int s, const Ins *x)
+{
+	const Ins *a = &w->x->p->ins[x->a[0]];
+	return w->chain_scope == 0 && w->lanes[s] > 1 && (x->op == R_SUM || x->op == R_MEAN) &&
+	       dt_is_float(x->opdt) && a->scope == x->inner && floats(a->dt);
+}
+
+/* d[q] += each lane's values in order, four lanes' chains of dependent
+ * adds in flight at once when their domains are as long (a row's sum of
+ * x * x, of exp(x - m)); the same adds in the same order as red_step. */
+static void sum_chains(double *a, const float *const *p, const int64_t *len, int m)
+{
+	if (m == 4 && len[0] == len[1] && len[0] == len[2] && len[0] == len[3]) {
+		double a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
+		for (int64_t i = 0; i < len[0]; i++) {
+			a0 += p[0][i];
+			a1 += p[1][i];
+			a2 += p[2][i];
+			a3 += p[3][i];
+		}
+		a[0] = a0, a[1] = a1, a[2] = a2, a[3] = a3;
+		return;
+	}
+	for (int q = 0; q < m; q++)
+		for (int64_t i = 0; i < len[q]; i++)
+			a[q] += p[q][i];
+}
+
+/* reduce_lanes for chains_apply: each lane's domain evaluated as before,
+ * in lane order (the same errors at the same lane), its values collected
+ * (red_unit), and four lanes summed at once (sum_chains). */
+static void reduce_chains(W *w, int s, const Ins *x)
+{
+	const X *xs = w->x;
+	int c = x->inner, dst = (int)(x - xs->p->ins);
+	const Val *guard = x->guard >= 0 ? arg(w, s, x->guard) : NULL;
+	for (int l0 = 0; l0 < w->lanes[s] && !w->bad; l0 += 4) {
+		int m = 0, lane[4];
+		Red red[4];
+		int64_t start[4], len[4];
+		w->chain_n = 0;
+		w->chain_scope = c;
+		for (int l = l0; l < l0 + 4 && l < w->lanes[s] && !w->bad; l++) {
+			put(w, dst, l, (Val){0});
+			if (guard && !guard[l].i)
+				continue;
+			red_init(&red[m], x->op, x->opdt);
+			w->lane[s] = l;
+			lane_coords(w, s, l);
+			start[m] = w->chain_n;
+			reduce_domain(w, c, x->a[0], &red[m]);
+			len[m] = w->chain_n - start[m];
+			lane[m++] = l;
+		}
+		w->chain_scope = 0;
+		if (w->bad)
+			break;
+		double a[4];
+		const float *p[4];
+		for (int q = 0; q < m; q++)
+			a[q] = red[q].f, p[q] = w->chain + start[q];
+		sum_chains(a, p, len, m);
+		for (int q = 0; q < m; q++) {
+			Val v = {0};
+			red[q].f = a[q];
+			red_result(&red[q], x->dt, &v); /* a sum or mean: always a value */
+			put(w, dst, lane[q], v);
+		}
+	}
+	w->chain_scope = 0;
+	w->lane[s] = 0;
+}
+
 static void reduce_lanes(W *w, int s, const Ins *x)
 {
 	if (reduce_fast(w, s, x))
 		return;
+	if (chains_apply(w, s, x)) {
+		reduce_chains(w, s, x);
+		return;
+	}
 	const X *xs = w->x;
 	int c = x->inner, dst = (int)(x - xs->p->ins);
 	const Val *guard = x->guard >= 0 ? arg(w, s, x->guard) : NULL;
@@ -1398,6 +1483,23 @@ static int unit_split(const W *w, int s, const XBox *b, int64_t *step, int64_t *
 static void red_unit(Red *red, W *w, int s, int acc)
 {
 	int n = w->lanes[s], op = red->op;
+	if (s == w->chain_scope && n > 0) { /* reduce_chains sums them */
+		if (w->chain_n + n > w->chain_cap) {
+			int64_t cap = 2 * (w->chain_n + n);
+			float *p = realloc(w->chain, (size_t)cap * sizeof *p);
+			if (!p) {
+				run_error(w->x->err, position(w), w->x->pd->stmt->sp, "cannot allocate a reduction's buffer");
+				w->bad = true;
+				return;
+			}
+			w->chain = p;
+			w->chain_cap = cap;
+		}
+		memcpy(w->chain + w->chain_n, regf(w, acc), (size_t)n * sizeof(float));
+		w->chain_n += n;
+		red->count += n;
+		return;
+	}
 	bool fast = (op == R_SUM || op == R_MEAN || op == R_MAX || op == R_MIN) && dt_is_float(red->bt);
 	if (!fast || n <= 0 || w->x->p->ins[acc].scope != s || !flt_reg(w->x, acc)) {
 		for (int l = 0; l < n; l++)
@@ -1981,6 +2083,7 @@ void vm_free_workers(X *x, int nw)
 		free(x->w[i].ri);
 		free(x->w[i].outer);
 		free(x->w[i].fallible);
+		free(x->w[i].chain);
 	}
 	free(x->w);
 	x->w = NULL;
