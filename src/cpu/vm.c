@@ -463,6 +463,19 @@ static void load_lanes(W *w, int s, const Ins *ins, Val *r)
 		return;
 	}
 	const unsigned char *src = (const unsigned char *)o->base + off * (int64_t)o->es;
+	bool one = true; /* every lane reads the same element: a let of a row read along it */
+	for (int k = 0; k < n; k++)
+		one &= ss[k] == 0 || shape[k] == 1;
+	if (one) {
+		to_lanes(r, src, o->dt, 1);
+		if (floats(o->dt))
+			for (int l = 1; l < w->lanes[s]; l++)
+				((float *)r)[l] = ((float *)r)[0];
+		else
+			for (int l = 1; l < w->lanes[s]; l++)
+				r[l] = r[0];
+		return;
+	}
 	if (contiguous(shape, ss, ds, n)) {
 		/* the next unit is most often the bytes after this one: fetched
 		 * while this one computes, where that pays (seq_prefetch_pays:
