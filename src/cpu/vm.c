@@ -1157,7 +1157,7 @@ static void reduce_chains(W *w, int s, const Ins *x)
 		double a[4];
 		const float *p[4];
 		for (int q = 0; q < m; q++)
-			a[q] = red[q].f, p[q] = w->chain + start[q];
+			a[q] = red[q].f, p[q] = len[q] ? w->chain + start[q] : NULL; /* none: an empty domain */
 		sum_chains(a, p, len, m);
 		for (int q = 0; q < m; q++) {
 			Val v = {0};
