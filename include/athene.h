@@ -37,7 +37,9 @@ typedef struct athene_inst athene_inst;
 typedef struct {
 	const char *name;
 	athene_dtype dtype;
-	int is_output;
+	int is_output;      /* 0: an input; 1: an output; 2: an output a scatter updates in
+	                     * place (its storage's values are read: the elements no point
+	                     * writes keep them) */
 	int rank;
 	int64_t shape[ATHENE_MAX_RANK];
 	int64_t strides[ATHENE_MAX_RANK];
