@@ -1074,7 +1074,7 @@ static void kernel_params(Buf *b, Em *e)
 			buf_printf(b, "%s%s", k++ ? ", " : "", ep_ref_name(ps, ep_operand(ps, i)));
 	if (!e->xla) /* in XLA the function returns the output */
 		buf_printf(b, "%s%s", k++ ? ", " : "", ep_ref_name(ps, ep_operand(ps, 0)));
-	for (int c = 0; c < e->stmt_checks && e->gpu; c++)
+	for (int c = 0; c < e->stmt_checks && e->gpu && !e->xla; c++)
 		buf_printf(b, ", err%d_n_ref, err%d_v_ref", c, c);
 	if (e->stmt_checks && !e->gpu && !e->xla) /* (a scatter in XLA returns its checks) */
 		buf_printf(b, ", err_ref");
