@@ -307,12 +307,19 @@ static void run_scatter(const Inst *in, int si, void *const *storage, void **let
 	const Planned *ps = &in->planned[si];
 	const Prog *p = in->prog[si];
 	Scatter sc = {{in, ps, p, storage, lets, err, 1}, NULL, NULL};
+	bool fits = true;
+	int64_t bytes;
 	for (int d = 0; d < ps->stmt->nlhs; d++)
-		sc.s.npts *= in->n[ps->stmt->lhs[d]->id];
-	sc.off = malloc((size_t)sc.s.npts * sizeof *sc.off + 1);
-	sc.val = malloc((size_t)sc.s.npts * sizeof *sc.val + 1);
-	if (!sc.off || !sc.val)
-		run_error(err, 0, ps->stmt->sp, "cannot allocate the points of the scatter");
+		fits &= i64_mul(sc.s.npts, in->n[ps->stmt->lhs[d]->id], &sc.s.npts);
+	fits &= i64_mul(sc.s.npts, (int64_t)(sizeof *sc.off + sizeof *sc.val), &bytes) && (uint64_t)bytes < SIZE_MAX / 2;
+	sc.off = fits ? malloc((size_t)sc.s.npts * sizeof *sc.off + 1) : NULL;
+	sc.val = fits ? malloc((size_t)sc.s.npts * sizeof *sc.val + 1) : NULL;
+	if (!sc.off || !sc.val) {
+		char msg[300];
+		snprintf(msg, sizeof msg, "kernel %s: cannot allocate the points of the scatter into '%s'", in->k->name,
+		         ps->stmt->t->name);
+		run_error(err, 0, ps->stmt->sp, msg);
+	}
 	else
 		pool_run(i64_ceil_div(sc.s.npts, SCALAR_CHUNK), scatter_task, &sc, 0);
 	if (atomic_load(&err->first) == INT64_MAX) {

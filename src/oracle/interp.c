@@ -376,12 +376,13 @@ static void scatter(Interp *in, Stmt *s, Arena *scratch)
 {
 	Scattered sc = {0};
 	int64_t npts = 1, bytes;
+	bool fits = true;
 	for (int d = 0; d < s->nlhs; d++)
-		npts *= in->ext[s->lhs[d]->id]; /* bound: every var's extent fits the kernel's sizes */
-	if (!i64_mul(npts, (int64_t)(sizeof *sc.off + sizeof *sc.val), &bytes) ||
+		fits &= i64_mul(npts, in->ext[s->lhs[d]->id], &npts);
+	if (!fits || !i64_mul(npts, (int64_t)(sizeof *sc.off + sizeof *sc.val), &bytes) || (uint64_t)bytes >= SIZE_MAX / 2 ||
 	    !(sc.off = arena_try_alloc(scratch, (size_t)npts * sizeof *sc.off + 1)) ||
 	    !(sc.val = arena_try_alloc(scratch, (size_t)npts * sizeof *sc.val + 1)))
-		error_at(in->d, s->sp, "cannot allocate the %lld points of the scatter into '%s'", (long long)npts, s->t->name);
+		error_at(in->d, s->sp, "kernel %s: cannot allocate the points of the scatter into '%s'", in->k->name, s->t->name);
 	scatter_loop(in, s, 0, &sc);
 	void *base = in->storage[s->t->index];
 	DType dt = s->t->dt;
