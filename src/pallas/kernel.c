@@ -1135,7 +1135,14 @@ void ep_emit_kernel_fn(Em *e, Buf *out)
 	ast_print(&src, e->ps->stmt->rhs);
 	buf_printf(out, "\ndef %s(%s):\n", ep_fn_name(e, &name), buf_str(&params));
 	Buf lhs = {0};
-	ast_print_target(&lhs, e->ps->stmt);
+	if (e->ps->stmt->at) {
+		ast_print_target(&lhs, e->ps->stmt);
+	} else {
+		buf_printf(&lhs, "%s[", e->ps->stmt->t->name);
+		for (int d = 0; d < e->ps->stmt->nlhs; d++)
+			buf_printf(&lhs, "%s%s", d ? ", " : "", e->ps->stmt->lhs[d]->name);
+		buf_putc(&lhs, ']');
+	}
 	buf_printf(out, "    # %s %s %s\n", buf_str(&lhs), e->ps->stmt->accum ? "+=" : "=", buf_str(&src));
 	buf_free(&lhs);
 	if (e->stmt_checks && !e->gpu && !e->xla) {
