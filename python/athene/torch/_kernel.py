@@ -14,7 +14,9 @@ variables, so every access is Inductor's flat index expression over plain variab
 Inputs are declared with the layout Inductor gives them and read with `.flat[...]` (offsets from
 the tensor's data pointer, exactly Inductor's). An output is declared with the layout its store
 index implies (strides = the index's coefficients of the statement's variables, offset = its
-constant term), so athene's analysis sees views, permutations and gathers. Values are athene
+constant term), so athene's analysis sees views, permutations and gathers. A store whose index
+reads loaded values, or that adds (mode atomic_add), is an athene scatter into the buffer's own
+layout, which it updates in place (KernelWriter.scatter). Values are athene
 expressions, inlined into the statements that use them; a reduction becomes a `let` over the
 non-reduction variables (persistent reductions: the whole reduction in one pass).
 
