@@ -174,7 +174,8 @@ typedef struct {
 
 /* Runs a compiled instance. storage[i] points at element 0 of parameter i's
  * storage (storage_elems elements of its dtype, laid out as bound). Inputs
- * are only read. On a run-time error (a data-dependent index out of range)
+ * are only read; an output a scatter updates in place (is_output 2) is read
+ * too, and a failing scatter writes nothing. On a run-time error (a data-dependent index out of range)
  * returns -1 and st (if not NULL) says which; outputs may be partly
  * written. Flags: ATHENE_REFERENCE runs the interpreter; ATHENE_UNTOUCHED
  * makes a native row gather read all its indices before it moves a row
