@@ -37,7 +37,9 @@ typedef struct athene_inst athene_inst;
 typedef struct {
 	const char *name;
 	athene_dtype dtype;
-	int is_output;
+	int is_output;      /* 0: an input; 1: an output; 2: an output a scatter updates in
+	                     * place (its storage's values are read: the elements no point
+	                     * writes keep them) */
 	int rank;
 	int64_t shape[ATHENE_MAX_RANK];
 	int64_t strides[ATHENE_MAX_RANK];
@@ -172,7 +174,8 @@ typedef struct {
 
 /* Runs a compiled instance. storage[i] points at element 0 of parameter i's
  * storage (storage_elems elements of its dtype, laid out as bound). Inputs
- * are only read. On a run-time error (a data-dependent index out of range)
+ * are only read; an output a scatter updates in place (is_output 2) is read
+ * too, and a failing scatter writes nothing. On a run-time error (a data-dependent index out of range)
  * returns -1 and st (if not NULL) says which; outputs may be partly
  * written. Flags: ATHENE_REFERENCE runs the interpreter; ATHENE_UNTOUCHED
  * makes a native row gather read all its indices before it moves a row

@@ -442,7 +442,7 @@ int athene_param_info(const athene_inst *in, int i, athene_param *out)
 	memset(out, 0, sizeof *out);
 	out->name = t->name;
 	out->dtype = t->dt;
-	out->is_output = t->role == ROLE_OUT;
+	out->is_output = t->role != ROLE_OUT ? 0 : t->def && t->def->at ? 2 : 1;
 	out->rank = t->rank;
 	memcpy(out->shape, l->shape, sizeof out->shape);
 	memcpy(out->strides, l->strides, sizeof out->strides);

@@ -85,7 +85,9 @@ static const char *access_kind(const PlanOperand *op)
  * view to an element gather). */
 static void op_class(Buf *b, const PlanOperand *op)
 {
-	if (op->cls == VIEW_ELEM)
+	if (op->cls == VIEW_ELEM && op->access == 0 && op->acc->t->def->at)
+		buf_printf(b, "scatter, updated in place%s", op->acc->t->def->accum ? " (+=)" : "");
+	else if (op->cls == VIEW_ELEM)
 		buf_printf(b, op->access == 0 ? "element scatter" : "element gather");
 	else
 		view_class(b, op->view);
@@ -247,10 +249,9 @@ static void explain_json_stmt(Buf *b, const PlanStmt *ps)
 
 static void print_stmt_head(Buf *b, const Stmt *s)
 {
-	buf_printf(b, "  %s%s[", s->t->role == ROLE_LET ? "let " : "", s->t->name);
-	for (int d = 0; d < s->nlhs; d++)
-		ast_print_lhs(b, s, d);
-	buf_printf(b, "] = ");
+	buf_printf(b, "  %s", s->t->role == ROLE_LET ? "let " : "");
+	ast_print_target(b, s);
+	buf_printf(b, " %s ", s->accum ? "+=" : "=");
 	ast_print(b, s->rhs);
 }
 

@@ -593,7 +593,7 @@ static void bind_inputs(athene_inst *k, Opts *o, athene_array *in, const char **
 	int nin = athene_kernel_ninputs(kern);
 	for (int i = 0; i < o->nins; i++) {
 		int p = athene_param_index(kern, o->ins[i].name);
-		if (p < 0 || p >= nin)
+		if (p < 0) /* an output: only one a scatter updates in place (checked once compiled) */
 			usage("--in: kernel has no input named '%s'", o->ins[i].name);
 		char err[512];
 		if (athene_npy_read(o->ins[i].path, &in[p], err, sizeof err)) {
@@ -643,9 +643,12 @@ static bool check_run(athene_inst *in, void **storage, const athene_param *pi, i
 	void **ref = calloc((size_t)np, sizeof *ref);
 	if (!ref)
 		out_of_memory((long long)np * (long long)sizeof *ref, "the outputs of kernel", kname);
-	for (int p = 0; p < np; p++)
+	for (int p = 0; p < np; p++) {
 		ref[p] = p < nin ? storage[p] : alloc_elems(pi[p].storage_elems, athene_dtype_size(pi[p].dtype),
 		                                            "the reference's output", pi[p].name);
+		if (p >= nin && pi[p].is_output == 2) /* updated in place: both start from the same values */
+			memcpy(ref[p], storage[p], (size_t)pi[p].storage_elems * athene_dtype_size(pi[p].dtype));
+	}
 	athene_status st, rst;
 	int rc = athene_run(in, storage, 0, &st), rrc = athene_run(in, ref, ATHENE_REFERENCE, &rst);
 	if (rc && rrc && !strcmp(st.message, rst.message))
@@ -693,7 +696,9 @@ static int cmd_run(athene_inst *k, Opts *o)
 		athene_param_info(k, p, &pi[p]);
 		storage[p] = alloc_storage(pi[p].storage_elems, athene_dtype_size(pi[p].dtype),
 		                           p < nin ? "input" : "output", pi[p].name);
-		if (p >= nin)
+		if (p >= nin && pi[p].is_output != 2 && inpath[p])
+			usage("--in: '%s' is an output that no scatter updates in place: it takes no --in", pi[p].name);
+		if (p >= nin && pi[p].is_output != 2)
 			continue;
 		if (!inpath[p])
 			random_fill(k, p, &pi[p], storage[p], (uint64_t)o->seed);

@@ -174,7 +174,7 @@ def _zeros(n: int, dt: np.dtype, big: Optional[int] = None) -> np.ndarray:
 class _Entry:
     """What one binding compiled to: idle instances and what a call needs to know about it."""
 
-    __slots__ = ("idle", "adjust", "outs", "min_storage", "span", "copy_out", "may_fail", "dead")
+    __slots__ = ("idle", "adjust", "outs", "min_storage", "span", "copy_out", "may_fail", "dead", "inplace")
 
     def __init__(self) -> None:
         self.idle: List[_Inst] = []
@@ -185,6 +185,7 @@ class _Entry:
         self.copy_out: List[bool] = []  # per output: given with negative strides (bound row-major)
         self.may_fail: Optional[bool] = None
         self.dead = False
+        self.inplace: List[bool] = []  # per output: updated in place by a scatter (its values are read)
 
 
 def _addr_slow(a: np.ndarray) -> int:
@@ -618,6 +619,7 @@ class Kernel:
                 entry.min_storage.append(int(info.storage_elems))
                 entry.span.append(int(info.storage_elems) * self._itemsize[i])
                 if i >= self._nin:
+                    entry.inplace.append(info.is_output == 2)
                     r = info.rank
                     entry.outs.append((tuple(info.shape[:r]), self._dtype[i], tuple(info.strides[:r]),
                                        int(info.offset), int(info.storage_elems)))
@@ -675,7 +677,10 @@ class Kernel:
                     tmp = inst.spare[j] = _zeros(max(elems, 1), dt, LINE)
                 if copies is None:
                     copies = []
-                copies.append((view, _logical_view(tmp, shape, strides, offset)))
+                staged = _logical_view(tmp, shape, strides, offset)
+                if entry.inplace[j]:  # a scatter updates it: the temporary starts from its values
+                    np.copyto(staged, view)
+                copies.append((view, staged))
                 storage[i] = _addr(tmp)
             else:
                 storage[i] = ptrs[i] - adjust[i]

@@ -824,23 +824,117 @@ def test_inexpressible_kernel_falls_back(caplog):
     assert len(lines) == 1 and "bessel_j0" in lines[0], lines
 
 
+class _U32Grad(torch.autograd.Function):
+    """x * 2, whose backward computes in uint32, a dtype athene does not have."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return g * (x.abs() * 100).to(torch.uint32).to(torch.float32)
+
+
 def test_backward_graph_falls_back_alone(caplog):
-    """The backward of an embedding is a scatter-add (an atomic_add store): that graph alone
-    goes to C++ when it is compiled, at the first backward; the forward stays with athene."""
-    w, idx = R(16, 8).requires_grad_(True), torch.tensor([1, 3, 3, 5])
-    f = lambda t, i: (F.embedding(i, t) * 2).sum()  # noqa: E731
+    """A backward graph athene cannot express goes to C++ alone when it is compiled, at the first
+    backward; the forward stays with athene."""
+    x = R(16).requires_grad_(True)
     torch._dynamo.reset()
     before = at.stats()
     with caplog.at_level(logging.WARNING, logger="athene.torch"), inductor_config.patch(fx_graph_cache=False):
-        out = torch.compile(f, backend="athene")(w, idx)
+        out = torch.compile(lambda t: _U32Grad.apply(t).sum(), backend="athene")(x)
         assert at.stats()["fallbacks"] == before["fallbacks"] and at.stats()["calls"] == before["calls"] + 1
         out.backward()
     assert at.fallbacks() == before["fallbacks"] + 1
     lines = [r.getMessage() for r in caplog.records if r.name == "athene.torch"]
-    assert len(lines) == 1 and "atomic_add" in lines[0], lines
+    assert len(lines) == 1 and "uint32" in lines[0], lines
+    torch.testing.assert_close(x.grad, (x.detach().abs() * 100).to(torch.uint32).to(torch.float32))
+
+
+# ---- scatter stores: athene scatters that update their output in place
+
+def test_index_put_and_accumulate_with_duplicates_and_negative_indices():
+    x, v = R(8, 4), R(5, 4)
+    i = torch.tensor([1, -1, 4, -6, 0])  # distinct elements: = has one value each
+    check(lambda a, j, b: torch.index_put(a, (j,), b), x, i, v)
+    d = torch.tensor([1, 3, 3, -5, 3])  # duplicates: += sums them
+    check(lambda a, j, b: torch.index_put(a, (j,), b, accumulate=True), x, d, v)
+    check(lambda a, j, b: a.index_put((j,), b, accumulate=True) * 2, x, d, v)
+    assert "+=" in at.explain(lambda a, j, b: torch.index_put(a, (j,), b, accumulate=True), x, d, v)
+
+
+def test_index_put_duplicates_keep_one_written_value():
+    x = torch.zeros(6)
+    out, code = compiled_code(lambda a, j, b: torch.index_put(a, (j,), b), x, torch.tensor([2, 2, 2]),
+                              torch.tensor([1.0, 2.0, 3.0]))
+    assert "athene_runtime.load(" in code and "cpp_fused" not in code
+    assert out[2].item() in (1.0, 2.0, 3.0) and out[[0, 1, 3, 4, 5]].eq(0).all()
+
+
+def test_index_put_two_index_tensors():
+    x, v = R(5, 6), R(4)
+    check(lambda a, i, j, b: torch.index_put(a, (i, j), b, accumulate=True), x, torch.tensor([0, 4, 4, -1]),
+          torch.tensor([5, 0, 0, 2]), v)
+
+
+def test_scatter_index_add_put_index_copy():
+    x, src = R(6, 5), R(4, 5)
+    idx = torch.tensor([[0, 1, 2, 3, 4], [5, 4, 3, 2, 1], [1, 1, 1, 1, 1], [3, 0, 5, 2, 4]])
+    check(lambda a, i, s: torch.scatter(a, 0, i[:1], s), x, idx, src)
+    check(lambda a, i, s: torch.scatter(a, 1, i[:, :2] % 5, s[:, :2]), x, idx, src)
+    check(lambda a, i, s: torch.index_add(a, 0, i, s, alpha=2.0), x, torch.tensor([1, 5, 1, 0]), src)
+    check(lambda a, i, s: torch.put(a, i, s, accumulate=True), x, torch.tensor([0, 29, -1, 7, 7]), R(5))
+    check(lambda a, i, s: torch.index_copy(a, 0, i, s), x, torch.tensor([5, 0, 2, 3]), src)
+
+
+def test_max_unpool2d_forward_and_backward():
+    x = R(2, 3, 8, 8).requires_grad_(True)
+    y, ind = F.max_pool2d(x.detach(), 2, return_indices=True)
+    check(lambda a, i: F.max_unpool2d(a, i, 2), y, ind)
+    yy = y.clone().requires_grad_(True)
+    f = lambda a, i: (F.max_unpool2d(a, i, 2) * torch.arange(64.0).reshape(8, 8)).sum()  # noqa: E731
+    torch._dynamo.reset()
+    before = at.stats()
+    with inductor_config.patch(fx_graph_cache=False):
+        torch.compile(f, backend="athene")(yy, ind).backward()
+    ref = y.clone().requires_grad_(True)
+    f(ref, ind).backward()
+    torch.testing.assert_close(yy.grad, ref.grad)
+    assert at.stats()["fallbacks"] == before["fallbacks"]
+
+
+def test_embedding_training_step_scatters_its_gradient():
+    """The backward of an embedding is a scatter-add (an atomic_add store): through athene too."""
+    w, idx = R(16, 8).requires_grad_(True), torch.tensor([[1, 3, 3, 5], [15, 0, 3, 1]])
+    f = lambda t, i: (F.embedding(i, t) * 2).sum()  # noqa: E731
+    torch._dynamo.reset()
+    before = at.stats()
+    with inductor_config.patch(fx_graph_cache=False):
+        out, codes = run_and_get_code(lambda: torch.compile(f, backend="athene")(w, idx).backward())
+    assert at.stats()["fallbacks"] == before["fallbacks"]
+    code = "\n".join(codes)
+    assert "+=" in code and "cpp_fused" not in code  # the backward's kernel: an athene += scatter
     ref = torch.zeros(16, 8)
-    ref.index_add_(0, idx, torch.full((4, 8), 2.0))
+    ref.index_add_(0, idx.reshape(-1), torch.full((8, 8), 2.0))
     torch.testing.assert_close(w.grad, ref)
+
+
+def test_scatter_out_of_range_raises_and_leaves_the_input_untouched():
+    x, v = R(8, 4), R(3, 4)
+    f = torch.compile(lambda a, j, b: a.index_put_((j,), b, accumulate=True), backend="athene")
+    a = x.clone()
+    f(a, torch.tensor([0, 7, -8]), v)
+    torch.testing.assert_close(a, x.index_put((torch.tensor([0, 7, -8]),), v, accumulate=True))
+    a = x.clone()
+    with pytest.raises(athene.RunError, match=r"index 8 out of range for dim 0 of '\w+' \(size 8\)"):
+        f(a, torch.tensor([0, 8, 1]), v)
+    torch.testing.assert_close(a, x, rtol=0, atol=0)
+    with pytest.raises(athene.RunError, match=r"out of range for dim 0"):
+        f(a, torch.tensor([-9, 0, 1]), v)
+    torch.testing.assert_close(a, x, rtol=0, atol=0)
 
 
 def test_options_threads_and_explain(caplog):

@@ -362,6 +362,9 @@ typedef struct Prog {
 	Scope *scopes;
 	int result;     /* register stored into the statement's tensor */
 	DType out;      /* the stored tensor's dtype */
+	int store;      /* a scatter: the I_LOAD of operand 0 (the store) that computes and
+	                 * checks the address written, never read; -1 for other statements */
+	bool accum;     /* a scatter with +=: the value is added to the element (in out) */
 } Prog;
 Prog *body_build(Inst *in, const Planned *ps);
 void body_print(Buf *b, const Prog *p);

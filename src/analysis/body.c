@@ -163,13 +163,21 @@ static int index_expr(Builder *b, const Node *n, const Env *env)
 	return r;
 }
 
+static int load_access(Builder *b, const Node *n, const Env *env, int j);
+
 static int load(Builder *b, const Node *n, const Env *env)
 {
 	if (n->t->role == ROLE_LET && b->in->fused[n->t->index]) {
 		const Env *e = expansion(b, n, env);
 		return cast(b, expr(b, n->t->def->rhs, e), n->t->dt);
 	}
-	int j = access_of(b, n, env);
+	return load_access(b, n, env, access_of(b, n, env));
+}
+
+/* Access j read by n (for a scatter's store, n is the element written:
+ * the instruction computes and checks its address, and is never read). */
+static int load_access(Builder *b, const Node *n, const Env *env, int j)
+{
 	const Access *ac = b->ps->acc.v[j];
 	const Sym *atoms[VIEW_MAXDIG];
 	int na = 0;
@@ -297,6 +305,10 @@ Prog *body_build(Inst *in, const Planned *ps)
 	p->nscopes = 1;
 	p->scopes[0] = (Scope){.parent = -1};
 	p->out = ps->stmt->t->dt;
+	p->store = -1;
+	p->accum = ps->stmt->accum;
+	if (ps->stmt->at) /* a scatter: the element written first, then the value */
+		p->store = load_access(&b, ps->stmt->at, NULL, 0);
 	p->result = cast(&b, expr(&b, ps->stmt->rhs, NULL), p->out);
 	return p;
 }
@@ -342,5 +354,9 @@ void body_print(Buf *b, const Prog *p)
 			buf_printf(b, " %s", p->scopes[s].vars[v]->name);
 		buf_putc(b, '\n');
 	}
-	buf_printf(b, "    store %%%d as %s\n", p->result, athene_dtype_name(p->out));
+	if (p->store >= 0)
+		buf_printf(b, "    scatter %%%d as %s %s at %%%d\n", p->result, athene_dtype_name(p->out), p->accum ? "adding" : "storing",
+		           p->store);
+	else
+		buf_printf(b, "    store %%%d as %s\n", p->result, athene_dtype_name(p->out));
 }

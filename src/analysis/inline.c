@@ -188,6 +188,8 @@ void inline_lets(Inst *in)
 		for (int d = 0; d < s->nlhs; d++)
 			scope[d] = s->lhs[d];
 		add_access(in, ps, NULL, s->t, NULL, NULL, scope, s->nlhs);
+		for (int d = 0; s->at && d < s->at->nargs; d++) /* a scatter's: the loads of its subscripts */
+			collect(in, ps, s->at->args[d], NULL, NULL, scope, s->nlhs);
 		collect(in, ps, s->rhs, NULL, NULL, scope, s->nlhs);
 	}
 }

@@ -566,6 +566,15 @@ static Sym *lower_load(Lower *l, const Node *n, bool check)
 
 static Sym *lower_store(Lower *l, const Stmt *s)
 {
+	if (s->at) { /* a scatter: the element it names, like a load's (checked where provable) */
+		Sym *off = lower_load(l, s->at, l->check);
+		if (s->at->kind == N_FLAT && l->check) {
+			char what[96];
+			snprintf(what, sizeof what, "flat offset into '%s'", s->t->name);
+			check_range(l, s->at->args[0], off, tensor_layout(l->in, s->t)->storage, what);
+		}
+		return off;
+	}
 	SymTab *st = l->t;
 	const Layout *lay = tensor_layout(l->in, s->t);
 	Sym *off = sym_const(st, lay->offset);
@@ -700,8 +709,12 @@ void lower_inst(Inst *in, bool raw)
 	Sym **stores = arena_alloc(a, (size_t)(ns + 1) * sizeof(Sym *));
 	Lower l = {in, symtab_new(a, !raw), 0, !raw, false, NULL, NULL, NULL};
 	const Guard **guard = arena_alloc(a, (size_t)(nl + 1) * sizeof *guard);
-	for (int i = 0; i < ns; i++)
-		load_guards(a, ((Stmt *)k->stmts.v[i])->rhs, NULL, guard);
+	for (int i = 0; i < ns; i++) {
+		const Stmt *s = k->stmts.v[i];
+		load_guards(a, s->rhs, NULL, guard);
+		for (int d = 0; s->at && d < s->at->nargs; d++)
+			load_guards(a, s->at->args[d], NULL, guard);
+	}
 	for (int i = 0; i < nl; i++)
 		loads[i] = lower_own_load(&l, k->loads.v[i], guard[i], raw);
 	for (int i = 0; i < ns; i++)
@@ -752,9 +765,12 @@ int lower_index_range(const Inst *in, const Tensor *p, int64_t *lo, int64_t *hi)
 	const Kernel *k = in->k;
 	int64_t rlo = INT64_MIN, rhi = INT64_MAX;
 	bool found = false;
-	for (int i = 0; i < k->loads.n; i++) {
-		const Node *n = k->loads.v[i];
-		const Sym *e = in->load_off[n->load_id];
+	for (int i = 0; i < k->loads.n + k->stmts.n; i++) { /* the loads, then the scatters' elements */
+		const Stmt *s = i < k->loads.n ? NULL : k->stmts.v[i - k->loads.n];
+		if (s && !s->at)
+			continue;
+		const Node *n = s ? s->at : k->loads.v[i];
+		const Sym *e = s ? in->store_off[i - k->loads.n] : in->load_off[n->load_id];
 		int64_t l, h;
 		for (int j = 0; n->kind == N_FLAT && e->kind == S_ADD && j < e->n; j++)
 			if (e->a[j]->kind == S_ATOM && sym_term_range(e, j, tensor_layout(in, n->t)->storage - 1, &l, &h) &&

@@ -783,8 +783,12 @@ static void plan_stmt(Plan *p, PlanStmt *ps, const Planned *src)
 		ps->scatter = true;
 		for (int i = 0; i < ps->nlhs; i++)
 			ps->vars[i].whole = true;
-		add_note(ps, "%s: the store is not a view (%s): one block writes the whole output\n", s->t->name,
-		         store->reason);
+		if (s->at)
+			add_note(ps, "%s: %s: one block holds the whole output, each point writes its element (no view)\n",
+			         s->t->name, store->reason);
+		else
+			add_note(ps, "%s: the store is not a view (%s): one block writes the whole output\n", s->t->name,
+			         store->reason);
 	}
 	for (int i = 0; i < ps->ops.n; i++) {
 		check_gather_vars(ar, ps, ps->ops.v[i]);

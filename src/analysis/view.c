@@ -860,6 +860,14 @@ void analyse_inst(Inst *in)
 			view_analyse(&ac->view, &in->arena, ac->off, storage, ac->t, tl, in, ac->scope, ac->nscope, index_offset,
 			             ps);
 			ac->piece = NULL;
+			if (j == 0 && ps->stmt->at) { /* a scatter writes where its data says: never a view */
+				ac->view.cls = VIEW_ELEM;
+				ac->view.flags &= ~(unsigned)VF_ROWGATHER;
+				ac->view.ngat = 0;
+				snprintf(ac->view.reason, sizeof ac->view.reason, "a scatter: the element written is %s",
+				         sym_has_atom(ac->off) ? "data-dependent, updated in place" : "named by its subscripts, updated in place");
+				continue;
+			}
 			if (ac->view.cls == VIEW_ELEM && ac->roff[0] && roll_views(in, ps, ac, storage, tl))
 				continue;
 			if (ac->view.cls != VIEW_ELEM || !ac->moff)

@@ -106,6 +106,22 @@ void ast_print_lhs(Buf *b, const Stmt *s, int d)
 	}
 }
 
+/* A statement's left side: y[i, j], or a scatter's y[i < N: e] / y.flat[i < N: e]. */
+void ast_print_target(Buf *b, const Stmt *s)
+{
+	buf_printf(b, "%s%s[", s->t->name, s->at && s->at->kind == N_FLAT ? ".flat" : "");
+	for (int d = 0; d < s->nlhs; d++)
+		ast_print_lhs(b, s, d);
+	if (s->at) {
+		buf_printf(b, ": ");
+		for (int i = 0; i < s->at->nargs; i++) {
+			buf_printf(b, "%s", i ? ", " : "");
+			ast_print(b, s->at->args[i]);
+		}
+	}
+	buf_putc(b, ']');
+}
+
 /* The kernel in source form; checked: with dtypes and variable ranges. */
 void ast_print_kernel(Buf *b, const Kernel *k, bool checked)
 {
@@ -120,10 +136,9 @@ void ast_print_kernel(Buf *b, const Kernel *k, bool checked)
 	buf_printf(b, ") {\n");
 	for (int i = 0; i < k->stmts.n; i++) {
 		const Stmt *s = k->stmts.v[i];
-		buf_printf(b, "    %s%s[", s->t->role == ROLE_LET ? "let " : "", s->t->name);
-		for (int d = 0; d < s->nlhs; d++)
-			ast_print_lhs(b, s, d);
-		buf_printf(b, "] = ");
+		buf_printf(b, "    %s", s->t->role == ROLE_LET ? "let " : "");
+		ast_print_target(b, s);
+		buf_printf(b, " %s ", s->accum ? "+=" : "=");
 		ast_print(b, s->rhs);
 		if (checked) {
 			buf_printf(b, "    # %s", athene_dtype_name(s->rhs->dt));

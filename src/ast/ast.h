@@ -88,6 +88,13 @@ typedef struct Stmt {
 	Node *bound[MAXRANK]; /* let t[i < N]: the range given, NULL where inferred */
 	int nlhs;
 	Node *rhs;
+	/* a scatter, y[i < N: e0, e1] = v or y.flat[i < N: e] += v: the element
+	 * stored to (N_LOAD or N_FLAT of the output, load_id -1; its subscripts
+	 * may read data); the variables' ranges are given in bound[]. NULL for
+	 * every other statement. The output is updated in place: elements no
+	 * point stores to keep their values. */
+	Node *at;
+	bool accum;           /* += : each point adds its value to the element */
 } Stmt;
 
 typedef struct {
@@ -130,6 +137,7 @@ struct athene_kernel {
 void ast_print(Buf *b, const Node *n);
 void ast_print_kernel(Buf *b, const Kernel *k, bool checked);
 void ast_print_lhs(Buf *b, const Stmt *s, int d); /* variable d of a statement's left side */
+void ast_print_target(Buf *b, const Stmt *s);      /* the whole left side */
 bool ast_equal(const Node *a, const Node *b); /* structurally equal */
 
 /* ---------------------------------------------------------------- the context (api.c) */

@@ -54,8 +54,9 @@ void exec_index_error(RunErr *e, const Inst *in, const Stmt *st, const int64_t *
 void where_str(char *s, size_t n, const Stmt *st, const int64_t *val)
 {
 	int len = snprintf(s, n, "%s[", st->t->name);
-	for (int d = 0; d < st->nlhs && len > 0 && (size_t)len < n; d++)
-		len += snprintf(s + len, n - (size_t)len, "%s%lld", d ? ", " : "", (long long)val[st->lhs[d]->id]);
+	for (int d = 0; d < st->nlhs && len > 0 && (size_t)len < n; d++) /* a scatter's point: s=3 */
+		len += snprintf(s + len, n - (size_t)len, "%s%s%s%lld", d ? ", " : "", st->at ? st->lhs[d]->name : "",
+		                st->at ? "=" : "", (long long)val[st->lhs[d]->id]);
 	if (len > 0 && (size_t)len < n)
 		snprintf(s + len, n - (size_t)len, "]");
 }

@@ -246,6 +246,102 @@ static void run_scalar(const Inst *in, int si, void *const *storage, void **lets
 	pool_run(i64_ceil_div(s.npts, SCALAR_CHUNK), scalar_task, &s, 0);
 }
 
+/* ---- scatters ---- */
+
+/* A scatter (y[s < S: idx[s]] = v[s], or +=) runs in two phases. Its points
+ * are evaluated in parallel, in the chunks of the point-by-point path, each
+ * recording the element it writes (checked there: its store instruction is
+ * a load that is never read) and its value; no thread writes. Then, if no
+ * point failed, one thread stores them in row-major point order. Serial
+ * stores make += deterministic and bit-identical to the interpreter, which
+ * adds in the same order whatever the thread count (atomic adds would make a
+ * float sum depend on the schedule), and resolve duplicates the same way
+ * (the last point wins); they are one pass over two arrays. A failing
+ * scatter leaves its output untouched. */
+typedef struct {
+	Scalar s;
+	int64_t *off;
+	Val *val;
+} Scatter;
+
+static void scatter_task(void *arg, int64_t t, int worker)
+{
+	(void)worker;
+	Scatter *sc = arg;
+	const Scalar *s = &sc->s;
+	const Stmt *st = s->ps->stmt;
+	const Ins *at = &s->p->ins[s->p->store];
+	const Access *store = s->ps->acc.v[0];
+	int64_t from = t * SCALAR_CHUNK, to = from + SCALAR_CHUNK < s->npts ? from + SCALAR_CHUNK : s->npts;
+	if (from > atomic_load(&s->err->first))
+		return;
+	Point pt = {.s = s, .noread = at};
+	pt.val = calloc((size_t)s->in->k->vars.n + 1, sizeof *pt.val);
+	pt.reg = calloc((size_t)s->p->n + 1, sizeof *pt.reg);
+	if (!pt.val || !pt.reg) {
+		run_error(s->err, from, st->sp, "cannot allocate the executor's registers");
+		goto done;
+	}
+	for (int64_t q0 = from; q0 < to && !pt.bad; q0++) {
+		int64_t q = q0;
+		for (int d = st->nlhs - 1; d >= 0; d--) {
+			int64_t n = s->in->n[st->lhs[d]->id];
+			pt.val[st->lhs[d]->id] = q % n;
+			q /= n;
+		}
+		pt.pos = q0;
+		point_scope(&pt, 0);
+		if (pt.bad)
+			break;
+		pt.load = at; /* checked in range by the store instruction */
+		sym_eval(store->off, point_leaf, &pt, &sc->off[q0]);
+		sc->val[q0] = pt.reg[s->p->result];
+	}
+done:
+	free(pt.val);
+	free(pt.reg);
+}
+
+static void run_scatter(const Inst *in, int si, void *const *storage, void **lets, RunErr *err)
+{
+	const Planned *ps = &in->planned[si];
+	const Prog *p = in->prog[si];
+	Scatter sc = {{in, ps, p, storage, lets, err, 1}, NULL, NULL};
+	bool fits = true;
+	int64_t bytes;
+	for (int d = 0; d < ps->stmt->nlhs; d++)
+		fits &= i64_mul(sc.s.npts, in->n[ps->stmt->lhs[d]->id], &sc.s.npts);
+	fits &= i64_mul(sc.s.npts, (int64_t)(sizeof *sc.off + sizeof *sc.val), &bytes) && (uint64_t)bytes < SIZE_MAX / 2;
+	sc.off = fits ? malloc((size_t)sc.s.npts * sizeof *sc.off + 1) : NULL;
+	sc.val = fits ? malloc((size_t)sc.s.npts * sizeof *sc.val + 1) : NULL;
+	if (!sc.off || !sc.val) {
+		char msg[300];
+		snprintf(msg, sizeof msg, "kernel %s: cannot allocate the points of the scatter into '%s'", in->k->name,
+		         ps->stmt->t->name);
+		run_error(err, 0, ps->stmt->sp, msg);
+	}
+	else
+		pool_run(i64_ceil_div(sc.s.npts, SCALAR_CHUNK), scatter_task, &sc, 0);
+	if (atomic_load(&err->first) == INT64_MAX) {
+		const Tensor *t = ps->stmt->t;
+		void *out = storage[t->index];
+		for (int64_t q = 0; q < sc.s.npts; q++) {
+			Val v = sc.val[q];
+			int64_t off = sc.off[q];
+			if (p->accum) {
+				Val old = dt_is_float(t->dt) ? (Val){.f = dt_load_f(out, t->dt, off)} : (Val){.i = dt_load_i(out, t->dt, off)};
+				v = val_op(OP_ADD, t->dt, (Val[]){old, v});
+			}
+			if (dt_is_float(t->dt))
+				dt_store_f(out, t->dt, off, v.f);
+			else
+				dt_store_i(out, t->dt, off, v.i);
+		}
+	}
+	free(sc.off);
+	free(sc.val);
+}
+
 /* ---- the box path: loop dims and boxes ---- */
 
 /* The scope of a reduction variable in the program, -1 for none. */
@@ -1078,6 +1174,11 @@ bool exec_clean_errors(const Inst *in)
 		bool out = in->planned[i].stmt->t->role == ROLE_OUT;
 		if (in->plan[cpu_target.id]->st[i].empty)
 			continue;
+		if (in->planned[i].stmt->at) { /* a scatter checks every point before it writes */
+			clean = !wrote;
+			wrote = true;
+			continue;
+		}
 		if (may_fail(in->prog[i]) && (wrote || out)) {
 			/* the addresses are never read: setup only lays the operands out */
 			X *x = calloc(1, sizeof *x);
@@ -1146,7 +1247,9 @@ static void run_body(void *arg)
 		const PlanStmt *ps = &in->plan[cpu_target.id]->st[i];
 		if (ps->empty)
 			continue;
-		if (!exec_stmt(in, i, r->storage, r->lets, &r->err, r->untouched))
+		if (in->planned[i].stmt->at)
+			run_scatter(in, i, r->storage, r->lets, &r->err);
+		else if (!exec_stmt(in, i, r->storage, r->lets, &r->err, r->untouched))
 			run_scalar(in, i, r->storage, r->lets, &r->err);
 		if (atomic_load(&r->err.first) != INT64_MAX) {
 			diag_at(r->d, r->err.sp, "%s", r->err.msg);

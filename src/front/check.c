@@ -589,7 +589,10 @@ static void check_target(Checker *ck, Stmt *s)
 		note_at(&ck->c->diag, t->def->sp, "'%s' is first written here", t->name);
 		error_at(&ck->c->diag, s->sp, "output '%s' is written twice; every output is written by exactly one statement", t->name);
 	}
-	if (s->nlhs != t->rank)
+	if (s->at && s->at->kind == N_LOAD && s->at->nargs != t->rank)
+		error_at(&ck->c->diag, s->at->sp, "'%s' has %d dim%s but the scatter gives %d subscript%s", t->name, t->rank,
+		         t->rank == 1 ? "" : "s", s->at->nargs, s->at->nargs == 1 ? "" : "s");
+	if (!s->at && s->nlhs != t->rank)
 		error_at(&ck->c->diag, s->sp, "'%s' has %d dim%s but %d index variable%s", t->name, t->rank,
 		         t->rank == 1 ? "" : "s", s->nlhs, s->nlhs == 1 ? "" : "s");
 	t->def = s;
@@ -605,7 +608,10 @@ static void check_stmt(Checker *ck, Stmt *s, int i)
 	for (int d = 0; d < s->nlhs; d++) {
 		Var *v = new_var(ck, s->lhs[d]->name, s->lhs[d]->sp, V_LHS);
 		s->lhs[d] = v;
-		if (s->t->role == ROLE_OUT) {
+		if (s->at) { /* a scatter's variables: given */
+			v->ext = bound_dim(ck, s->bound[d], "a scatter's");
+			v->ext_known = true;
+		} else if (s->t->role == ROLE_OUT) {
 			v->ext = s->t->dims[d];
 			v->ext_known = true;
 		} else if (s->bound[d]) { /* let t[i < N]: given, not inferred */
@@ -613,6 +619,12 @@ static void check_stmt(Checker *ck, Stmt *s, int i)
 			v->ext_known = true;
 		}
 		push_var(ck, v);
+	}
+	if (s->at) { /* the element stored to: subscripts (or a flat offset) of the output, never a read */
+		s->at->t = s->t;
+		s->at->dt = s->t->dt;
+		for (int i = 0; i < s->at->nargs; i++)
+			check_index(ck, s->at->args[i], s->at->kind == N_FLAT ? "the flat offset" : "subscript", s->t->name);
 	}
 	check_expr(ck, s->rhs);
 	if (s->t->role == ROLE_LET) {

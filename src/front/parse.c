@@ -486,7 +486,65 @@ static void params(Parser *p, int role)
 	expect(p, ')', "',' or ')'");
 }
 
-/* stmt := 'let' NAME ['[' names ']'] '=' expr | NAME ['[' names ']'] '=' expr  [';'] */
+/* Does a scatter's bracket start here: '[' ':' or '[' NAME '<'? */
+static bool scatter_head(Parser *p)
+{
+	int i = p->pos;
+	if (p->t[i].kind != '[' || i + 1 >= p->ntok)
+		return false;
+	return p->t[i + 1].kind == ':' || (i + 2 < p->ntok && p->t[i + 1].kind == T_NAME && p->t[i + 2].kind == '<');
+}
+
+/* scatter := NAME ['.' 'flat'] '[' [svar (',' svar)* ':'] exprs ']' ('=' | '+=') expr [';']
+ * svar := NAME '<' add          (the ':' may be left out when there are no variables) */
+static Stmt *scatter(Parser *p, Stmt *s, Token *name)
+{
+	Node *at = new_node(p, N_LOAD, name->sp);
+	at->name = name->name;
+	at->load_id = -1;
+	if (accept(p, '.')) {
+		Token *f = expect(p, T_NAME, "'flat' after '.'");
+		if (strcmp(f->name, "flat"))
+			error_at(&p->c->diag, f->sp, "unknown attribute '.%s' (a scatter writes 'y[...]' or 'y.flat[...]')", f->name);
+		at->kind = N_FLAT;
+	}
+	bool vars = scatter_head(p);
+	expect(p, '[', at->kind == N_FLAT ? "'[' after '.flat'" : "'['");
+	if (vars && !accept(p, ':')) {
+		do {
+			Token *v = expect(p, T_NAME, "an index variable");
+			if (s->nlhs == MAXRANK)
+				error_at(&p->c->diag, v->sp, "more than %d index variables", MAXRANK);
+			Var *var = arena_alloc(&p->c->arena, sizeof *var);
+			var->name = v->name;
+			var->sp = v->sp;
+			var->kind = V_LHS;
+			expect(p, '<', "'<' and the range of the scatter's variable");
+			s->bound[s->nlhs] = expr(p);
+			s->lhs[s->nlhs++] = var;
+		} while (accept(p, ','));
+		expect(p, ':', "':' after the scatter's variables");
+	}
+	at->args = expr_list(p, ']', &at->nargs);
+	at->sp = join(at->sp, p->t[p->pos - 1].sp);
+	if (at->kind == N_FLAT && at->nargs != 1)
+		error_at(&p->c->diag, at->sp, "'%s.flat' takes exactly one offset, not %d", at->name, at->nargs);
+	if (peek(p)->kind == '+') {
+		Token *plus = next(p);
+		if (peek(p)->kind != '=' || peek(p)->sp.off != plus->sp.off + 1)
+			syntax(p, plus, "'=' or '+='");
+		s->accum = true;
+	}
+	if (peek(p)->kind != '=')
+		syntax(p, peek(p), "'=' or '+='");
+	next(p);
+	s->at = at;
+	s->rhs = expr(p);
+	accept(p, ';');
+	return s;
+}
+
+/* stmt := 'let' NAME ['[' names ']'] '=' expr | NAME ['[' names ']'] '=' expr  [';'] | scatter */
 static Stmt *statement(Parser *p)
 {
 	Stmt *s = arena_alloc(&p->c->arena, sizeof *s);
@@ -498,6 +556,8 @@ static Stmt *statement(Parser *p)
 	t->sp = name->sp;
 	t->role = is_let ? ROLE_LET : ROLE_OUT;
 	s->t = t; /* check.c resolves outputs to their parameter */
+	if (!is_let && (peek(p)->kind == '.' || scatter_head(p)))
+		return scatter(p, s, name);
 	if (accept(p, '[')) {
 		while (peek(p)->kind != ']') {
 			Token *v = expect(p, T_NAME, "an index variable");

@@ -24,10 +24,12 @@ typedef struct {
 	int64_t *ext;         /* per variable: its extent */
 	Layout *lay;          /* per parameter, then per let: as this file reads the bindings */
 	Stmt *stmt;
+	int stmt_index;
 } Interp;
 
 static Val eval(Interp *in, Node *n);
 static int64_t eval_index(Interp *in, Node *n);
+static int64_t element_offset(Interp *in, Node *n, const Sym *lowered);
 
 /* ---- the bindings, read on its own ---- */
 
@@ -106,8 +108,9 @@ static void where_str(Interp *in, char *s, size_t n)
 {
 	Stmt *st = in->stmt;
 	int len = snprintf(s, n, "%s[", st->t->name);
-	for (int d = 0; d < st->nlhs && len > 0 && (size_t)len < n; d++)
-		len += snprintf(s + len, n - (size_t)len, "%s%lld", d ? ", " : "", (long long)in->env[st->lhs[d]->id]);
+	for (int d = 0; d < st->nlhs && len > 0 && (size_t)len < n; d++) /* a scatter's point: s=3 */
+		len += snprintf(s + len, n - (size_t)len, "%s%s%s%lld", d ? ", " : "", st->at ? st->lhs[d]->name : "",
+		                st->at ? "=" : "", (long long)in->env[st->lhs[d]->id]);
 	if (len > 0 && (size_t)len < n)
 		snprintf(s + len, n - (size_t)len, "]");
 }
@@ -170,6 +173,14 @@ static int leaf_value(void *env, const Sym *s, int64_t *out)
 
 static int64_t load_offset(Interp *in, Node *n)
 {
+	return element_offset(in, n, in->in->load_off ? in->in->load_off[n->load_id] : NULL);
+}
+
+/* The storage element n names (a load, or a scatter's element written),
+ * checked against the tensor's dims or storage, and cross-checked against
+ * its lowered offset when there is one. */
+static int64_t element_offset(Interp *in, Node *n, const Sym *lowered)
+{
 	Tensor *t = n->t;
 	const Layout *l = layout_of(in, t);
 	int64_t off = l->offset, x;
@@ -193,7 +204,7 @@ static int64_t load_offset(Interp *in, Node *n)
 			off += l->strides[d] * i; /* in range: the layout check bounds it */
 		}
 	}
-	if (in->in->load_off && (sym_eval(in->in->load_off[n->load_id], leaf_value, in, &x) || x != off))
+	if (lowered && (sym_eval(lowered, leaf_value, in, &x) || x != off))
 		die("lowered offset disagrees with the reference interpreter");
 	return off;
 }
@@ -337,10 +348,61 @@ static void stmt_loop(Interp *in, Stmt *s, int d)
 	}
 }
 
+/* A scatter: every point's element and value first (an error there leaves
+ * the output untouched), then the stores in row-major point order; with
+ * +=, each adds its value to the element, converted to the output's dtype,
+ * in that dtype. */
+typedef struct {
+	int64_t n, *off;
+	Val *val;
+} Scattered;
+
+static void scatter_loop(Interp *in, Stmt *s, int d, Scattered *sc)
+{
+	if (d == s->nlhs) {
+		const Sym *lowered = in->in->store_off ? in->in->store_off[in->stmt_index] : NULL;
+		sc->off[sc->n] = element_offset(in, s->at, lowered);
+		sc->val[sc->n++] = val_convert(eval(in, s->rhs), s->rhs->dt, s->t->dt);
+		return;
+	}
+	Var *v = s->lhs[d];
+	for (int64_t i = 0; i < in->ext[v->id]; i++) {
+		in->env[v->id] = i;
+		scatter_loop(in, s, d + 1, sc);
+	}
+}
+
+static void scatter(Interp *in, Stmt *s, Arena *scratch)
+{
+	Scattered sc = {0};
+	int64_t npts = 1, bytes;
+	bool fits = true;
+	for (int d = 0; d < s->nlhs; d++)
+		fits &= i64_mul(npts, in->ext[s->lhs[d]->id], &npts);
+	if (!fits || !i64_mul(npts, (int64_t)(sizeof *sc.off + sizeof *sc.val), &bytes) || (uint64_t)bytes >= SIZE_MAX / 2 ||
+	    !(sc.off = arena_try_alloc(scratch, (size_t)npts * sizeof *sc.off + 1)) ||
+	    !(sc.val = arena_try_alloc(scratch, (size_t)npts * sizeof *sc.val + 1)))
+		error_at(in->d, s->sp, "kernel %s: cannot allocate the points of the scatter into '%s'", in->k->name, s->t->name);
+	scatter_loop(in, s, 0, &sc);
+	void *base = in->storage[s->t->index];
+	DType dt = s->t->dt;
+	for (int64_t q = 0; q < sc.n; q++) {
+		Val v = sc.val[q];
+		if (s->accum) {
+			Val old = dt_is_float(dt) ? (Val){.f = dt_load_f(base, dt, sc.off[q])} : (Val){.i = dt_load_i(base, dt, sc.off[q])};
+			v = val_op(OP_ADD, dt, (Val[]){old, v});
+		}
+		if (dt_is_float(dt))
+			dt_store_f(base, dt, sc.off[q], v.f);
+		else
+			dt_store_i(base, dt, sc.off[q], v.i);
+	}
+}
+
 void interp_run(const Inst *inst, void *const *storage, Diag *d, Arena *scratch)
 {
 	const Kernel *k = inst->k;
-	Interp in = {inst, k, d, storage, NULL, NULL, NULL, NULL, NULL};
+	Interp in = {inst, k, d, storage, NULL, NULL, NULL, NULL, NULL, 0};
 	read_bindings(&in, scratch);
 	in.env = arena_alloc(scratch, (size_t)(k->vars.n + 1) * sizeof *in.env);
 	in.lets = arena_alloc(scratch, (size_t)(k->lets.n + 1) * sizeof *in.lets);
@@ -354,7 +416,12 @@ void interp_run(const Inst *inst, void *const *storage, Diag *d, Arena *scratch)
 	}
 	for (int i = 0; i < k->stmts.n; i++) {
 		in.stmt = k->stmts.v[i];
-		if (!any_empty(&in, in.stmt->lhs, in.stmt->nlhs))
+		in.stmt_index = i;
+		if (any_empty(&in, in.stmt->lhs, in.stmt->nlhs))
+			continue;
+		if (in.stmt->at)
+			scatter(&in, in.stmt, scratch);
+		else
 			stmt_loop(&in, in.stmt, 0);
 	}
 }

@@ -1026,13 +1026,20 @@ static void setup_operands(Em *e, const PlanStmt *ps)
 }
 
 /* A statement in XLA: its function over whole arrays returns the output's storage. */
-static void emit_xla_call(Em *e, Buf *w)
+static void emit_xla_call(Em *e, Buf *w, int si, Buf *records)
 {
 	const PlanStmt *ps = e->ps;
 	Buf name = {0};
+	const char *y = ep_pyname(ps->stmt->t->name);
 	buf_printf(w, "    # in XLA: %s\n", e->xla_why);
-	buf_printf(w, "    %s = %s(", ep_pyname(ps->stmt->t->name), ep_fn_name(e, &name));
-	for (int i = 1, k = 0; i < ps->ops.n; i++) {
+	if (e->stmt_checks)
+		buf_printf(w, "    %s, *err%d = %s(", y, si, ep_fn_name(e, &name));
+	else
+		buf_printf(w, "    %s = %s(", y, ep_fn_name(e, &name));
+	int k = 0;
+	if (ps->stmt->at) /* a scatter: the storage it updates */
+		buf_printf(w, "%s", y), k++;
+	for (int i = 1; i < ps->ops.n; i++) {
 		const PlanOperand *op = ep_operand(ps, i);
 		if (!op->naxes)
 			continue;
@@ -1040,6 +1047,14 @@ static void emit_xla_call(Em *e, Buf *w)
 		operand_array(w, e, op);
 	}
 	buf_printf(w, ")\n");
+	if (e->stmt_checks) {
+		int first = e->nchecks - e->stmt_checks;
+		buf_printf(w, "    bad%d = jnp.concatenate([", si);
+		for (int c = 0; c < e->stmt_checks; c++)
+			buf_printf(w, "%s_first_bad(err%d[%d], err%d[%d], %d)", c ? ", " : "", si, 2 * c, si, 2 * c + 1, first + c);
+		buf_printf(w, "])\n");
+		buf_printf(records, "%sbad%d", records->len ? ", " : "", si);
+	}
 	buf_free(&name);
 }
 
@@ -1124,7 +1139,7 @@ void emit_pallas_kernel(Buf *out, unsigned *needs, Inst *in, const Plan *p, bool
 			e.xla = true;
 			setup_operands(&e, whole);
 			ep_emit_kernel_fn(&e, &fns);
-			emit_xla_call(&e, &w);
+			emit_xla_call(&e, &w, si, &records);
 			e.xla = false;
 		} else {
 			emit_grid_spec(&e, &fns);
@@ -1148,17 +1163,24 @@ void emit_pallas_kernel(Buf *out, unsigned *needs, Inst *in, const Plan *p, bool
 		buf_printf(out, "\n\n_%s_MESSAGES = (\n%s)\n", k->name, buf_str(&e.msgs));
 	Buf sig = {0}, outs = {0}, desc = {0};
 	signature(&sig, k, 0, k->nin);
+	for (int i = k->nin; i < k->params.n; i++) { /* outputs a scatter updates: their values in */
+		const Tensor *t = k->params.v[i];
+		if (t->def && t->def->at)
+			buf_printf(&sig, "%s%s", sig.len ? ", " : "", ep_pyname(t->name));
+	}
 	signature(&outs, k, k->nin, k->params.n);
 	buf_printf(&desc, "%s(", k->name);
 	describe(&desc, in, 0, k->nin);
 	buf_printf(&desc, ") -> ");
 	describe(&desc, in, k->nin, k->params.n);
-	buf_printf(out, "\n\ndef %s_pure(%s%sinterpret=False):\n", k->name, buf_str(&sig), k->nin ? ", *, " : "*, ");
+	buf_printf(out, "\n\ndef %s_pure(%s%sinterpret=False):\n", k->name, buf_str(&sig), sig.len ? ", *, " : "*, ");
 	buf_printf(out, "    \"\"\"Traceable %s.%s\"\"\"\n", buf_str(&desc),
 	           e.nchecks ? " Returns the outputs, then the bad-index records." : "");
-	for (int i = 0; i < k->nin; i++) {
-		const char *t = ep_pyname(((const Tensor *)k->params.v[i])->name);
-		buf_printf(out, "    %s = jnp.asarray(%s).reshape(-1)\n", t, t);
+	for (int i = 0; i < k->params.n; i++) {
+		const Tensor *p = k->params.v[i];
+		const char *t = ep_pyname(p->name);
+		if (i < k->nin || (p->def && p->def->at))
+			buf_printf(out, "    %s = jnp.asarray(%s).reshape(-1)\n", t, t);
 	}
 	buf_printf(out, "%s", buf_str(&w));
 	buf_printf(out, "    return ");
@@ -1176,16 +1198,16 @@ void emit_pallas_kernel(Buf *out, unsigned *needs, Inst *in, const Plan *p, bool
 	if (e.nchecks)
 		buf_printf(out, strchr(buf_str(&records), ',') ? ", jnp.concatenate([%s])" : ", %s", buf_str(&records));
 	buf_printf(out, "\n\n\n_%s = jax.jit(%s_pure, static_argnames=\"interpret\")\n", k->name, k->name);
-	buf_printf(out, "\n\ndef %s(%s%sinterpret=None):\n", k->name, buf_str(&sig), k->nin ? ", *, " : "*, ");
+	buf_printf(out, "\n\ndef %s(%s%sinterpret=None):\n", k->name, buf_str(&sig), sig.len ? ", *, " : "*, ");
 	buf_printf(out, "    \"\"\"%s.%s\"\"\"\n", buf_str(&desc),
 	           e.nchecks ? " Raises IndexError for an out-of-range gather index." : "");
 	int nout = k->params.n - k->nin;
 	if (e.nchecks) {
-		buf_printf(out, "    *outs, bad = _run(_%s, (%s%s), interpret)\n", k->name, buf_str(&sig), k->nin == 1 ? "," : "");
+		buf_printf(out, "    *outs, bad = _run(_%s, (%s%s), interpret)\n", k->name, buf_str(&sig), strchr(buf_str(&sig), ',') || !sig.len ? "" : ",");
 		buf_printf(out, "    _raise_bad(bad, _%s_MESSAGES)\n", k->name);
 		buf_printf(out, nout == 1 ? "    return outs[0]\n" : "    return tuple(outs)\n");
 	} else
-		buf_printf(out, "    return _run(_%s, (%s%s), interpret)\n", k->name, buf_str(&sig), k->nin == 1 ? "," : "");
+		buf_printf(out, "    return _run(_%s, (%s%s), interpret)\n", k->name, buf_str(&sig), strchr(buf_str(&sig), ',') || !sig.len ? "" : ",");
 	buf_free(&fns);
 	buf_free(&w);
 	buf_free(&records);

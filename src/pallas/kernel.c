@@ -525,8 +525,9 @@ static void block_base(Buf *b, Em *e)
 static void message_at(Em *e)
 {
 	buf_printf(&e->msgs, " at %s[", e->sname);
-	for (int v = 0; v < e->ps->nlhs; v++)
-		buf_printf(&e->msgs, "%s{%d}", v ? ", " : "", 3 + v);
+	for (int v = 0; v < e->ps->nlhs; v++) /* a scatter's point: s={3} */
+		buf_printf(&e->msgs, "%s%s%s{%d}", v ? ", " : "", e->ps->stmt->at ? e->ps->vars[v].var->name : "",
+		           e->ps->stmt->at ? "=" : "", 3 + v);
 	buf_printf(&e->msgs, "]\",\n");
 }
 
@@ -576,10 +577,35 @@ static void record_gpu(Em *e, const char *value)
 	buf_free(&mask);
 }
 
+static unsigned out_mask(const Em *e)
+{
+	return (1u << e->ps->nlhs) - 1;
+}
+
+/* A scatter's check, in XLA over whole arrays: for every point, whether its
+ * element is out of range and the index; the wrapper keeps the first point's
+ * (_first_bad) and the function writes nothing where any point is bad. */
+static void record_xla(Em *e, const char *cond, const char *value)
+{
+	Buf s = {0};
+	ep_shape_of(&s, e, out_mask(e));
+	int c = e->stmt_checks;
+	ep_line(e, "err%d_n = jnp.broadcast_to(%s, %s).astype(jnp.int32)", c, cond, buf_str(&s));
+	ep_line(e, "err%d_v = jnp.clip(jnp.broadcast_to(%s, %s), -2**31, 2**31 - 1).astype(jnp.int32)", c, value, buf_str(&s));
+	*e->needs |= NEED_GPU_RECORD;
+	e->nchecks++;
+	e->stmt_checks++;
+	buf_free(&s);
+}
+
 /* Emits: bad = cond (under the load's guard), recorded as check c. */
 static void record(Em *e, const Ins *x, const char *cond, const char *value, unsigned dep)
 {
 	Buf s = {0}, base = {0};
+	if (e->xla && e->ps->stmt->at && x == &e->prog->ins[e->prog->store]) {
+		record_xla(e, cond, value);
+		return;
+	}
 	if (e->xla)
 		ep_unsupported(e, "a checked gather in a statement that runs in XLA");
 	if (x->guard >= 0) {
@@ -697,6 +723,8 @@ static const char *no_lowering(const Em *e, const char *which)
 /* Why the gpu's kernel cannot run the statement (Triton), or NULL. */
 static const char *gpu_cannot(const Em *e)
 {
+	if (e->ps->stmt->at)
+		return "a scatter: XLA updates the output in place (.at[...].set/.add)";
 	const char *why = ep_gpu_reduction(e);
 	return why ? why : no_lowering(e, "Triton");
 }
@@ -772,10 +800,6 @@ static void check_load(Em *e, int r)
 
 /* ---- stores ---- */
 
-static unsigned out_mask(const Em *e)
-{
-	return (1u << e->ps->nlhs) - 1;
-}
 
 /* An element scatter: the whole storage, written element by element. */
 static void store_scatter(Em *e, const PlanOperand *op, const char *val)
@@ -805,7 +829,10 @@ static const Ins *grid_reduction(Em *e)
 	return x;
 }
 
-/* In XLA the statement returns the output's storage. */
+/* In XLA the statement returns the output's storage; a scatter updates the
+ * storage it is given (.at[...].set, or .add for +=), then returns the
+ * checks' arrays. Where several points name one element, XLA keeps one of
+ * their values (set) or adds them in an order of its own (add). */
 static void store_xla(Em *e, const char *val)
 {
 	const PlanStmt *ps = e->ps;
@@ -813,6 +840,20 @@ static void store_xla(Em *e, const char *val)
 	const char *dt = ep_jdt(ps->stmt->t->dt);
 	Buf s = {0}, o = {0};
 	ep_shape_of(&s, e, out_mask(e));
+	if (ps->stmt->at) {
+		SymCtx c = {.e = e, .map = false, .pid = false, .load = &e->prog->ins[e->prog->store], .reg = e->prog->store};
+		ep_sym_expr(&o, &c, op->acc->off);
+		ep_line(e, "out = %s.at[jnp.broadcast_to(%s, %s).reshape(-1)].%s(jnp.broadcast_to(%s, %s).reshape(-1).astype(%s), mode=\"drop\")",
+		        ep_ref_name(ps, op), buf_str(&o), buf_str(&s), ps->stmt->accum ? "add" : "set", val, buf_str(&s), dt);
+		Buf errs = {0};
+		for (int c = 0; c < e->stmt_checks; c++)
+			buf_printf(&errs, ", err%d_n, err%d_v", c, c);
+		ep_line(e, "return out%s", buf_str(&errs));
+		buf_free(&errs);
+		buf_free(&s);
+		buf_free(&o);
+		return;
+	}
 	if (ep_rowmajor(e, op->acc->off))
 		ep_line(e, "return jnp.broadcast_to(%s, %s).reshape(-1).astype(%s)", val, buf_str(&s), dt);
 	else {
@@ -980,6 +1021,8 @@ static const char *tpu_cannot(const Em *e, const bool *used, const bool *narrow)
 {
 	const Prog *p = e->prog;
 	DType st = e->ps->stmt->t->dt;
+	if (e->ps->stmt->at)
+		return "a scatter: XLA updates the output in place (.at[...].set/.add)";
 	if (ep_operand(e->ps, 0)->cls == VIEW_ELEM)
 		return "Mosaic has no scatter (the store is no view)";
 	if (st == ATHENE_I64 || st == ATHENE_F64)
@@ -1021,6 +1064,8 @@ static void kernel_params(Buf *b, Em *e)
 {
 	const PlanStmt *ps = e->ps;
 	int k = 0;
+	if (e->xla && ps->stmt->at) /* the storage a scatter updates */
+		buf_printf(b, "%s", ep_ref_name(ps, ep_operand(ps, 0))), k++;
 	for (int i = 0; i < ps->ops.n; i++)
 		if (ep_operand(ps, i)->prefetch)
 			buf_printf(b, "%s%s", k++ ? ", " : "", ep_ref_name(ps, ep_operand(ps, i)));
@@ -1029,9 +1074,9 @@ static void kernel_params(Buf *b, Em *e)
 			buf_printf(b, "%s%s", k++ ? ", " : "", ep_ref_name(ps, ep_operand(ps, i)));
 	if (!e->xla) /* in XLA the function returns the output */
 		buf_printf(b, "%s%s", k++ ? ", " : "", ep_ref_name(ps, ep_operand(ps, 0)));
-	for (int c = 0; c < e->stmt_checks && e->gpu; c++)
+	for (int c = 0; c < e->stmt_checks && e->gpu && !e->xla; c++)
 		buf_printf(b, ", err%d_n_ref, err%d_v_ref", c, c);
-	if (e->stmt_checks && !e->gpu)
+	if (e->stmt_checks && !e->gpu && !e->xla) /* (a scatter in XLA returns its checks) */
 		buf_printf(b, ", err_ref");
 }
 
@@ -1052,6 +1097,8 @@ void ep_emit_kernel_fn(Em *e, Buf *out)
 		/* prefetched indices arrive as int32 */
 		narrow[r] = x->kind == I_LOAD && ep_operand(e->ps, x->operand)->prefetch;
 	}
+	if (p->store >= 0) /* a scatter's element: its atoms and checks */
+		roots[p->store] = true;
 	e->used = used;
 	e->narrow = narrow;
 	e->dep = dep;
@@ -1076,7 +1123,8 @@ void ep_emit_kernel_fn(Em *e, Buf *out)
 	for (int r = 0; r < p->n; r++) {
 		if (!used[r])
 			continue;
-		instruction(e, r);
+		if (r != p->store) /* a scatter's element is no read */
+			instruction(e, r);
 		if (p->ins[r].kind == I_LOAD && p->ins[r].natoms)
 			check_load(e, r);
 	}
@@ -1086,11 +1134,18 @@ void ep_emit_kernel_fn(Em *e, Buf *out)
 	kernel_params(&params, e);
 	ast_print(&src, e->ps->stmt->rhs);
 	buf_printf(out, "\ndef %s(%s):\n", ep_fn_name(e, &name), buf_str(&params));
-	buf_printf(out, "    # %s[", e->ps->stmt->t->name);
-	for (int d = 0; d < e->ps->stmt->nlhs; d++)
-		buf_printf(out, "%s%s", d ? ", " : "", e->ps->stmt->lhs[d]->name);
-	buf_printf(out, "] = %s\n", buf_str(&src));
-	if (e->stmt_checks && !e->gpu) {
+	Buf lhs = {0};
+	if (e->ps->stmt->at) {
+		ast_print_target(&lhs, e->ps->stmt);
+	} else {
+		buf_printf(&lhs, "%s[", e->ps->stmt->t->name);
+		for (int d = 0; d < e->ps->stmt->nlhs; d++)
+			buf_printf(&lhs, "%s%s", d ? ", " : "", e->ps->stmt->lhs[d]->name);
+		buf_putc(&lhs, ']');
+	}
+	buf_printf(out, "    # %s %s %s\n", buf_str(&lhs), e->ps->stmt->accum ? "+=" : "=", buf_str(&src));
+	buf_free(&lhs);
+	if (e->stmt_checks && !e->gpu && !e->xla) {
 		Buf first = {0};
 		for (int g = 0; g < e->ps->ngrid; g++)
 			if (e->ps->ngrid == 1)

@@ -135,11 +135,15 @@ class Kernel:
             out.append(a)
         return out
 
-    def reference(self, storages):
-        """Outputs (storage arrays) of the reference interpreter, or the error."""
+    def reference(self, storages, outputs=None):
+        """Outputs (storage arrays) of the reference interpreter, or the error. outputs: the
+        values the outputs start from (those a scatter updates in place read them), else zeros."""
         bufs = [np.ascontiguousarray(s).copy() for s in storages]
-        for p in self.params[self.nin:]:
-            bufs.append(np.zeros(max(p.storage_elems, 1), self.dtype(p)))
+        for j, p in enumerate(self.params[self.nin:]):
+            start = np.zeros(max(p.storage_elems, 1), self.dtype(p))
+            if outputs is not None and outputs[j] is not None:
+                start[:p.storage_elems] = np.asarray(outputs[j]).reshape(-1)
+            bufs.append(start)
         ptrs = (ctypes.c_void_p * len(bufs))(*[b.ctypes.data for b in bufs])
         st = Status()
         if LIB.athene_run(self.inst, ptrs, 1, ctypes.byref(st)):

@@ -14,7 +14,9 @@ variables, so every access is Inductor's flat index expression over plain variab
 Inputs are declared with the layout Inductor gives them and read with `.flat[...]` (offsets from
 the tensor's data pointer, exactly Inductor's). An output is declared with the layout its store
 index implies (strides = the index's coefficients of the statement's variables, offset = its
-constant term), so athene's analysis sees views, permutations and gathers. Values are athene
+constant term), so athene's analysis sees views, permutations and gathers. A store whose index
+reads loaded values, or that adds (mode atomic_add), is an athene scatter into the buffer's own
+layout, which it updates in place (KernelWriter.scatter). Values are athene
 expressions, inlined into the statements that use them; a reduction becomes a `let` over the
 non-reduction variables (persistent reductions: the whole reduction in one pass).
 
@@ -534,10 +536,12 @@ _RED = {"sum": "sum", "prod": "prod", "max": "max", "min": "min", "any": "any", 
 
 
 class Store:
-    __slots__ = ("param", "buffer", "index", "value", "inside")
+    __slots__ = ("param", "buffer", "index", "value", "inside", "mode")
 
-    def __init__(self, param: str, buffer: str, index: sympy.Expr, value: str, inside: bool) -> None:
+    def __init__(self, param: str, buffer: str, index: sympy.Expr, value: str, inside: bool,
+                 mode: Optional[str] = None) -> None:
         self.param, self.buffer, self.index, self.value, self.inside = param, buffer, index, value, inside
+        self.mode = mode  # None, or "atomic_add": the value is added to the element
 
 
 class AtheneKernel(SIMDKernel):
@@ -592,12 +596,12 @@ class AtheneKernel(SIMDKernel):
         return self.cse.generate(self.compute, line, dtype=V.graph.get_dtype(name))
 
     def store(self, name: str, index: sympy.Expr, value: Any, mode: Any = None) -> None:
-        if mode is not None:
+        if mode not in (None, "atomic_add"):
             raise Unsupported(f"store mode {mode}")
         param = self.args.output(name)
         index = self.rename_indexing(self.prepare_indexing(index))
         sid = len(self.stores)
-        self.stores[sid] = Store(param, name, index, str(value), self.inside_reduction)
+        self.stores[sid] = Store(param, name, index, str(value), self.inside_reduction, mode)
         self.compute.writeline(DeferredLine(name, f"@store {sid}"))
 
     def reduction(self, dtype: torch.dtype, src_dtype: torch.dtype, reduction_type: str, value: Any) -> Any:
@@ -874,6 +878,10 @@ class KernelWriter:
             seen.add(st.param)
             dims = self.outer + (self.inner if st.inside else [])
             idx = sympy.expand(self.index(st.index))
+            if st.mode == "atomic_add" or any(symbol_is_type(s, SymT.TMP) for s in idx.free_symbols):
+                decls.append((st.param, self.scatter_decl(st)))
+                statements.append(self.scatter(st, dims))
+                continue
             strides = []
             rest = idx
             for d, _ in dims:
@@ -895,6 +903,34 @@ class KernelWriter:
             statements.append(f"    {lhs} = {self.value(st.value)}")
         return decls, statements
 
+    def scatter_decl(self, st: Store) -> str:
+        """A scattered output is declared with its buffer's own layout, as an input is: the
+        scatter updates it in place (an earlier kernel filled it)."""
+        p = self.param_info[st.param]
+        dt = athene_dtype(V.graph.get_dtype(st.buffer))
+        if not p["sizes"]:
+            return f"{p['name']}: {dt}[] offset 0"
+        return (f"{p['name']}: {dt}[{', '.join(self.size(n) for n in p['sizes'])}] "
+                f"strides({', '.join(self.layout_expr(s) for s in p['strides'])})")
+
+    def scatter(self, st: Store, dims: List[Tuple[sympy.Symbol, Any]]) -> str:
+        """A store whose index reads loaded values (index_put, scatter), or one that adds
+        (mode atomic_add: index_put(accumulate=True), index_add): an athene scatter over the
+        kernel's variables, `y[x_0 < 4: i] = v` where Inductor checks the index against a
+        dim (so athene's error names it), else `y.flat[x_0 < 4: offset] = v`; `+=` adds.
+        Duplicates: athene's last point wins, one of the written values, as torch allows."""
+        if st.inside:
+            raise Unsupported(f"a scatter into {st.buffer} inside a reduction")
+        p = self.param_info[st.param]
+        p["used"] = True
+        checked = any(symbol_is_type(s, SymT.TMP) and s in self.k.checks for s in st.index.free_symbols)
+        target = self.element_text(p, st.index, checked, self.printer, st.buffer)
+        target = _TMP.sub(lambda m: self.value(m.group(0)), target)
+        variables = ", ".join(f"{d} < {self.size(n)}" for d, n in dims)
+        name, _, subs = target.partition("[")
+        lhs = f"{name}[{variables}: {subs}" if variables else f"{name}[: {subs}"
+        return f"    {lhs} {'+=' if st.mode == 'atomic_add' else '='} {self.value(st.value)}"
+
     def refs(self, text: str) -> List[str]:
         """The values a value's text reads: tmpN, and the tmpN of gathers in its indices."""
         out = [m.group(0) for m in _TMP.finditer(text)]
@@ -909,7 +945,8 @@ class KernelWriter:
         """The values the stores read, directly or through others, with how often each is read."""
         reductions = self.k.reductions
         uses: Dict[str, int] = {}
-        todo = [st.value for st in stores]
+        todo = [st.value for st in stores]  # and the values a scatter's index reads
+        todo += [s.name for st in stores for s in st.index.free_symbols if symbol_is_type(s, SymT.TMP)]
         while todo:
             for name in self.refs(todo.pop()):
                 uses[name] = uses.get(name, 0) + 1
@@ -972,10 +1009,15 @@ class KernelWriter:
 
     def load_text(self, buf: str, index: sympy.Expr, checked: bool, params: Dict[str, Dict[str, Any]],
                   printer: IndexPrinter) -> str:
-        k = self.k
-        inner = k.args.input_buffers[buf]
-        p = params[inner]
+        p = params[self.k.args.input_buffers[buf]]
         p["used"] = True
+        return self.element_text(p, index, checked, printer, buf)
+
+    def element_text(self, p: Dict[str, Any], index: sympy.Expr, checked: bool, printer: IndexPrinter,
+                     buf: str) -> str:
+        """The element of parameter p at Inductor's index: `x.flat[offset]`, or with Inductor's
+        bounds checks on its indirect indices `x[i0, i1]`, subscripts of the buffer's dims."""
+        k = self.k
         idx = self.index(index)
         if not checked:
             return f"{p['name']}.flat[{printer(idx)}]"
