@@ -48,6 +48,8 @@ typedef struct W {
 	int pw_acc[PW_MAX];    /* per load instruction: its access */
 	bool guarded[MAXSCOPES]; /* per scope: it has a guard or a where() to decide; in
 	                          * the others every instruction is evaluated (ri set once) */
+	int const_lanes;       /* lanes of the constants' registers filled so far: as many
+	                        * as a unit has needed (a small kernel's run fills few) */
 } W;
 
 /* A register over the current unit of its scope (decide, then needs):
@@ -1290,10 +1292,34 @@ static void needs(W *w, int s)
 	}
 }
 
+/* The lanes [from, to) of every constant's register (only constants write
+ * their lanes, so once is enough). */
+static void const_lanes(W *w, int from, int to)
+{
+	const X *x = w->x;
+	for (int r = 0; r < x->p->n; r++) {
+		if (x->p->ins[r].kind != I_CONST)
+			continue;
+		Val *v = &w->reg[(size_t)r * REG_STRIDE];
+		for (int l = from; l < to; l++) {
+			if (flt_reg(x, r))
+				((float *)v)[l] = (float)x->p->ins[r].c.f;
+			else
+				v[l] = x->p->ins[r].c;
+		}
+	}
+}
+
 /* Evaluates the instructions of scope s over its current unit. */
 static void run_unit(W *w, int s)
 {
 	const Prog *p = w->x->p;
+	if (w->lanes[s] > w->const_lanes) { /* whole vectors of 64 lanes, as the ops read them */
+		int to = (w->lanes[s] + 63) / 64 * 64;
+		to = to < VM_LANES ? to : VM_LANES;
+		const_lanes(w, w->const_lanes, to);
+		w->const_lanes = to;
+	}
 	if (w->guarded[s]) { /* else nothing to decide: everything is evaluated */
 		decide(w, s);
 		needs(w, s);
@@ -1882,16 +1908,6 @@ static void run_block(const X *x, int64_t t, int64_t n, int worker)
 		w->rp = malloc(nreg * sizeof *w->rp);
 		for (size_t r = 0; w->reg && w->rp && r < nreg; r++)
 			w->rp[r] = &w->reg[r * REG_STRIDE];
-		for (int r = 0; w->reg && r < x->p->n; r++) { /* constants: once (only they write their lanes) */
-			if (x->p->ins[r].kind != I_CONST)
-				continue;
-			for (int l = 0; l < VM_LANES; l++) {
-				if (flt_reg(x, r))
-					((float *)w->rp[r])[l] = (float)x->p->ins[r].c.f;
-				else
-					w->rp[r][l] = x->p->ins[r].c;
-			}
-		}
 		w->splat = malloc(nreg * REG_STRIDE * sizeof *w->splat);
 		w->tmp = malloc(VM_LANES * 8);
 		w->val = calloc((size_t)x->in->k->vars.n + 1, sizeof *w->val);
