@@ -60,8 +60,11 @@ def fallbacks() -> int:
 
 def stats() -> Dict[str, int]:
     """Counters: graphs fallen back, athene kernels written (codegen), loaded (wrapper modules
-    imported) and called."""
-    return dict(_runtime._counts)
+    imported) and called (`calls`; of those, `fast_calls` through the C entry athene._fast)."""
+    counts = dict(_runtime._counts)
+    counts["fast_calls"] = _runtime.fast_calls()
+    counts["calls"] += counts["fast_calls"]
+    return counts
 
 
 def _reason(e: BaseException) -> str:
