@@ -12,6 +12,7 @@ slows them alike; each policy's best round counts):
 - `follow`: athene's threads = torch.get_num_threads() (athene.torch's default);
 - `athene=1`: athene on the calling thread alone, torch on all of its threads;
 - `torch=1`: torch's matmuls on one thread, athene on torch's former count;
+- `both=1`: everything on the calling thread;
 - `eager`: the same module in eager PyTorch (torch's threads), for scale.
 
 and the whole table once with athene's pool spinning before it sleeps (its default) and once
@@ -63,6 +64,7 @@ def measure(rounds, calls, batch, width):
             "follow": (n, n, g),
             "athene=1": (n, 1, g),
             "torch=1": (1, n, g),
+            "both=1": (1, 1, g),
             "eager": (n, n, model),
         }
         best = {p: float("inf") for p in policies}
