@@ -211,27 +211,36 @@ static PyObject *slow_call(Kernel *k, PyObject *const *args, size_t nargsf)
 	return PyObject_Vectorcall(k->slow, args, nargsf, NULL);
 }
 
-/* A new binding for the call's size ints, from bind(*args) -> (owner, inst
- * address, storage elements per parameter, flags, fast). */
-static Binding *kernel_bind(Kernel *k, PyObject *const *args, size_t nargsf)
+/* A free slot, or the oldest that is not running; NULL when all run. */
+static Binding *free_slot(Kernel *k)
 {
-	Binding *b = NULL;
-	for (int i = 0; i < NBIND && !b; i++)
+	for (int i = 0; i < NBIND; i++)
 		if (!k->bound[i].inst)
-			b = &k->bound[i];
-	for (int tries = 0; tries < NBIND && !b; tries++) {
+			return &k->bound[i];
+	for (int tries = 0; tries < NBIND; tries++) {
 		Binding *old = &k->bound[k->next];
 		k->next = (k->next + 1) % NBIND;
 		if (!old->busy) {
 			binding_clear(old);
-			b = old;
+			return old;
 		}
 	}
-	if (!b)
-		return NULL; /* every slot is running: the slow way */
+	return NULL;
+}
+
+/* A new binding for the size ints key, from bind(*args) -> (owner, inst
+ * address, storage elements per parameter, flags, fast). bind runs Python,
+ * so other threads may call this kernel meanwhile: the slot is taken after. */
+static Binding *kernel_bind(Kernel *k, PyObject *const *args, size_t nargsf, const int64_t *key)
+{
 	PyObject *r = PyObject_Vectorcall(k->bind, args, nargsf, NULL);
 	if (!r)
 		return NULL;
+	Binding *b = free_slot(k);
+	if (!b) {
+		Py_DECREF(r);
+		return NULL; /* every slot is running: the slow way */
+	}
 	PyObject *owner, *elems;
 	unsigned long long inst;
 	int flags, fast;
@@ -262,7 +271,7 @@ static Binding *kernel_bind(Kernel *k, PyObject *const *args, size_t nargsf)
 		if (b->elems[i] == -1 && PyErr_Occurred())
 			goto fail;
 	}
-	memcpy(b->key, k->key, (size_t)k->nsize * sizeof *b->key);
+	memcpy(b->key, key, (size_t)k->nsize * sizeof *b->key);
 	Py_INCREF(owner);
 	b->owner = owner;
 	b->inst = (athene_inst *)(uintptr_t)inst;
@@ -310,19 +319,28 @@ static PyObject *kernel_call(PyObject *self, PyObject *const *args, size_t nargs
 	}
 	k->calls++;
 	total_calls++;
+	int64_t small[16], *key = k->nsize <= 16 ? small : k->key; /* k->key: a kernel with many size ints */
 	for (int s = 0; s < k->nsize; s++) {
-		k->key[s] = PyLong_AsLongLong(args[k->size_at[s]]);
-		if (k->key[s] == -1 && PyErr_Occurred())
+		key[s] = PyLong_AsLongLong(args[k->size_at[s]]);
+		if (key[s] == -1 && PyErr_Occurred())
 			return NULL;
 	}
 	Binding *b = NULL;
 	for (int i = 0; i < NBIND; i++)
-		if (k->bound[i].inst && !memcmp(k->bound[i].key, k->key, (size_t)k->nsize * sizeof *k->key)) {
+		if (k->bound[i].inst && !memcmp(k->bound[i].key, key, (size_t)k->nsize * sizeof *key)) {
 			b = &k->bound[i];
 			break;
 		}
 	if (!b) {
-		b = kernel_bind(k, args, nargsf);
+		if (key == k->key) { /* bind() runs Python: another thread may reuse k->key meanwhile */
+			key = PyMem_Malloc((size_t)k->nsize * sizeof *key);
+			if (!key)
+				return PyErr_NoMemory();
+			memcpy(key, k->key, (size_t)k->nsize * sizeof *key);
+		}
+		b = kernel_bind(k, args, nargsf, key);
+		if (key != small)
+			PyMem_Free(key);
 		if (!b) {
 			if (PyErr_Occurred())
 				return NULL;
