@@ -83,13 +83,21 @@ test: all layers $(CTESTS) $(KTESTS) $(DTESTS) $(PY)
 test-all: all $(PY)
 	ATHENE_TEST_ALL=1 ATHENE=$(B)/athene $(PY) -m pytest -q tests/test_examples.py tests/pallas python/tests/test_torch_opdb.py
 
+# The package's C extension athene._fast (the per-call entry of athene.torch's
+# kernels) for the package run from source: beside the library, where the
+# package looks for it (pip install builds its own into the package). It needs
+# Python's headers (python3-dev); without them the package calls through ctypes.
+PYINC = `$(PY) -c 'import sysconfig; print(sysconfig.get_paths()["include"])'`
+$(B)/_fast.so: python/athene/_fast.c include/athene.h
+	$(CC) $(WARN) $(CFLAGS) -fPIC -shared -fvisibility=hidden -Iinclude -I$(PYINC) python/athene/_fast.c -o $@
+
 # The Python package (python/), installed into the test venv: its tests, and
 # its per-call overhead beside NumPy's.
 # PKG_INSTALL installs the package; a tree that shares its venv with another
 # sets PKG_INSTALL=: and PKG_ENV to run its own package from source instead.
 PKG_INSTALL = $(PY) -m pip install -q ./python
 PKG_ENV     =
-python-test: $(PY)
+python-test: $(PY) $(B)/_fast.so
 	$(PKG_INSTALL)
 	$(PKG_ENV) $(PY) -m pytest -q python/tests
 

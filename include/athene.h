@@ -184,6 +184,15 @@ typedef struct {
 enum { ATHENE_REFERENCE = 1, ATHENE_UNTOUCHED = 2 };
 ATHENE_API int athene_run(athene_inst *in, void *const *storage, int flags, athene_status *st);
 
+/* athene_run, with each parameter's storage checked against its bound
+ * layout first: storage_elems[i] elements of parameter i's dtype lie from
+ * storage[i] on. A layout that reaches further (or a NULL storage of a
+ * parameter whose layout reaches any element) returns -2 before anything
+ * runs, st saying which parameter; otherwise as athene_run (-1 on a
+ * run-time error). The one call a binding made once needs per run. */
+ATHENE_API int athene_run_checked(athene_inst *in, void *const *storage, const int64_t *storage_elems, int flags,
+                                  athene_status *st);
+
 /* 1 when a native run with ATHENE_UNTOUCHED of a compiled instance that
  * stops on a run-time error leaves every output as it was: no statement
  * that can fail comes after one that writes an output, and each that can

@@ -4,6 +4,10 @@ The library is made by the project's own Makefile (its LIBSRC is the one list of
 flags the one set of flags) into a build folder of this package, then copied into the package.
 So `pip install ./python` works from a checkout of the project; the make and C compiler the
 project needs (a C11 compiler, POSIX make) must be on PATH.
+
+The C extension athene._fast (the per-call entry of athene.torch's kernels) is built beside it
+where Python's headers are installed (python3-dev); where it cannot be built the package is
+installed without it, and athene.torch calls its kernels through ctypes (and says so in its log).
 """
 
 import ctypes
@@ -12,7 +16,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from setuptools import Distribution, setup
+from setuptools import Distribution, Extension, setup
+from setuptools.command.build_ext import build_ext
 from setuptools.command.build_py import build_py
 
 HERE = Path(__file__).resolve().parent
@@ -40,6 +45,26 @@ class BuildWithLibrary(build_py):
         shutil.copy2(lib, dest / "libathene.so")
 
 
+class OptionalExtension(build_ext):
+    """athene._fast is optional: a failed build is a warning, and the package works without it."""
+
+    def run(self):
+        try:
+            super().run()
+        except Exception as e:  # no compiler for extensions, no Python.h
+            self.warn(f"athene: athene._fast not built ({e}); athene.torch will call kernels through ctypes")
+
+    def build_extension(self, ext):
+        try:
+            super().build_extension(ext)
+        except Exception as e:
+            self.warn(f"athene: athene._fast not built ({e}); athene.torch will call kernels through ctypes")
+
+
+FAST = Extension("athene._fast", ["athene/_fast.c"], include_dirs=[str(ROOT / "include")],
+                 extra_compile_args=["-std=c11"])
+
+
 class BinaryDistribution(Distribution):
     """The wheel holds a shared library: tag it for this platform."""
 
@@ -47,4 +72,5 @@ class BinaryDistribution(Distribution):
         return True
 
 
-setup(cmdclass={"build_py": BuildWithLibrary}, distclass=BinaryDistribution)
+setup(cmdclass={"build_py": BuildWithLibrary, "build_ext": OptionalExtension}, distclass=BinaryDistribution,
+      ext_modules=[FAST])

@@ -672,27 +672,73 @@ static void do_exec(void *arg)
 	backend_native()->run(r->in, r->storage, r->d, r->flags & ATHENE_UNTOUCHED);
 }
 
-int athene_run(athene_inst *in, void *const *storage, int flags, athene_status *st)
+/* The status of a call that has not failed (no memset: the message is 2 KiB
+ * and a run of a small kernel costs less than clearing it). */
+static void status_clear(athene_status *st)
 {
-	if (st)
-		memset(st, 0, sizeof *st);
-	if (passes(in, flags & ATHENE_REFERENCE ? P_ANALYSE : P_BODY, backend_native()->target->id)) {
-		if (st) {
-			st->failed = 1;
-			snprintf(st->message, sizeof st->message, "%s", athene_inst_errors(in));
-		}
-		return -1;
+	if (st) {
+		st->failed = 0;
+		st->message[0] = 0;
 	}
+}
+
+static int status_fail(athene_status *st, const char *msg)
+{
+	if (st) {
+		st->failed = 1;
+		snprintf(st->message, sizeof st->message, "%s", msg);
+	}
+	return -1;
+}
+
+/* The run of an instance whose passes are done. */
+static int run_passed(athene_inst *in, void *const *storage, int flags, athene_status *st)
+{
 	Diag d = {.src = in->k->src};
 	RunCall r = {in, storage, &d, flags, {0}};
 	int rc = protect(&d, flags & ATHENE_REFERENCE ? do_run : do_exec, &r);
 	arena_free(&r.scratch);
-	if (rc && st) {
-		st->failed = 1;
-		snprintf(st->message, sizeof st->message, "%s", buf_str(&d.errs));
-	}
+	if (rc)
+		status_fail(st, buf_str(&d.errs));
 	diag_free(&d);
 	return rc;
+}
+
+static int run_passes(athene_inst *in, int flags, athene_status *st)
+{
+	status_clear(st);
+	if (passes(in, flags & ATHENE_REFERENCE ? P_ANALYSE : P_BODY, backend_native()->target->id))
+		return status_fail(st, athene_inst_errors(in));
+	return 0;
+}
+
+int athene_run(athene_inst *in, void *const *storage, int flags, athene_status *st)
+{
+	if (run_passes(in, flags, st))
+		return -1;
+	return run_passed(in, storage, flags, st);
+}
+
+int athene_run_checked(athene_inst *in, void *const *storage, const int64_t *storage_elems, int flags,
+                       athene_status *st)
+{
+	if (run_passes(in, flags, st))
+		return -1;
+	for (int i = 0; i < in->k->params.n; i++) {
+		const Tensor *t = param(in->k, i);
+		int64_t reach = tensor_layout(in, t)->storage;
+		if (reach <= 0 || (storage[i] && storage_elems[i] >= reach))
+			continue;
+		if (st) {
+			st->failed = 1;
+			snprintf(st->message, sizeof st->message,
+			         "kernel %s: the storage given for '%s' has %lld elements%s; its layout reaches %lld",
+			         in->k->name, t->name, (long long)storage_elems[i], storage[i] ? "" : " at NULL",
+			         (long long)reach);
+		}
+		return -2;
+	}
+	return run_passed(in, storage, flags, st);
 }
 
 int athene_inst_clean_errors(athene_inst *in)

@@ -159,6 +159,38 @@ static void own_status(athene_kernel *k)
 	athene_instance_free(b);
 }
 
+/* athene_run_checked: storage that does not hold a bound layout is refused
+ * before anything runs (natively and in the interpreter); enough runs. */
+static void run_checked(athene_kernel *k)
+{
+	athene_inst *in = bound(k, "N", 6);
+	expect(in != NULL, "affine compiles for run_checked");
+	if (!in)
+		return;
+	float x[6] = {0, 1, 2, 3, 4, 5}, y[6] = {7, 7, 7, 7, 7, 7};
+	void *st[2] = {x, y};
+	athene_status s;
+	int64_t short_y[2] = {6, 5}, enough[2] = {6, 6};
+	for (int flags = 0; flags <= ATHENE_REFERENCE; flags += ATHENE_REFERENCE) {
+		int rc = athene_run_checked(in, st, short_y, flags, &s);
+		expect(rc == -2 && s.failed &&
+		           !strcmp(s.message, "kernel affine: the storage given for 'y' has 5 elements; its layout reaches 6"),
+		       "a short output storage is refused, named");
+		expect(y[0] == 7 && y[5] == 7, "a refused run writes nothing");
+	}
+	void *null_x[2] = {NULL, y};
+	expect(athene_run_checked(in, null_x, enough, 0, &s) == -2 && strstr(s.message, "'x' has 6 elements at NULL"),
+	       "a NULL storage is refused");
+	expect(athene_run_checked(in, st, enough, 0, &s) == 0 && !s.failed && s.message[0] == 0 && y[5] == 15.0f,
+	       "storage that holds the layouts runs");
+	athene_instance_free(in);
+	athene_inst *empty = bound(k, "N", 0);
+	void *none[2] = {NULL, NULL};
+	int64_t zero[2] = {0, 0};
+	expect(empty && athene_run_checked(empty, none, zero, 0, &s) == 0, "0-size parameters need no storage");
+	athene_instance_free(empty);
+}
+
 static long resident_kib(void)
 {
 	FILE *f = fopen("/proc/self/statm", "r");
@@ -426,6 +458,7 @@ int main(void)
 	three_sizes(athene_find_kernel(c, "affine"));
 	given_layouts(athene_find_kernel(c, "affine"));
 	own_status(athene_find_kernel(c, "gather"));
+	run_checked(athene_find_kernel(c, "affine"));
 	passes(athene_find_kernel(c, "sum_rows"));
 	empty_inner(athene_find_kernel(c, "empty_inner"));
 	first_bad_row(athene_find_kernel(c, "big_gather"));

@@ -76,6 +76,7 @@ _SIGNATURES = {
     "athene_explain": (c_char_p, [c_void_p, c_char_p, c_int]),
     "athene_dump": (c_char_p, [c_void_p, c_char_p, c_char_p]),
     "athene_run": (c_int, [c_void_p, c_void_p, c_int, POINTER(Status)]),
+    "athene_run_checked": (c_int, [c_void_p, c_void_p, _I64P, c_int, POINTER(Status)]),
     "athene_inst_clean_errors": (c_int, [c_void_p]),
     "athene_alloc": (c_void_p, [c_size_t]),
     "athene_free": (None, [c_void_p, c_size_t]),
@@ -95,6 +96,44 @@ HAS_EMIT = hasattr(lib, "athene_emit")
 if HAS_EMIT:
     lib.athene_emit.restype = c_char_p
     lib.athene_emit.argtypes = [c_void_p, c_int, c_char_p, c_char_p]
+
+
+def _fast_path() -> str:
+    """Where the extension athene._fast is looked for when it is not installed in the package:
+    ATHENE_FAST, else `_fast.so` beside the library (the Makefile builds both into one folder)."""
+    return os.environ.get("ATHENE_FAST") or os.path.join(os.path.dirname(os.path.abspath(_find())), "_fast.so")
+
+
+def load_fast():
+    """The C extension athene._fast (the per-call entry of athene.torch's kernels), as
+    (module, None), or (None, why) when it is switched off (ATHENE_FAST=0), not built or does
+    not load. It links neither torch nor this library: the caller hands it athene_run_checked."""
+    if os.environ.get("ATHENE_FAST") == "0":
+        return None, "ATHENE_FAST=0"
+    if not os.environ.get("ATHENE_FAST"):
+        try:
+            from . import _fast  # type: ignore[attr-defined]  # installed beside this file
+
+            return _fast, None
+        except ImportError:
+            pass
+    import importlib.util
+
+    path = _fast_path()
+    if not os.path.isfile(path):
+        return None, f"{path} not found"
+    try:
+        spec = importlib.util.spec_from_file_location("athene._fast", path)
+        mod = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+        spec.loader.exec_module(mod)  # type: ignore[union-attr]
+    except (ImportError, OSError) as e:
+        return None, f"{path} does not load: {e}"
+    return mod, None
+
+
+def address(fn) -> int:
+    """The address of a function of the library (for athene._fast)."""
+    return ctypes.cast(fn, c_void_p).value or 0
 
 
 def text(b: bytes | None) -> str:

@@ -35,6 +35,8 @@
                     * worker slept between the calls and woke after the run had started */
 #define MAX_TASKS ((int64_t)0xffff) /* tasks of one published job: a quarter of the word */
 static _Atomic int64_t max_tasks = MAX_TASKS; /* lowered by tests (pool_set_max_tasks) */
+static int spins = SPINS; /* a worker's polls; ATHENE_POOL_SPINS when the workers start (0: block at once,
+                          * for measuring the spin beside other libraries' threads) */
 
 typedef struct {
 	PoolFn fn;
@@ -140,7 +142,7 @@ static unsigned work(int worker)
  * never happens while a job is out, so a new generation means a job). */
 static bool wait_job(unsigned seen)
 {
-	for (int i = 0; i < SPINS; i++) {
+	for (int i = 0; i < spins; i++) {
 		if (atomic_load(&P.gen) != seen)
 			return true;
 		cpu_relax();
@@ -184,6 +186,12 @@ static void start_workers(void)
 		atexit(pool_shutdown);
 	}
 	int want = P.wanted > 0 ? P.wanted : default_threads();
+	const char *env = getenv("ATHENE_POOL_SPINS");
+	if (env) {
+		char *end;
+		long n = strtol(env, &end, 10);
+		spins = *env && !*end && n >= 0 && n <= 100000000 ? (int)n : SPINS;
+	}
 	P.start_gen = atomic_load(&P.gen);
 	P.started = 1;
 	for (int i = 1; i < want; i++) {

@@ -10,6 +10,7 @@
  * that fails runs again lane by lane so the error reported is the first.
  * Units: strides in elements, bytes at the box-copy boundary. */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,6 +55,8 @@ typedef struct W {
 	float *chain;
 	int64_t chain_n, chain_cap;
 	int chain_scope;
+	int const_lanes;       /* lanes of the constants' registers filled so far: as many
+	                        * as a unit has needed (a small kernel's run fills few) */
 } W;
 
 /* A register over the current unit of its scope (decide, then needs):
@@ -1388,10 +1391,34 @@ static void needs(W *w, int s)
 	}
 }
 
+/* The lanes [from, to) of every constant's register (only constants write
+ * their lanes, so once is enough). */
+static void const_lanes(W *w, int from, int to)
+{
+	const X *x = w->x;
+	for (int r = 0; r < x->p->n; r++) {
+		if (x->p->ins[r].kind != I_CONST)
+			continue;
+		Val *v = &w->reg[(size_t)r * REG_STRIDE];
+		for (int l = from; l < to; l++) {
+			if (flt_reg(x, r))
+				((float *)v)[l] = (float)x->p->ins[r].c.f;
+			else
+				v[l] = x->p->ins[r].c;
+		}
+	}
+}
+
 /* Evaluates the instructions of scope s over its current unit. */
 static void run_unit(W *w, int s)
 {
 	const Prog *p = w->x->p;
+	if (w->lanes[s] > w->const_lanes) { /* whole vectors of 64 lanes, as the ops read them */
+		int to = (w->lanes[s] + 63) / 64 * 64;
+		to = to < VM_LANES ? to : VM_LANES;
+		const_lanes(w, w->const_lanes, to);
+		w->const_lanes = to;
+	}
 	if (w->guarded[s]) { /* else nothing to decide: everything is evaluated */
 		decide(w, s);
 		needs(w, s);
@@ -2002,6 +2029,56 @@ static void mark_fallible(const X *x, bool *fallible)
 
 /* Blocks t to t + n - 1, n consecutive ones along fast_g in one row of
  * the grid, as one range of its variable. */
+/* The registers' memory of finished runs, kept for the next (a run of a
+ * small kernel spent more in malloc and free of its big blocks, registers and
+ * boxes, than in its loops): blocks of one size taken back whole, their contents garbage as a
+ * fresh malloc's. At most STASH blocks of up to STASH_MAX bytes each. */
+#define STASH 16
+#define STASH_MAX ((size_t)256 << 10)
+static struct {
+	pthread_mutex_t mu;
+	void *p[STASH];
+	size_t bytes[STASH];
+} stash = {PTHREAD_MUTEX_INITIALIZER, {0}, {0}};
+
+void *vm_stash_take(size_t bytes)
+{
+	void *p = NULL;
+	pthread_mutex_lock(&stash.mu);
+	for (int i = 0; i < STASH && !p; i++)
+		if (stash.p[i] && stash.bytes[i] == bytes) {
+			p = stash.p[i];
+			stash.p[i] = NULL;
+		}
+	pthread_mutex_unlock(&stash.mu);
+	return p ? p : malloc(bytes);
+}
+
+void vm_stash_give(void *p, size_t bytes)
+{
+	if (p && bytes <= STASH_MAX) {
+		pthread_mutex_lock(&stash.mu);
+		for (int i = 0; i < STASH && p; i++)
+			if (!stash.p[i]) {
+				stash.p[i] = p;
+				stash.bytes[i] = bytes;
+				p = NULL;
+			}
+		pthread_mutex_unlock(&stash.mu);
+	}
+	free(p);
+}
+
+static size_t reg_bytes(const X *x)
+{
+	return ((size_t)x->p->n + 1) * REG_STRIDE * sizeof(Val);
+}
+
+static size_t vb_bytes(const X *x)
+{
+	return (size_t)(x->ps->nlhs ? x->ps->nlhs : 1) * XMAXBOX * sizeof(XBox);
+}
+
 static void run_block(const X *x, int64_t t, int64_t n, int worker)
 {
 	const PlanStmt *ps = x->ps;
@@ -2027,27 +2104,17 @@ static void run_block(const X *x, int64_t t, int64_t n, int worker)
 	if (!w->reg) {
 		size_t nreg = (size_t)x->p->n + 1;
 		w->x = x;
-		w->reg = malloc(nreg * REG_STRIDE * sizeof *w->reg);
+		w->reg = vm_stash_take(reg_bytes(x));
 		w->rp = malloc(nreg * sizeof *w->rp);
 		for (size_t r = 0; w->reg && w->rp && r < nreg; r++)
 			w->rp[r] = &w->reg[r * REG_STRIDE];
-		for (int r = 0; w->reg && r < x->p->n; r++) { /* constants: once (only they write their lanes) */
-			if (x->p->ins[r].kind != I_CONST)
-				continue;
-			for (int l = 0; l < VM_LANES; l++) {
-				if (flt_reg(x, r))
-					((float *)w->rp[r])[l] = (float)x->p->ins[r].c.f;
-				else
-					w->rp[r][l] = x->p->ins[r].c;
-			}
-		}
-		w->splat = malloc(nreg * REG_STRIDE * sizeof *w->splat);
-		w->tmp = malloc(VM_LANES * 8);
+		w->splat = vm_stash_take(reg_bytes(x));
+		w->tmp = vm_stash_take(VM_LANES * 8);
 		w->val = calloc((size_t)x->in->k->vars.n + 1, sizeof *w->val);
 		w->stage = calloc((size_t)x->pd->acc.n, sizeof *w->stage);
 		w->keep = calloc((size_t)x->pd->acc.n, sizeof *w->keep);
 		w->cap = calloc((size_t)x->pd->acc.n, sizeof *w->cap);
-		w->vb = malloc((size_t)(x->ps->nlhs ? x->ps->nlhs : 1) * XMAXBOX * sizeof *w->vb);
+		w->vb = vm_stash_take(vb_bytes(x));
 		w->ri = calloc(nreg, sizeof *w->ri);
 		w->outer = calloc(nreg, sizeof *w->outer);
 		for (int i = 0; w->outer && i < x->p->n; i++)
@@ -2082,17 +2149,17 @@ struct W *vm_workers(int nw)
 void vm_free_workers(X *x, int nw)
 {
 	for (int i = 0; i < nw; i++) {
-		free(x->w[i].reg);
+		vm_stash_give(x->w[i].reg, reg_bytes(x));
 		free(x->w[i].rp);
-		free(x->w[i].splat);
-		free(x->w[i].tmp);
+		vm_stash_give(x->w[i].splat, reg_bytes(x));
+		vm_stash_give(x->w[i].tmp, VM_LANES * 8);
 		free(x->w[i].val);
 		for (int j = 0; x->w[i].keep && j < x->pd->acc.n; j++)
 			free(x->w[i].keep[j]);
 		free(x->w[i].stage);
 		free(x->w[i].keep);
 		free(x->w[i].cap);
-		free(x->w[i].vb);
+		vm_stash_give(x->w[i].vb, vb_bytes(x));
 		free(x->w[i].ri);
 		free(x->w[i].outer);
 		free(x->w[i].fallible);

@@ -127,5 +127,9 @@ int vm_whole_rows(const X *x);
 /* The per-worker scratch of x->w, empty until a worker's first block. */
 struct W *vm_workers(int nw);
 void vm_free_workers(X *x, int nw);
+/* malloc and free of a run's big scratch blocks (X, registers, boxes): a
+ * few freed blocks are kept and handed out again for the same size. */
+void *vm_stash_take(size_t bytes);
+void vm_stash_give(void *p, size_t bytes);
 
 #endif

@@ -90,8 +90,11 @@ def fallbacks() -> int:
 
 def stats() -> Dict[str, int]:
     """Counters: graphs fallen back, athene kernels written (codegen), loaded (wrapper modules
-    imported) and called."""
-    return dict(_runtime._counts)
+    imported) and called (`calls`; of those, `fast_calls` through the C entry athene._fast)."""
+    counts = dict(_runtime._counts)
+    counts["fast_calls"] = _runtime.fast_calls()
+    counts["calls"] += counts["fast_calls"]
+    return counts
 
 
 def _reason(e: BaseException) -> str:
@@ -161,8 +164,9 @@ def backend(gm: torch.fx.GraphModule, example_inputs: Any, **kwargs: Any) -> Any
     options = dict(kwargs.get("options") or {})
     threads = options.pop("threads", None)
     explain = bool(options.pop("explain", False))
-    if threads is not None:
-        athene.set_threads(int(threads))
+    # athene's pool and torch's intra-op threads (extern mm/conv) take turns within a call: athene
+    # follows torch's count unless told otherwise (docs/torch.md, bench/torch_threads.py)
+    athene.set_threads(int(threads) if threads is not None else torch.get_num_threads())
     patches = {"triton.max_tiles": 3, "triton.prefer_nd_tiling": True, "fallback_random": True, **options,
                "cpu_backend": BACKEND}
     try:

@@ -2,9 +2,15 @@
 module loads (`athene_kernel_0 = athene_runtime.load(src, meta)`, also on an FX-graph-cache hit,
 which skips codegen), and each run is one call of the package's kernel on the Inductor buffers.
 
-The kernel's tensor arguments are passed as flat views of their storage from each tensor's data
-pointer (athene declares their layouts and reads `.flat[...]` from there, as Inductor indexes
-them); outputs go through `out=`; size arguments (`dynamic=True`) through `sizes=`."""
+Each run is one vectorcall of the C extension athene._fast where it is built: it reads the
+tensors' data pointers in C (through the function torch exports for its own C++ wrappers) and
+calls athene_run_checked on them with the instance bound for the call's size ints; a binding is
+made here, once per distinct size ints, and the tensors are checked then (device, dtype, storage).
+Runs that must copy through temporaries (an output overlapping an input, a binding whose failing
+runs may write part of an output) and every run without the extension go the package's way:
+the kernel's tensor arguments as flat views of their storage from each tensor's data pointer
+(athene declares their layouts and reads `.flat[...]` from there, as Inductor indexes them),
+outputs through `out=`, size arguments (`dynamic=True`) through `sizes=`."""
 
 from __future__ import annotations
 
@@ -14,12 +20,46 @@ from typing import Any, Dict, List, Mapping
 import torch
 
 import athene
+from athene import _lib
+from athene._errors import RunError
 
 log = logging.getLogger("athene.torch")
 
 _counts = {"fallbacks": 0, "kernels_written": 0, "kernels_loaded": 0, "calls": 0}
 _explain: Dict[str, Any] = {"on": False, "sink": None}  # log each kernel / collect them (explain())
 _SIZES_DUMMY = torch.zeros(1, dtype=torch.uint8)
+
+
+_fast: Dict[str, Any] = {"module": None, "checked": False, "data_ptr": 0}
+
+
+def fast_module() -> Any:
+    """athene._fast and torch's data-pointer function, or None (said once in the log: kernels
+    are then called through ctypes)."""
+    if not _fast["checked"]:
+        _fast["checked"] = True
+        mod, why = _lib.load_fast()
+        addr = 0
+        if mod is not None:
+            try:
+                addr = int(torch._C._dynamo.guards._torchinductor_pyobject_tensor_data_ptr)
+            except (AttributeError, TypeError, ValueError):
+                why = "this torch exports no _torchinductor_pyobject_tensor_data_ptr"
+        if mod is None or not addr:
+            log.warning("athene: the per-call C entry athene._fast is not used (%s): kernels are called "
+                        "through ctypes", why)
+        else:
+            _fast["module"], _fast["data_ptr"] = mod, addr
+    return _fast["module"]
+
+
+def fast_calls() -> int:
+    """Kernel runs that went through athene._fast's C entry (not its slow way)."""
+    mod = _fast["module"]
+    if mod is None:
+        return 0
+    calls, slow = mod.calls()
+    return int(calls - slow)
 
 
 def written(name: str, src: str, meta: Mapping[str, Any]) -> None:
@@ -69,6 +109,38 @@ class Kernel:
         self.static = not self.size_args
         _counts["kernels_loaded"] += 1
 
+    def fast(self, mod: Any) -> Any:
+        """This kernel as an athene._fast.Kernel: one C call per run, this object's __call__ the
+        slow way."""
+        meta, pos = self.meta, {a: i for i, a in enumerate(self.meta["args"])}
+        arg_of = [pos[p] if p != "@sizes" else -1 for p in meta["inputs"] + meta["outputs"]]
+        size_at = sorted(self.size_args.values())
+        return mod.Kernel(self.name, _lib.address(_lib.lib.athene_run_checked), _fast["data_ptr"], torch.Tensor,
+                          len(meta["args"]), arg_of, self.kernel._itemsize, len(meta["inputs"]), size_at,
+                          self._bind, self, RunError)
+
+    def _bind(self, *args: Any) -> Any:
+        """An instance for the size ints of args, and what a C call of it needs: (owner, instance
+        address, storage elements per parameter, flags, whether runs may take the C path).
+        The tensors are checked here, once per binding: on a CPU, of the parameter's dtype, and
+        holding the storage Inductor's layout reaches from their data pointer."""
+        env = None if self.static else {a: int(args[i]) for a, i in self.size_args.items()}
+        sizes = _sizes(self.meta, env) if env is not None else {}
+        k = self.kernel
+        inst = k._bound((), {}, sizes or None)
+        owner = _Binding(k, inst)
+        elems = []
+        for j, (i, n) in enumerate(self.inputs + self.outputs):
+            if i is None:
+                elems.append(1)
+                continue
+            if not isinstance(n, int):
+                n = max(int(eval(n, {"__builtins__": {}, "min": min, "max": max}, dict(env or {}))), 0)
+            _check_tensor(k, j, args[i], n)
+            elems.append(n)
+        clean = bool(_lib.lib.athene_inst_clean_errors(inst.ptr))
+        return owner, inst.ptr, elems, _lib.UNTOUCHED if clean else 0, clean
+
     def __call__(self, *args: Any) -> None:
         _counts["calls"] += 1
         env = None if self.static else {a: int(args[i]) for a, i in self.size_args.items()}
@@ -76,6 +148,42 @@ class Kernel:
         ins = [_SIZES_DUMMY if i is None else _flat(args[i], n, env) for i, n in self.inputs]
         outs = tuple(_flat(args[i], n, env) for i, n in self.outputs)
         self.kernel(*ins, out=outs, sizes=sizes or None)
+
+
+class _Binding:
+    """Owns one compiled instance that athene._fast runs; freed with it."""
+
+    __slots__ = ("kernel", "inst")
+
+    def __init__(self, kernel: Any, inst: Any) -> None:
+        self.kernel, self.inst = kernel, inst
+
+    def __del__(self) -> None:
+        try:
+            self.kernel._free(self.inst)
+        except Exception:  # interpreter shutdown
+            pass
+
+
+_DTYPES = {torch.bool: "bool", torch.int8: "i8", torch.int16: "i16", torch.int32: "i32", torch.int64: "i64",
+           torch.uint8: "u8", torch.float16: "f16", torch.bfloat16: "bf16", torch.float32: "f32",
+           torch.float64: "f64"}
+
+
+def _check_tensor(k: Any, j: int, t: Any, n: int) -> None:
+    """The checks the package's call makes of a tensor for parameter j, that the C path skips
+    after the first call of a binding."""
+    p = k.params[j]
+    if not isinstance(t, torch.Tensor):
+        raise TypeError(f"kernel {k.name}: '{p.name}' is {type(t).__name__}, not a tensor")
+    if t.device.type != "cpu":
+        raise TypeError(f"kernel {k.name}: '{p.name}' is a torch tensor on {t.device}; athene runs on CPU tensors")
+    if _DTYPES.get(t.dtype) != p.dtype:
+        raise TypeError(f"kernel {k.name}: '{p.name}' is {p.dtype}, but the tensor given for it is {t.dtype}")
+    have = t.untyped_storage().nbytes() // t.element_size() - t.storage_offset()
+    if n > 0 and have < n:
+        raise ValueError(f"kernel {k.name}: the storage given for '{p.name}' has {have} elements; "
+                         f"Inductor's layout reaches {n}")
 
 
 def _storage(expr: str) -> Any:
@@ -92,5 +200,7 @@ def _flat(t: torch.Tensor, n: Any, env: Any) -> torch.Tensor:
     return t.as_strided((n,), (1,))
 
 
-def load(src: str, meta: Mapping[str, Any]) -> Kernel:
-    return Kernel(src, meta)
+def load(src: str, meta: Mapping[str, Any]) -> Any:
+    k = Kernel(src, meta)
+    mod = fast_module()
+    return k if mod is None else k.fast(mod)
