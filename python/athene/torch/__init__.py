@@ -9,8 +9,12 @@ A graph with a kernel athene cannot express is compiled by Inductor's C++ backen
 one logged line naming the reason (logger "athene.torch"); ``fallbacks()`` counts them.
 
 Options (``torch.compile(fn, backend="athene", options={...})``): athene's own ``threads``
-(athene's thread count, process-wide: ``athene.set_threads``) and ``explain`` (log each
-kernel's source and ``athene explain``); every other option goes to Inductor's config.
+(athene's thread count, process-wide: ``athene.set_threads``), ``explain`` (log each
+kernel's source and ``athene explain``) and ``target`` ("cpu", the native executor, by default;
+"pallas" or "pallas-gpu": each kernel runs as its emitted Pallas module through JAX, _pallas.py);
+every other option goes to Inductor's config.
+
+``export_pallas(fn, *args, path=...)`` writes the Pallas modules of a compiled program.
 
 ``register_op(name, kernel)`` makes a hand-written athene kernel a ``torch.library`` custom op.
 """

@@ -8,11 +8,13 @@ between calls). Where it runs: compiled when JAX's default backend is the target
 for "pallas", a GPU for "pallas-gpu"), else in Pallas's interpreter on the CPU device.
 
 Data: each tensor argument is the same flat view of its storage the native executor gets (the
-module's parameters declare their layouts, so they take storage). On the CPU these go to JAX
-through DLPack without a copy when the view's data pointer is 64-byte aligned (JAX copies any
-other, e.g. a view at a storage offset); the outputs come back through DLPack without a copy and
-are copied once into Inductor's buffers, only the elements of each output's view (the module
-returns the whole storage, and the elements outside the view are not its own)."""
+module's inputs declare their layouts, so they take storage, and the kernel reads the view). On
+the CPU these go to JAX through DLPack without a copy when the view's data pointer is 64-byte
+aligned (JAX copies any other, e.g. a view at a storage offset). The module's outputs are
+declared without their layouts (contiguous arrays of their logical shapes, `pallas_source`): they
+come back through DLPack without a copy and are copied once into the view Inductor's buffer
+has for them (strided, at an offset: a slice of a `cat`'s buffer, a transposed output), so an
+output view is never a store the TPU has to make."""
 
 from __future__ import annotations
 
@@ -52,18 +54,39 @@ def emit(kernel: athene.Kernel, sizes: Mapping[str, int], target: str) -> str:
     return src
 
 
+def pallas_source(src: str, outputs: List[str]) -> str:
+    """The kernel's source with its outputs declared without their layouts (`y: f32[3, 4]
+    strides(9, 1) offset 4` -> `y: f32[3, 4]`): their statements index them logically, so only
+    the declaration changes."""
+    head, body = src.split("\n", 1)
+    ins, outs = head.rsplit(") -> (", 1)
+    if not outs.endswith(") {"):
+        raise athene.CompileError(f"unexpected kernel header {head!r}")
+    text = outs[:-len(") {")]
+    starts: List[int] = []
+    for name in outputs:
+        at = text.find(f", {name}: ", starts[-1]) + 2 if starts else (0 if text.startswith(f"{name}: ") else -1)
+        if at < (starts[-1] + 2 if starts else 0):
+            raise athene.CompileError(f"output {name} not found in kernel header {head!r}")
+        starts.append(at)
+    decls = [text[a:b].rstrip(", ") for a, b in zip(starts, starts[1:] + [len(text)])]
+    plain = [d[:d.index("]") + 1] for d in decls]
+    return f"{ins}) -> ({', '.join(plain)}) {{\n{body}"
+
+
 class _Entry:
     """The module of one binding: its jitted entry point, the index-error messages (when the
     kernel has checked gathers) and the output layouts."""
 
-    def __init__(self, kernel: athene.Kernel, sizes: Mapping[str, int], target: str) -> None:
-        self.source = emit(kernel, sizes, target)
+    def __init__(self, kernel: athene.Kernel, plain: athene.Kernel, sizes: Mapping[str, int], target: str) -> None:
+        self.source = emit(plain, sizes, target)
         name = kernel.name
         mod = types.ModuleType(f"athene_pallas_{name}")
         exec(builtins.compile(self.source, f"<athene pallas module of {name}>", "exec"), mod.__dict__)
         self.module = mod
         self.jitted = getattr(mod, f"_{name}")
         self.pure = getattr(mod, f"{name}_pure")
+        self.plain = plain
         self.messages = getattr(mod, f"_{name}_MESSAGES", None)
         lay = kernel.layouts(sizes=dict(sizes) or None)
         nin = sum(1 for p in kernel.params if not p.is_output)
@@ -78,6 +101,8 @@ class Kernel:
         self.target = meta["target"]
         self.name = src.split("kernel ", 1)[1].split("(", 1)[0]
         self.kernel = athene.compile(src, filename=f"{self.name}.ath")[self.name]
+        outs = [p.name for p in self.kernel.params if p.is_output]
+        self.plain = athene.compile(pallas_source(src, outs), filename=f"{self.name}.ath")[self.name]
         args: List[str] = meta["args"]
         pos = {a: i for i, a in enumerate(args)}
         storage = meta["storage"]
@@ -95,7 +120,7 @@ class Kernel:
         key = tuple(sorted(sizes.items()))
         e = self.entries.get(key)
         if e is None:
-            e = self.entries[key] = _Entry(self.kernel, sizes, self.target)
+            e = self.entries[key] = _Entry(self.kernel, self.plain, sizes, self.target)
         return e
 
     def __call__(self, *args: Any) -> None:
@@ -145,28 +170,17 @@ def _raise_bad(e: _Entry, bad: Any) -> None:
 
 
 def _write_back(dst: torch.Tensor, r: Any, lay: athene.Layout) -> None:
-    """Copies the elements of one output's view from the module's storage into Inductor's
-    buffer (dst: the flat view of the buffer's storage from its data pointer)."""
-    if dst.numel() == 0 or int(np.prod(lay.shape)) == 0:
+    """Copies one output, a contiguous array of its logical shape from the module, into the
+    view of Inductor's buffer its layout gives (dst: the flat view of the buffer's storage from
+    its data pointer)."""
+    if int(np.prod(lay.shape)) == 0:
         return
     try:
         src = torch.from_dlpack(r)
     except (RuntimeError, TypeError, BufferError):  # an accelerator's array
         src = torch.from_numpy(np.asarray(r))
-    src = src.reshape(-1)
-    if tuple(lay.strides) == _contiguous(lay.shape) and lay.offset == 0 and src.numel() == dst.numel():
-        dst.copy_(src.view(dst.dtype) if src.dtype != dst.dtype else src)
-        return
     view = dst.as_strided(tuple(lay.shape), tuple(lay.strides), dst.storage_offset() + lay.offset)
-    view.copy_(src.as_strided(tuple(lay.shape), tuple(lay.strides), lay.offset))
-
-
-def _contiguous(shape: Tuple[int, ...]) -> Tuple[int, ...]:
-    out, s = [], 1
-    for n in reversed(shape):
-        out.append(s)
-        s *= n
-    return tuple(reversed(out))
+    view.copy_(src.reshape(tuple(lay.shape)))
 
 
 def load(src: str, meta: Mapping[str, Any]) -> Kernel:
@@ -177,4 +191,5 @@ def check(name: str, src: str, meta: Mapping[str, Any], sizes: Mapping[str, int]
     """Emits the kernel's module at codegen for the sizes Inductor compiles for: an emitter
     error (or refusal) surfaces there, and the graph falls back with its reason."""
     k = athene.compile(src, filename=f"{name}.ath")[name]
-    return emit(k, sizes, meta["target"])
+    plain = pallas_source(src, [p.name for p in k.params if p.is_output])
+    return emit(athene.compile(plain, filename=f"{name}.ath")[name], sizes, meta["target"])

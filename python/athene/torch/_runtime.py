@@ -36,7 +36,11 @@ def check(name: str, src: str, meta: Mapping[str, Any], hints: Mapping[str, int]
     Pallas target, the emitter's too)."""
     if meta.get("target", "cpu") != "cpu":
         from . import _pallas
-        _pallas.check(name, src, meta, _sizes(meta, hints))
+        module = _pallas.check(name, src, meta, _sizes(meta, hints))
+        if _explain["on"]:
+            log.warning("athene %s module of %s:\n%s", meta["target"], name, module)
+        if _explain["sink"] is not None:
+            _explain["sink"].append(module)
     mod = athene.compile(src, filename=f"{name}.ath")
     k = mod[name]
     sizes = _sizes(meta, hints)
