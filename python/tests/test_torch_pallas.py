@@ -11,7 +11,6 @@ compiler rejects would be listed in REJECTED with a fragment of its message (doc
 a kernel there must still fail with it, every other kernel must compile. Today it is empty."""
 
 import functools
-import inspect
 import json
 import os
 import re
@@ -90,8 +89,10 @@ for _n in ["erfinv", "lgamma", "digamma", "hypot", "nextafter"]:
     _fn = {"erfinv": lambda a, b: torch.erfinv(torch.tanh(a)) + torch.erfinv(b.clamp(-1, 1)),
            "lgamma": lambda a, b: torch.lgamma(a), "digamma": lambda a, b: torch.digamma(a),
            "hypot": lambda a, b: torch.hypot(a, b), "nextafter": lambda a, b: torch.nextafter(a, b)}[_n]
+    # erfinv(tanh(a)) near +-1 is steep: one ulp of XLA's tanh is more than 1e-5 of the result
+    _tol = 1e-4 if _n == "erfinv" else 1e-5
     PROGRAMS[f"special_{_n}"] = (_fn, lambda: (TB.SPECIAL_FN, torch.roll(TB.SPECIAL_FN, 7)),
-                                 {"equal_nan": True, "rtol": 1e-5, "atol": 1e-5})
+                                 {"equal_nan": True, "rtol": _tol, "atol": _tol})
 _B = TB.BITS
 PROGRAMS.update({
     "binary_add_2048x128": (lambda a, b: a + b, lambda: (R(2048, 128), R(2048, 128)), {}),
@@ -439,7 +440,7 @@ def test_export_tpu(name):
         def run():
             with TPU.use_abstract_mesh(TPU.mesh("v5e")):
                 exp = jax.export.export(TPU.pure(e.module, kernel), platforms=("tpu",))(*avals)
-            calls = inspect.getsource(e.pure).count("pl.pallas_call(")
+            calls = e.source.count("pl.pallas_call(")
             assert exp.mlir_module().count("tpu_custom_call") >= calls, (name, kernel)
             assert calls or "# in XLA: " in e.source, (name, kernel)
 
@@ -475,7 +476,7 @@ def test_lower_cuda(name):
         f = jax.jit(functools.partial(e.pure, interpret=False))
         text = f.trace(*avals).lower(lowering_platforms=("cuda",)).as_text()
         calls = text.count("__gpu$xla.gpu.triton")
-        source = inspect.getsource(e.pure)
+        source = e.source
         assert calls >= source.count("pl.pallas_call("), (name, kernel)
         assert calls or "# in XLA: " in source, (name, kernel)
 

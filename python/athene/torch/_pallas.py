@@ -151,7 +151,7 @@ def _to_jax(jax: Any, t: torch.Tensor, device: Any) -> Any:
     if t.numel() == 0:
         x = jax.numpy.zeros(t.shape, _jax_dtype(t.dtype))
     else:
-        x = jax.dlpack.from_dlpack(t)
+        x = jax.dlpack.from_dlpack(t.detach())  # a parameter's storage: the values, not the graph
     return jax.device_put(x, device) if device is not None else x
 
 
