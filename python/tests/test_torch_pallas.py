@@ -86,13 +86,14 @@ for _dt, (_lo, _hi) in TB.INTS.items():
                                   lambda _dt=_dt, _lo=_lo, _hi=_hi: (torch.randint(_lo, _hi, (64,), dtype=_dt, generator=_g(1)),
                                                                      torch.randint(_lo, _hi, (64,), dtype=_dt, generator=_g(2))), {})
 for _n in ["erfinv", "lgamma", "digamma", "hypot", "nextafter"]:
-    _fn = {"erfinv": lambda a, b: torch.erfinv(torch.tanh(a)) + torch.erfinv(b.clamp(-1, 1)),
+    # erfinv of tanh(a) * 0.99, not of tanh(a) as test_torch_backend.py has it: near +-1 erfinv
+    # is so steep that one ulp of tanh (XLA's and eager's differ by one here and there) moves it
+    # by 1e-2 (erfinv's own values agree to 1e-5)
+    _fn = {"erfinv": lambda a, b: torch.erfinv(torch.tanh(a) * 0.99) + torch.erfinv(b.clamp(-1, 1)),
            "lgamma": lambda a, b: torch.lgamma(a), "digamma": lambda a, b: torch.digamma(a),
            "hypot": lambda a, b: torch.hypot(a, b), "nextafter": lambda a, b: torch.nextafter(a, b)}[_n]
-    # erfinv(tanh(a)) near +-1 is steep: one ulp of XLA's tanh is more than 1e-5 of the result
-    _tol = 1e-4 if _n == "erfinv" else 1e-5
     PROGRAMS[f"special_{_n}"] = (_fn, lambda: (TB.SPECIAL_FN, torch.roll(TB.SPECIAL_FN, 7)),
-                                 {"equal_nan": True, "rtol": _tol, "atol": _tol})
+                                 {"equal_nan": True, "rtol": 1e-5, "atol": 1e-5})
 _B = TB.BITS
 PROGRAMS.update({
     "binary_add_2048x128": (lambda a, b: a + b, lambda: (R(2048, 128), R(2048, 128)), {}),
@@ -187,7 +188,8 @@ SAMPLE = sorted(set(SEED_SKIPS) | {
     "view_f64", "view_i32", "view_expand_3d", "permute_2x32x32_120", "transpose_8x128", "dtype_bfloat16_softmax",
     "dtype_float16_addcmul", "bitwise_int8", "special_lgamma", "integer_ops", "bool_ops", "zero_d", "zero_size",
     "arange_two_outputs", "outputs_are_views", "embedding_bias_scale", "rope_halves", "arg_bool_reductions",
-    "reductions_over_none", "softmax_32x64", "layernorm", "var_mean", "masked_softmax", "gpt_block"})
+    "reductions_over_none", "softmax_32x64", "layernorm", "var_mean", "masked_softmax", "gpt_block",
+    "composed_sinh", "special_digamma"})
 assert set(SAMPLE) <= set(PROGRAMS), set(SAMPLE) - set(PROGRAMS)
 
 # make test's Mosaic compile: the kernels of these programs (every kernel of every program with
@@ -195,7 +197,7 @@ assert set(SAMPLE) <= set(PROGRAMS), set(SAMPLE) - set(PROGRAMS)
 COMPILED = ["strided_nested", "view_diagonal", "view_t_3215_23", "permute_2x8x16_201", "permute4_1302",
             "transpose_8x128", "gather_negative", "two_gathers", "index_select_dim1", "gather_last_dim", "take",
             "embedding_256x100", "cat", "reflect_pad", "flip", "roll", "rope_interleaved", "softmax_32x64",
-            "dtype_bfloat16_softmax", "arg_bool_reductions", "view_f64", "max_pool_indices"]
+            "dtype_bfloat16_softmax", "arg_bool_reductions", "view_f64", "max_pool_indices", "composed_sinh"]
 
 # program -> (stage, fragment of the message): stage "export" fails there, "compile" in Mosaic.
 REJECTED = {}

@@ -1025,13 +1025,19 @@ static void setup_operands(Em *e, const PlanStmt *ps)
 	}
 }
 
-/* A statement in XLA: its function over whole arrays returns the output's storage. */
-static void emit_xla_call(Em *e, Buf *w)
+/* A statement in XLA: its function over whole arrays returns the output's
+ * storage (and, when it checks indices, their records). */
+static void emit_xla_call(Em *e, Buf *w, int si, Buf *records)
 {
 	const PlanStmt *ps = e->ps;
 	Buf name = {0};
 	buf_printf(w, "    # in XLA: %s\n", e->xla_why);
-	buf_printf(w, "    %s = %s(", ep_pyname(ps->stmt->t->name), ep_fn_name(e, &name));
+	buf_printf(w, "    %s", ep_pyname(ps->stmt->t->name));
+	if (e->stmt_checks) {
+		buf_printf(w, ", bad%d", si);
+		buf_printf(records, "%sbad%d", records->len ? ", " : "", si);
+	}
+	buf_printf(w, " = %s(", ep_fn_name(e, &name));
 	for (int i = 1, k = 0; i < ps->ops.n; i++) {
 		const PlanOperand *op = ep_operand(ps, i);
 		if (!op->naxes)
@@ -1124,7 +1130,7 @@ void emit_pallas_kernel(Buf *out, unsigned *needs, Inst *in, const Plan *p, bool
 			e.xla = true;
 			setup_operands(&e, whole);
 			ep_emit_kernel_fn(&e, &fns);
-			emit_xla_call(&e, &w);
+			emit_xla_call(&e, &w, si, &records);
 			e.xla = false;
 		} else {
 			emit_grid_spec(&e, &fns);

@@ -534,7 +534,8 @@ static void message_at(Em *e)
  * every output element of its block, how many indices were bad (over the
  * reductions) and the largest of them; the wrapper keeps the first
  * element's (_first_bad). Positions past a variable's end (the power-of-two
- * block) are not counted. */
+ * block) are not counted. A statement in XLA (either target) computes the
+ * same arrays over the whole space, as locals its function returns. */
 static void record_gpu(Em *e, const char *value)
 {
 	const PlanStmt *ps = e->ps;
@@ -557,15 +558,16 @@ static void record_gpu(Em *e, const char *value)
 		sh[n++] = 1;
 	ep_tuple(&lhs, sh, n);
 	int c = e->stmt_checks;
+	const char *to = e->xla ? "" : "_ref[...]";
 	ep_line(e, "bad = jnp.broadcast_to(bad%s, %s)", buf_str(&mask), buf_str(&s));
 	ep_line(e, "value = jnp.clip(jnp.broadcast_to(%s, %s), -2**31, 2**31 - 1).astype(jnp.int32)", value, buf_str(&s));
 	if (red.len) {
-		ep_line(e, "err%d_n_ref[...] = jnp.sum(bad.astype(jnp.int32), axis=(%s,)).reshape(%s)", c, buf_str(&red), buf_str(&lhs));
-		ep_line(e, "err%d_v_ref[...] = jnp.max(jnp.where(bad, value, jnp.iinfo(jnp.int32).min), axis=(%s,)).reshape(%s)", c,
-		     buf_str(&red), buf_str(&lhs));
+		ep_line(e, "err%d_n%s = jnp.sum(bad.astype(jnp.int32), axis=(%s,)).reshape(%s)", c, to, buf_str(&red), buf_str(&lhs));
+		ep_line(e, "err%d_v%s = jnp.max(jnp.where(bad, value, jnp.iinfo(jnp.int32).min), axis=(%s,)).reshape(%s)", c,
+		     to, buf_str(&red), buf_str(&lhs));
 	} else {
-		ep_line(e, "err%d_n_ref[...] = bad.astype(jnp.int32).reshape(%s)", c, buf_str(&lhs));
-		ep_line(e, "err%d_v_ref[...] = value.reshape(%s)", c, buf_str(&lhs));
+		ep_line(e, "err%d_n%s = bad.astype(jnp.int32).reshape(%s)", c, to, buf_str(&lhs));
+		ep_line(e, "err%d_v%s = value.reshape(%s)", c, to, buf_str(&lhs));
 	}
 	*e->needs |= NEED_GPU_RECORD;
 	e->nchecks++;
@@ -580,8 +582,8 @@ static void record_gpu(Em *e, const char *value)
 static void record(Em *e, const Ins *x, const char *cond, const char *value, unsigned dep)
 {
 	Buf s = {0}, base = {0};
-	if (e->xla)
-		ep_unsupported(e, "a checked gather in a statement that runs in XLA");
+	if (e->xla && tensor_layout(e->in, ep_operand(e->ps, x->operand)->t)->storage == 0)
+		ep_unsupported(e, "a checked gather from an empty tensor in a statement that runs in XLA"); /* jnp.take has no empty axis */
 	if (x->guard >= 0) {
 		Buf g = {0};
 		ep_reg(&g, e, x->guard);
@@ -590,7 +592,7 @@ static void record(Em *e, const Ins *x, const char *cond, const char *value, uns
 	} else
 		ep_line(e, "bad = %s", cond);
 	unsigned all = (1u << e->ps->nvars) - 1;
-	if (e->gpu) {
+	if (e->gpu || e->xla) {
 		record_gpu(e, value);
 		buf_free(&s);
 		buf_free(&base);
@@ -812,14 +814,23 @@ static void store_xla(Em *e, const char *val)
 	const PlanOperand *op = ep_operand(ps, 0);
 	const char *dt = ep_jdt(ps->stmt->t->dt);
 	Buf s = {0}, o = {0};
+	const char *lhs = e->stmt_checks ? "out =" : "return";
 	ep_shape_of(&s, e, out_mask(e));
 	if (ep_rowmajor(e, op->acc->off))
-		ep_line(e, "return jnp.broadcast_to(%s, %s).reshape(-1).astype(%s)", val, buf_str(&s), dt);
+		ep_line(e, "%s jnp.broadcast_to(%s, %s).reshape(-1).astype(%s)", lhs, val, buf_str(&s), dt);
 	else {
 		SymCtx c = {.e = e, .map = false, .pid = false, .load = NULL, .reg = e->prog->n};
 		ep_sym_expr(&o, &c, op->acc->off);
-		ep_line(e, "return jnp.zeros((%lld,), %s).at[jnp.broadcast_to(%s, %s).reshape(-1)].set(jnp.broadcast_to(%s, %s).reshape(-1).astype(%s))",
-		     (long long)tensor_layout(e->in, ps->stmt->t)->storage, dt, buf_str(&o), buf_str(&s), val, buf_str(&s), dt);
+		ep_line(e, "%s jnp.zeros((%lld,), %s).at[jnp.broadcast_to(%s, %s).reshape(-1)].set(jnp.broadcast_to(%s, %s).reshape(-1).astype(%s))",
+		     lhs, (long long)tensor_layout(e->in, ps->stmt->t)->storage, dt, buf_str(&o), buf_str(&s), val, buf_str(&s), dt);
+	}
+	if (e->stmt_checks) { /* and the checks' records (_first_bad) */
+		Buf r = {0};
+		int first = e->nchecks - e->stmt_checks;
+		for (int c = 0; c < e->stmt_checks; c++)
+			buf_printf(&r, "%s_first_bad(err%d_n, err%d_v, %d)", c ? ", " : "", c, c, first + c);
+		ep_line(e, "return out, jnp.concatenate([%s])", buf_str(&r));
+		buf_free(&r);
 	}
 	buf_free(&s);
 	buf_free(&o);
@@ -1032,9 +1043,9 @@ static void kernel_params(Buf *b, Em *e)
 			buf_printf(b, "%s%s", k++ ? ", " : "", ep_ref_name(ps, ep_operand(ps, i)));
 	if (!e->xla) /* in XLA the function returns the output */
 		buf_printf(b, "%s%s", k++ ? ", " : "", ep_ref_name(ps, ep_operand(ps, 0)));
-	for (int c = 0; c < e->stmt_checks && e->gpu; c++)
+	for (int c = 0; c < e->stmt_checks && e->gpu && !e->xla; c++)
 		buf_printf(b, ", err%d_n_ref, err%d_v_ref", c, c);
-	if (e->stmt_checks && !e->gpu)
+	if (e->stmt_checks && !e->gpu && !e->xla) /* in XLA it returns the records */
 		buf_printf(b, ", err_ref");
 }
 
@@ -1093,7 +1104,7 @@ void ep_emit_kernel_fn(Em *e, Buf *out)
 	for (int d = 0; d < e->ps->stmt->nlhs; d++)
 		buf_printf(out, "%s%s", d ? ", " : "", e->ps->stmt->lhs[d]->name);
 	buf_printf(out, "] = %s\n", buf_str(&src));
-	if (e->stmt_checks && !e->gpu) {
+	if (e->stmt_checks && !e->gpu && !e->xla) {
 		Buf first = {0};
 		for (int g = 0; g < e->ps->ngrid; g++)
 			if (e->ps->ngrid == 1)

@@ -200,3 +200,46 @@ def test_vector_record_compiles_for_tpu(pick, x64):
             TPU.pure(pick, "pick", sh).trace(*avals).lower(lowering_platforms=("tpu",)).compile()
     finally:
         jax.config.update("jax_enable_x64", old)
+
+
+GATHER64 = """kernel g64(t: f64[16, 4], idx: i64[5]) -> (y: f64[5, 4]) {
+    y[s, d] = t[idx[s], d] * 2.0
+}
+kernel take64(t: f32[9], idx: i64[4]) -> (y: f32[4]) {
+    y[i] = t.flat[idx[i]]
+}
+"""
+
+
+@pytest.fixture(scope="module", params=["pallas", "pallas-gpu"])
+def gather64(request, tmp_path_factory):
+    """Checked gathers in statements that run in XLA (64-bit values): the statement's function
+    returns its records beside the output."""
+    import importlib.util
+    d = tmp_path_factory.mktemp("g64")
+    (d / "g64.ath").write_text(GATHER64)
+    ctx = A.load(str(d / "g64.ath"))
+    ks = [A.Kernel(ctx, A.LIB.athene_kernel_at(ctx, i)) for i in range(2)]
+    path = d / f"g64_{request.param.replace('-', '_')}.py"
+    path.write_text(A.emit(ks, request.param))
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_checked_gather_in_xla(gather64):
+    mod = gather64
+    assert open(mod.__file__).read().count("# in XLA: the TPU has no 64-bit vectors") >= 2 or \
+        "pallas_gpu" in mod.__file__  # the gpu keeps 64-bit values in the kernel
+    t = np.arange(64, dtype=np.float64).reshape(16, 4)
+    idx = np.array([3, 0, 15, 7, 7])
+    np.testing.assert_array_equal(np.asarray(mod.g64(t, idx, interpret=True)), 2 * t[idx])
+    idx[3], idx[4] = 16, -1
+    with pytest.raises(IndexError, match=r"kernel g64: index 16 out of range for dim 0 of 't' \(size 16\) at y\[3, 0\]"):
+        mod.g64(t, idx, interpret=True)
+    flat = np.arange(9, dtype=np.float32)
+    np.testing.assert_array_equal(np.asarray(mod.take64(flat, np.array([8, 0, 4, 4]), interpret=True)), [8, 0, 4, 4])
+    with pytest.raises(IndexError, match=r"kernel take64: flat offset 9 is out of range for the storage of 't' "
+                                         r"\(9 elements\) at y\[2\]"):
+        mod.take64(flat, np.array([8, 0, 9, -3]), interpret=True)
