@@ -5,10 +5,11 @@ tpu and the Mosaic compiler for v5e and v6e (libtpu's compile-only devices); the
 modules lowered for cuda; export_pallas; and a gather and a permutation kernel under shard_map
 over 8 CPU devices.
 
-`make test` runs SAMPLE of the programs and compiles COMPILED's kernels with Mosaic;
-ATHENE_TEST_ALL=1 (`make test-all`) runs every program and compiles every kernel. What the TPU
-compiler rejects would be listed in REJECTED with a fragment of its message (docs/torch.md):
-a kernel there must still fail with it, every other kernel must compile. Today it is empty."""
+`make test` runs SAMPLE of the programs (GPU_SAMPLE for "pallas-gpu") and compiles COMPILED's
+kernels with Mosaic; ATHENE_TEST_ALL=1 (`make test-all`) runs every program and compiles every
+kernel. What the TPU compiler rejects would be listed in REJECTED with a fragment of its message
+(docs/torch.md): a kernel there must still fail with it, every other kernel must compile. Today
+it is empty."""
 
 import functools
 import json
@@ -198,6 +199,12 @@ COMPILED = ["strided_nested", "view_diagonal", "view_t_3215_23", "permute_2x8x16
             "transpose_8x128", "gather_negative", "two_gathers", "index_select_dim1", "gather_last_dim", "take",
             "embedding_256x100", "cat", "reflect_pad", "flip", "roll", "rope_interleaved", "softmax_32x64",
             "dtype_bfloat16_softmax", "arg_bool_reductions", "view_f64", "max_pool_indices", "composed_sinh"]
+
+# make test's pallas-gpu run and cuda lowering (every program with ATHENE_TEST_ALL=1)
+GPU_SAMPLE = ["strided_nested", "view_diagonal", "flip", "roll", "gather_negative", "two_gathers",
+              "index_select_dim1", "take", "cat", "reflect_pad", "permute_2x8x16_201", "softmax_32x64",
+              "composed_sinh", "dtype_bfloat16_softmax", "arg_bool_reductions"]
+assert set(GPU_SAMPLE) <= set(PROGRAMS)
 
 # program -> (stage, fragment of the message): stage "export" fails there, "compile" in Mosaic.
 REJECTED = {}
@@ -465,7 +472,7 @@ def test_mosaic_compile(name, chip):
         _expect(name, "compile", run)
 
 
-@pytest.mark.parametrize("name", sorted(PROGRAMS) if ALL else SAMPLE)
+@pytest.mark.parametrize("name", sorted(PROGRAMS) if ALL else GPU_SAMPLE)
 def test_lower_cuda(name):
     """target="pallas-gpu": the program runs (interpreter) against eager, and every kernel's
     module lowers for cuda (Pallas's Triton lowering) on this CPU."""
