@@ -300,9 +300,9 @@ def test_dynamic_sizes_one_module_per_size():
     seen = []
     orig = _pallas._Entry.__init__
 
-    def counting(self, kernel, sizes, target):
+    def counting(self, kernel, plain, sizes, target):
         seen.append(dict(sizes))
-        orig(self, kernel, sizes, target)
+        orig(self, kernel, plain, sizes, target)
 
     _pallas._Entry.__init__ = counting
     try:
@@ -526,7 +526,7 @@ sharded = jax.jit(shard_map(pure, mesh=mesh, in_specs=(P("x"), P()), out_specs=(
 got, bad = sharded(whole_idx, whole_table)
 assert len(got.sharding.device_set) == 8
 assert not np.asarray(bad).reshape(-1, 11)[:, 0].any()
-ref = torch.softmax(table[idx], -1).numpy().reshape(-1)
+ref = torch.softmax(table[idx], -1).numpy()
 np.testing.assert_allclose(np.asarray(got), ref, rtol=1e-6, atol=1e-7)
 # the unsharded module over all 32 indices gives the same
 e32, _ = module_of(lambda t, i: torch.softmax(t[i], -1), table, idx)
@@ -550,7 +550,7 @@ assert len(got.sharding.device_set) == 8
 e16, _ = module_of(lambda a: a.permute(0, 2, 1).contiguous() * 2, x)
 whole = jax.jit(lambda a: e16.pure(a, interpret=True))(xs)
 np.testing.assert_array_equal(np.asarray(got), np.asarray(whole))
-np.testing.assert_array_equal(np.asarray(got).reshape(16, 32, 8), (x.permute(0, 2, 1) * 2).numpy())
+np.testing.assert_array_equal(np.asarray(got), (x.permute(0, 2, 1) * 2).numpy())
 print("sharded ok")
 '''
 

@@ -404,6 +404,22 @@ static void nextafter64(Buf *o, const char *x, const char *y)
 	           "jnp.uint64) + jnp.where((%s < %s) == (%s > 0), jnp.uint64(1), jnp.uint64(2**64 - 1)), jnp.float64))))", x, y, x, y, y, x, y, x, x, y, x);
 }
 
+/* -c of a float constant c, spelled as a constant (Pallas's Triton lowering
+ * has no neg of a literal); NaN keeps the neg (its sign). */
+static bool neg_const(Buf *b, const Ins *c)
+{
+	if (c->kind != I_CONST || !dt_is_float(c->dt) || isnan(c->c.f))
+		return false;
+	double f = -c->c.f;
+	if (isinf(f))
+		buf_printf(b, "%s(%sjnp.inf)", ep_jdt(c->dt), f < 0 ? "-" : "");
+	else if (f == 0 && signbit(f))
+		buf_printf(b, "%s(-0.0)", ep_jdt(c->dt));
+	else
+		buf_printf(b, "%s(%.17g)", ep_jdt(c->dt), f);
+	return true;
+}
+
 static void instruction(Em *e, int r)
 {
 	const Ins *x = &e->prog->ins[r];
@@ -465,6 +481,8 @@ static void instruction(Em *e, int r)
 		bool nonzero = d->kind == I_CONST && !dt_is_float(d->dt) && d->c.i != 0;
 		if (x->op == OP_SHL || x->op == OP_SHR)
 			ep_shift(&o, x->op, x->opdt, p, q);
+		else if (x->op == OP_NEG && e->gpu && neg_const(&o, &e->prog->ins[x->a[0]]))
+			;
 		else if (x->op == OP_NEXTAFTER && x->opdt == ATHENE_F64 && !e->gpu)
 			nextafter64(&o, p, q);
 		else if ((x->op == OP_FLOORDIV || x->op == OP_MOD) && !dt_is_float(x->opdt) && !nonzero)
@@ -700,7 +718,17 @@ static const char *no_lowering(const Em *e, const char *which)
 static const char *gpu_cannot(const Em *e)
 {
 	const char *why = ep_gpu_reduction(e);
-	return why ? why : no_lowering(e, "Triton");
+	if (why || (why = no_lowering(e, "Triton")))
+		return why;
+	for (int r = 0; r < e->prog->n; r++) {
+		const Ins *x = &e->prog->ins[r];
+		if (e->used[r] && x->kind == I_OP && (x->op == OP_ERF || x->op == OP_ROUND)) {
+			char *s = arena_alloc(e->ar, 64);
+			snprintf(s, 64, "Pallas's Triton lowering has no %s", op_info[x->op].name);
+			return s;
+		}
+	}
+	return NULL;
 }
 
 static void check_load(Em *e, int r)
