@@ -78,10 +78,12 @@ test: all layers $(CTESTS) $(KTESTS) $(DTESTS) $(PY)
 
 # What the suite samples, all of it: every full-size example permutation
 # through the interpreter and in JAX's interpreter, every kernel through the
-# real TPU compiler, and PyTorch's whole op database through the athene
-# backend (the package installed by python-test; several minutes; CI runs it).
+# real TPU compiler, PyTorch's whole op database through the athene backend,
+# and every program of the backend's list through its Pallas target and every
+# kernel of it through the TPU compiler (the package installed by python-test;
+# several minutes; CI runs it).
 test-all: all $(PY)
-	ATHENE_TEST_ALL=1 ATHENE=$(B)/athene $(PY) -m pytest -q tests/test_examples.py tests/pallas python/tests/test_torch_opdb.py
+	ATHENE_TEST_ALL=1 ATHENE=$(B)/athene $(PY) -m pytest -q tests/test_examples.py tests/pallas python/tests/test_torch_opdb.py python/tests/test_torch_pallas.py
 
 # The package's C extension athene._fast (the per-call entry of athene.torch's
 # kernels) for the package run from source: beside the library, where the

@@ -10,14 +10,18 @@ For each program it prints the steady per-call time and the first-call (compile)
   pallas     torch.compile with options={"cpu_backend": "pallas"} (Inductor's Pallas backend,
              when jax is installed; it runs every kernel in JAX's interpreter on a CPU)
   athene     torch.compile(backend="athene")
+  athene-pallas  torch.compile(backend="athene", options={"target": "pallas"}): athene's kernels
+             as its emitted Pallas modules, jitted once per shape (JAX's interpreter on a CPU)
 
 and athene's ratio to each (peer time / athene time: above 1 is athene faster), with GB/s for
-the programs that only move data (bytes read + written once each). The programs are the large
-cases of the PyTorch backend's issue: the 2048² transpose, the five 3-D permutations of
-(2, 1152, 2048), the 23 4-D permutations of (2, 4, 128, 2048), a (2048, 128) embedding gather
-with 4096 indices, softmax / RMSNorm / LayerNorm on (8192, 1024), RoPE at (4096, 1024), a
-one-kernel graph of 64 elements (the per-call overhead), and the models: a 3-layer MLP, a
-nanoGPT block and a Llama layer.
+the programs that only move data (bytes read + written once each), and, when both run,
+pallas / athene-pallas: the two Pallas routes compared (the seed recompiles on every call).
+The programs are the large cases of the PyTorch backend's issue: the 2048² transpose, the five
+3-D permutations of (2, 1152, 2048), the 23 4-D permutations of (2, 4, 128, 2048), a (2048, 128)
+embedding gather with 4096 indices, softmax / RMSNorm / LayerNorm on (8192, 1024), RoPE at
+(4096, 1024), a one-kernel graph of 64 elements (the per-call overhead), the models: a 3-layer
+MLP, a nanoGPT block and a Llama layer, and small programs like the seed Pallas backend's own
+tests (`seed_*`: pointwise, a strided slice, a transpose, a gather, a reduction, a softmax).
 
 Each program is compiled afresh per peer (torch._dynamo.reset(), a private Inductor cache
 directory, so the first call measures a real compile: the same cache settings for all). The
@@ -152,6 +156,14 @@ def programs(quick):
     out.append(Program("nanogpt_block", gpt, lambda: (torch.randn(2, 32, 64),), model=gpt))
     out.append(Program("llama_layer", llama, lambda: (torch.randn(2, 32, 64), torch.randn(32, 16),
                                                       torch.randn(32, 16)), model=llama))
+    # small programs like those of the seed Pallas backend's tests (its own sizes: the same at --quick)
+    out.append(Program("seed_add", lambda a, b: a + b, lambda: (torch.randn(1024), torch.randn(1024))))
+    out.append(Program("seed_sin_mul", lambda a, b: a.sin() * b, lambda: (torch.randn(32, 32), torch.randn(32, 32))))
+    out.append(Program("seed_strided", lambda a: a[::2] * 2, lambda: (torch.randn(64),)))
+    out.append(Program("seed_transpose", lambda a: a.t().contiguous() + 1, lambda: (torch.randn(16, 32),)))
+    out.append(Program("seed_gather", lambda a, i: a[i] * 2, lambda: (torch.randn(16, 8), torch.tensor([3, -1, 7, 0]))))
+    out.append(Program("seed_sum", lambda a: a.sum(-1), lambda: (torch.randn(16, 64),)))
+    out.append(Program("seed_softmax", lambda a: torch.softmax(a, -1), lambda: (torch.randn(8, 128),)))
     return out
 
 
@@ -168,6 +180,12 @@ def available(name):
             import jax  # noqa: F401
         except ImportError:
             return "jax is not installed"
+    if name == "athene-pallas":
+        try:
+            import jax  # noqa: F401
+            import athene.torch  # noqa: F401
+        except ImportError as e:
+            return f"jax or athene.torch does not import: {e}"
     if name == "athene":
         try:
             import athene.torch  # noqa: F401
@@ -186,6 +204,8 @@ def compiled(peer, fn):
         return torch.compile(fn, options={"cpu_backend": peer})
     if peer == "athene":
         return torch.compile(fn, backend="athene")
+    if peer == "athene-pallas":
+        return torch.compile(fn, backend="athene", options={"target": "pallas"})
     raise ValueError(peer)
 
 
@@ -199,8 +219,12 @@ def run(progs, peers, min_time, repeat):
     width = max(len(p.name) for p in progs)
     head = f"{'program':{width}}  " + "  ".join(f"{p + ' ms':>12}" for p in peers)
     head += "  " + "  ".join(f"{'/' + p:>9}" for p in peers if p != "athene")
+    both = "pallas" in peers and "athene-pallas" in peers
+    if both:
+        head += f"  {'pallas/athene-pallas':>20}"
     print(head + "   first call (s): " + " ".join(peers))
     ratios = {p: {} for p in peers}
+    ratios["pallas/athene-pallas"] = {}
     for prog in progs:
         args = prog.make()
         with torch.no_grad():
@@ -239,6 +263,13 @@ def run(progs, peers, min_time, repeat):
                 r = best[peer] / best["athene"]
                 ratios[peer][prog.name] = r
                 cells.append(f"{r:9.2f}")
+        if both:
+            if "pallas" in bad or "athene-pallas" in bad:
+                cells.append(f"{'-':>20}")
+            else:
+                r = best["pallas"] / best["athene-pallas"]
+                ratios["pallas/athene-pallas"][prog.name] = r
+                cells.append(f"{r:20.1f}")
         line = f"{prog.name:{width}}  " + "  ".join(cells)
         line += "   " + " ".join("-" if p in bad else f"{first[p]:.2f}" for p in peers)
         print(line, flush=True)
@@ -256,13 +287,20 @@ def summary(ratios):
                   "pointwise and norms": [r for n, r in rs.items() if n in ("softmax", "rmsnorm", "layernorm", "rope")],
                   "models": [r for n, r in rs.items() if n in ("mlp", "nanogpt_block", "llama_layer")]}
         parts = [f"{g} median {statistics.median(v):.2f} min {min(v):.2f}" for g, v in groups.items() if v]
+        if peer == "pallas/athene-pallas":
+            seed = [r for n, r in rs.items() if n.startswith("seed_")]
+            parts = [f"all median {statistics.median(rs.values()):.1f} min {min(rs.values()):.1f}"]
+            if seed:
+                parts.append(f"the seed's programs median {statistics.median(seed):.1f} min {min(seed):.1f}")
+            print("pallas (the seed) against athene-pallas, per call after the first: " + "; ".join(parts))
+            continue
         print(f"athene against {peer}: " + "; ".join(parts))
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--only", help="program names or shell patterns, comma-separated")
-    ap.add_argument("--peers", default="eager,inductor,halide,pallas,athene")
+    ap.add_argument("--peers", default="eager,inductor,halide,pallas,athene,athene-pallas")
     ap.add_argument("--min-time", type=float, default=1.0, help="seconds of timed rounds per program")
     ap.add_argument("--repeat", type=int, default=5, help="timed rounds per program at least")
     ap.add_argument("--quick", action="store_true", help="small shapes: a smoke test")

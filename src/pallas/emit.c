@@ -1025,7 +1025,8 @@ static void setup_operands(Em *e, const PlanStmt *ps)
 	}
 }
 
-/* A statement in XLA: its function over whole arrays returns the output's storage. */
+/* A statement in XLA: its function over whole arrays returns the output's
+ * storage (and, when it checks indices, their arrays: the records). */
 static void emit_xla_call(Em *e, Buf *w, int si, Buf *records)
 {
 	const PlanStmt *ps = e->ps;
@@ -1231,14 +1232,20 @@ static const char helper_record[] =
 	"    for k in range(11):\n"
 	"        err_ref[k] = jnp.int32(0)\n"
 	"\n\ndef _record(err_ref, bad, check, value, base):\n"
-	"    \"\"\"Counts this block's out-of-range indices of one check; keeps the first.\"\"\"\n"
+	"    \"\"\"Counts this block's out-of-range indices of one check; keeps the first (the least\n"
+	"    row-major position: Mosaic has no argmax of bools, no flattening reshape, no dynamic\n"
+	"    index into a vector).\"\"\"\n"
 	"    if jnp.ndim(bad) == 0:\n"
 	"        k, pos, count = 0, (0,) * len(base), bad.astype(jnp.int32)\n"
 	"    else:\n"
-	"        k = jnp.argmax(bad.reshape(-1))\n"
-	"        pos = jnp.unravel_index(k, bad.shape)\n"
-	"        count = jnp.sum(bad.astype(jnp.int32))\n"
-	"        value = value.reshape(-1)[k]\n"
+	"        lin = jnp.zeros(bad.shape, jnp.int32)\n"
+	"        for d, n in enumerate(bad.shape):\n"
+	"            lin = lin * n + jax.lax.broadcasted_iota(jnp.int32, bad.shape, d)\n"
+	"        k = jnp.min(jnp.where(bad, lin, jnp.int32(bad.size)))\n"
+	"        pos = [k // jnp.int32(int(np.prod(bad.shape[d + 1:]))) % jnp.int32(n) for d, n in enumerate(bad.shape)]\n"
+	"        # no int32 sum to a scalar: under x64 Mosaic's lowering of it widens to int64\n"
+	"        count = jnp.sum(bad.astype(jnp.float32)).astype(jnp.int32)  # exact: a block < 2**24\n"
+	"        value = jnp.max(jnp.where(lin == k, value.astype(jnp.int32), jnp.int32(-2**31)))\n"
 	"\n"
 	"    @pl.when((err_ref[0] == 0) & (count > 0))\n"
 	"    def _first():\n"

@@ -404,6 +404,22 @@ static void nextafter64(Buf *o, const char *x, const char *y)
 	           "jnp.uint64) + jnp.where((%s < %s) == (%s > 0), jnp.uint64(1), jnp.uint64(2**64 - 1)), jnp.float64))))", x, y, x, y, y, x, y, x, x, y, x);
 }
 
+/* -c of a float constant c, spelled as a constant (Pallas's Triton lowering
+ * has no neg of a literal); NaN keeps the neg (its sign). */
+static bool neg_const(Buf *b, const Ins *c)
+{
+	if (c->kind != I_CONST || !dt_is_float(c->dt) || isnan(c->c.f))
+		return false;
+	double f = -c->c.f;
+	if (isinf(f))
+		buf_printf(b, "%s(%sjnp.inf)", ep_jdt(c->dt), f < 0 ? "-" : "");
+	else if (f == 0 && signbit(f))
+		buf_printf(b, "%s(-0.0)", ep_jdt(c->dt));
+	else
+		buf_printf(b, "%s(%.17g)", ep_jdt(c->dt), f);
+	return true;
+}
+
 static void instruction(Em *e, int r)
 {
 	const Ins *x = &e->prog->ins[r];
@@ -465,6 +481,8 @@ static void instruction(Em *e, int r)
 		bool nonzero = d->kind == I_CONST && !dt_is_float(d->dt) && d->c.i != 0;
 		if (x->op == OP_SHL || x->op == OP_SHR)
 			ep_shift(&o, x->op, x->opdt, p, q);
+		else if (x->op == OP_NEG && e->gpu && neg_const(&o, &e->prog->ins[x->a[0]]))
+			;
 		else if (x->op == OP_NEXTAFTER && x->opdt == ATHENE_F64 && !e->gpu)
 			nextafter64(&o, p, q);
 		else if ((x->op == OP_FLOORDIV || x->op == OP_MOD) && !dt_is_float(x->opdt) && !nonzero)
@@ -535,7 +553,8 @@ static void message_at(Em *e)
  * every output element of its block, how many indices were bad (over the
  * reductions) and the largest of them; the wrapper keeps the first
  * element's (_first_bad). Positions past a variable's end (the power-of-two
- * block) are not counted. */
+ * block) are not counted. A statement in XLA (either target) computes the
+ * same arrays over the whole space, as locals its function returns. */
 static void record_gpu(Em *e, const char *value)
 {
 	const PlanStmt *ps = e->ps;
@@ -558,15 +577,16 @@ static void record_gpu(Em *e, const char *value)
 		sh[n++] = 1;
 	ep_tuple(&lhs, sh, n);
 	int c = e->stmt_checks;
+	const char *to = e->xla ? "" : "_ref[...]";
 	ep_line(e, "bad = jnp.broadcast_to(bad%s, %s)", buf_str(&mask), buf_str(&s));
 	ep_line(e, "value = jnp.clip(jnp.broadcast_to(%s, %s), -2**31, 2**31 - 1).astype(jnp.int32)", value, buf_str(&s));
 	if (red.len) {
-		ep_line(e, "err%d_n_ref[...] = jnp.sum(bad.astype(jnp.int32), axis=(%s,)).reshape(%s)", c, buf_str(&red), buf_str(&lhs));
-		ep_line(e, "err%d_v_ref[...] = jnp.max(jnp.where(bad, value, jnp.iinfo(jnp.int32).min), axis=(%s,)).reshape(%s)", c,
-		     buf_str(&red), buf_str(&lhs));
+		ep_line(e, "err%d_n%s = jnp.sum(bad.astype(jnp.int32), axis=(%s,)).reshape(%s)", c, to, buf_str(&red), buf_str(&lhs));
+		ep_line(e, "err%d_v%s = jnp.max(jnp.where(bad, value, jnp.iinfo(jnp.int32).min), axis=(%s,)).reshape(%s)", c,
+		     to, buf_str(&red), buf_str(&lhs));
 	} else {
-		ep_line(e, "err%d_n_ref[...] = bad.astype(jnp.int32).reshape(%s)", c, buf_str(&lhs));
-		ep_line(e, "err%d_v_ref[...] = value.reshape(%s)", c, buf_str(&lhs));
+		ep_line(e, "err%d_n%s = bad.astype(jnp.int32).reshape(%s)", c, to, buf_str(&lhs));
+		ep_line(e, "err%d_v%s = value.reshape(%s)", c, to, buf_str(&lhs));
 	}
 	*e->needs |= NEED_GPU_RECORD;
 	e->nchecks++;
@@ -606,8 +626,8 @@ static void record(Em *e, const Ins *x, const char *cond, const char *value, uns
 		record_xla(e, cond, value);
 		return;
 	}
-	if (e->xla)
-		ep_unsupported(e, "a checked gather in a statement that runs in XLA");
+	if (e->xla && tensor_layout(e->in, ep_operand(e->ps, x->operand)->t)->storage == 0)
+		ep_unsupported(e, "a checked gather from an empty tensor in a statement that runs in XLA"); /* jnp.take has no empty axis */
 	if (x->guard >= 0) {
 		Buf g = {0};
 		ep_reg(&g, e, x->guard);
@@ -616,7 +636,7 @@ static void record(Em *e, const Ins *x, const char *cond, const char *value, uns
 	} else
 		ep_line(e, "bad = %s", cond);
 	unsigned all = (1u << e->ps->nvars) - 1;
-	if (e->gpu) {
+	if (e->gpu || e->xla) {
 		record_gpu(e, value);
 		buf_free(&s);
 		buf_free(&base);
@@ -726,7 +746,17 @@ static const char *gpu_cannot(const Em *e)
 	if (e->ps->stmt->at)
 		return "a scatter: XLA updates the output in place (.at[...].set/.add)";
 	const char *why = ep_gpu_reduction(e);
-	return why ? why : no_lowering(e, "Triton");
+	if (why || (why = no_lowering(e, "Triton")))
+		return why;
+	for (int r = 0; r < e->prog->n; r++) {
+		const Ins *x = &e->prog->ins[r];
+		if (e->used[r] && x->kind == I_OP && (x->op == OP_ERF || x->op == OP_ROUND)) {
+			char *s = arena_alloc(e->ar, 64);
+			snprintf(s, 64, "Pallas's Triton lowering has no %s", op_info[x->op].name);
+			return s;
+		}
+	}
+	return NULL;
 }
 
 static void check_load(Em *e, int r)
@@ -839,6 +869,7 @@ static void store_xla(Em *e, const char *val)
 	const PlanOperand *op = ep_operand(ps, 0);
 	const char *dt = ep_jdt(ps->stmt->t->dt);
 	Buf s = {0}, o = {0};
+	const char *lhs = e->stmt_checks ? "out =" : "return";
 	ep_shape_of(&s, e, out_mask(e));
 	if (ps->stmt->at) {
 		SymCtx c = {.e = e, .map = false, .pid = false, .load = &e->prog->ins[e->prog->store], .reg = e->prog->store};
@@ -855,12 +886,19 @@ static void store_xla(Em *e, const char *val)
 		return;
 	}
 	if (ep_rowmajor(e, op->acc->off))
-		ep_line(e, "return jnp.broadcast_to(%s, %s).reshape(-1).astype(%s)", val, buf_str(&s), dt);
+		ep_line(e, "%s jnp.broadcast_to(%s, %s).reshape(-1).astype(%s)", lhs, val, buf_str(&s), dt);
 	else {
 		SymCtx c = {.e = e, .map = false, .pid = false, .load = NULL, .reg = e->prog->n};
 		ep_sym_expr(&o, &c, op->acc->off);
-		ep_line(e, "return jnp.zeros((%lld,), %s).at[jnp.broadcast_to(%s, %s).reshape(-1)].set(jnp.broadcast_to(%s, %s).reshape(-1).astype(%s))",
-		     (long long)tensor_layout(e->in, ps->stmt->t)->storage, dt, buf_str(&o), buf_str(&s), val, buf_str(&s), dt);
+		ep_line(e, "%s jnp.zeros((%lld,), %s).at[jnp.broadcast_to(%s, %s).reshape(-1)].set(jnp.broadcast_to(%s, %s).reshape(-1).astype(%s))",
+		     lhs, (long long)tensor_layout(e->in, ps->stmt->t)->storage, dt, buf_str(&o), buf_str(&s), val, buf_str(&s), dt);
+	}
+	if (e->stmt_checks) { /* and the checks' arrays, as a scatter returns them */
+		Buf errs = {0};
+		for (int c = 0; c < e->stmt_checks; c++)
+			buf_printf(&errs, ", err%d_n, err%d_v", c, c);
+		ep_line(e, "return out%s", buf_str(&errs));
+		buf_free(&errs);
 	}
 	buf_free(&s);
 	buf_free(&o);
@@ -1036,6 +1074,9 @@ static const char *tpu_cannot(const Em *e, const bool *used, const bool *narrow)
 	for (int r = 0; r < p->n; r++)
 		if (used[r] && p->ins[r].kind == I_OP && p->ins[r].op == OP_ERFINV)
 			return "Mosaic's compiler fails on some erf_inv blocks"; /* libtpu: "Check failed: ... bitwidth_ <= 32" on a (16,) block */
+	for (int r = 0; r < p->n; r++)
+		if (used[r] && p->ins[r].kind == I_OP && p->ins[r].op == OP_EXPM1)
+			return "Pallas's TPU lowering has no expm1";
 	for (int r = 0; r < p->n; r++) {
 		const Ins *x = &p->ins[r];
 		if (!used[r])
@@ -1076,7 +1117,7 @@ static void kernel_params(Buf *b, Em *e)
 		buf_printf(b, "%s%s", k++ ? ", " : "", ep_ref_name(ps, ep_operand(ps, 0)));
 	for (int c = 0; c < e->stmt_checks && e->gpu && !e->xla; c++)
 		buf_printf(b, ", err%d_n_ref, err%d_v_ref", c, c);
-	if (e->stmt_checks && !e->gpu && !e->xla) /* (a scatter in XLA returns its checks) */
+	if (e->stmt_checks && !e->gpu && !e->xla) /* in XLA it returns its checks' arrays */
 		buf_printf(b, ", err_ref");
 }
 

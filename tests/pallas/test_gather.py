@@ -141,3 +141,105 @@ def test_element_gather_index_raises(gather):
     idx[1, 2, 3] = 10
     with pytest.raises(IndexError, match=r"index 10 out of range for dim 1 of 'x' \(size 10\) at y\[1, 2, 3\]"):
         mod.gather_torch_dim1(x, idx, interpret=True)
+
+
+PICK = """kernel pick(t: f32[64], idx: i32[4, 8]) -> (y: f32[4, 8]) {
+    y[i, j] = t.flat[idx[i, j]] * 2.0
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def pick(tmp_path_factory):
+    """A checked element gather: the kernel checks a whole (4, 8) block of indices at once (the
+    record's vector path)."""
+    import importlib.util
+    d = tmp_path_factory.mktemp("pick")
+    (d / "pick.ath").write_text(PICK)
+    ctx = A.load(str(d / "pick.ath"))
+    path = d / "pick_pallas.py"
+    path.write_text(A.emit([A.Kernel(ctx, A.LIB.athene_kernel_at(ctx, 0))]))
+    spec = importlib.util.spec_from_file_location("pick_pallas", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.mark.parametrize("mode", sorted(MODES))
+def test_vector_record_keeps_the_first_bad_index(pick, mode):
+    """Two bad indices in one block: the count is both, the value and position the first's in
+    row-major order, whatever their order in value."""
+    t = np.arange(64, dtype=np.float32)
+    idx = np.arange(32, dtype=np.int32).reshape(4, 8)
+    np.testing.assert_array_equal(np.asarray(pick.pick(t, idx, interpret=MODES[mode])), 2 * t[idx])
+    idx[2, 0], idx[1, 3] = -1, 70
+    with pytest.raises(IndexError, match=r"kernel pick: flat offset 70 is out of range for the storage of 't' "
+                                         r"\(64 elements\) at y\[1, 3\]"):
+        pick.pick(t, idx, interpret=MODES[mode])
+    bad = np.asarray(pick.pick_pure(t, idx, interpret=MODES[mode])[1])
+    assert bad[0] == 2 and bad[2] == 70 and list(bad[3:5]) == [1, 3], bad
+
+
+@pytest.mark.parametrize("x64", [False, True])
+def test_vector_record_compiles_for_tpu(pick, x64):
+    """Mosaic lowers the vector record (no argmax of bools, no int32 sum to a scalar, which
+    JAX's Mosaic lowering widens to int64 under x64)."""
+    import jax
+    from jax.experimental import topologies
+    from jax.sharding import use_abstract_mesh
+
+    import test_tpu as TPU
+
+    dev = topologies.get_topology_desc(TPU.CHIPS["v5e"][0], "tpu").devices[0]
+    sh = jax.sharding.SingleDeviceSharding(dev)
+    avals = [jax.ShapeDtypeStruct((64,), np.float32, sharding=sh), jax.ShapeDtypeStruct((4, 8), np.int32, sharding=sh)]
+    old = jax.config.jax_enable_x64
+    jax.config.update("jax_enable_x64", x64)
+    try:
+        with use_abstract_mesh(TPU.mesh("v5e")):
+            TPU.pure(pick, "pick", sh).trace(*avals).lower(lowering_platforms=("tpu",)).compile()
+    finally:
+        jax.config.update("jax_enable_x64", old)
+
+
+GATHER64 = """kernel g64(t: f64[16, 4], idx: i64[5]) -> (y: f64[5, 4]) {
+    y[s, d] = t[idx[s], d] * 2.0
+}
+kernel take64(t: f32[9], idx: i64[4]) -> (y: f32[4]) {
+    y[i] = t.flat[idx[i]]
+}
+"""
+
+
+@pytest.fixture(scope="module", params=["pallas", "pallas-gpu"])
+def gather64(request, tmp_path_factory):
+    """Checked gathers in statements that run in XLA (64-bit values): the statement's function
+    returns its records beside the output."""
+    import importlib.util
+    d = tmp_path_factory.mktemp("g64")
+    (d / "g64.ath").write_text(GATHER64)
+    ctx = A.load(str(d / "g64.ath"))
+    ks = [A.Kernel(ctx, A.LIB.athene_kernel_at(ctx, i)) for i in range(2)]
+    path = d / f"g64_{request.param.replace('-', '_')}.py"
+    path.write_text(A.emit(ks, request.param))
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_checked_gather_in_xla(gather64):
+    mod = gather64
+    assert open(mod.__file__).read().count("# in XLA: the TPU has no 64-bit vectors") >= 2 or \
+        "pallas_gpu" in mod.__file__  # the gpu keeps 64-bit values in the kernel
+    t = np.arange(64, dtype=np.float64).reshape(16, 4)
+    idx = np.array([3, 0, 15, 7, 7])
+    np.testing.assert_array_equal(np.asarray(mod.g64(t, idx, interpret=True)), 2 * t[idx])
+    idx[3], idx[4] = 16, -1
+    with pytest.raises(IndexError, match=r"kernel g64: index 16 out of range for dim 0 of 't' \(size 16\) at y\[3, 0\]"):
+        mod.g64(t, idx, interpret=True)
+    flat = np.arange(9, dtype=np.float32)
+    np.testing.assert_array_equal(np.asarray(mod.take64(flat, np.array([8, 0, 4, 4]), interpret=True)), [8, 0, 4, 4])
+    with pytest.raises(IndexError, match=r"kernel take64: flat offset 9 is out of range for the storage of 't' "
+                                         r"\(9 elements\) at y\[2\]"):
+        mod.take64(flat, np.array([8, 0, 9, -3]), interpret=True)

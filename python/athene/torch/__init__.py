@@ -9,8 +9,12 @@ A graph with a kernel athene cannot express is compiled by Inductor's C++ backen
 one logged line naming the reason (logger "athene.torch"); ``fallbacks()`` counts them.
 
 Options (``torch.compile(fn, backend="athene", options={...})``): athene's own ``threads``
-(athene's thread count, process-wide: ``athene.set_threads``) and ``explain`` (log each
-kernel's source and ``athene explain``); every other option goes to Inductor's config.
+(athene's thread count, process-wide: ``athene.set_threads``), ``explain`` (log each
+kernel's source and ``athene explain``) and ``target`` ("cpu", the native executor, by default;
+"pallas" or "pallas-gpu": each kernel runs as its emitted Pallas module through JAX, _pallas.py);
+every other option goes to Inductor's config.
+
+``export_pallas(fn, *args, path=...)`` writes the Pallas modules of a compiled program.
 
 ``register_op(name, kernel)`` makes a hand-written athene kernel a ``torch.library`` custom op.
 """
@@ -21,7 +25,7 @@ import glob
 import hashlib
 import logging
 import os
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional
 
 import torch
 from torch._inductor import config as _config
@@ -32,12 +36,13 @@ import athene
 from athene import _lib
 
 from . import _runtime
-from ._kernel import BACKEND, AtheneScheduling, Unsupported
+from ._kernel import BACKEND, BACKENDS, AtheneScheduling, Unsupported
 from ._ops import register_op
 
-__all__ = ["backend", "install", "fallbacks", "stats", "explain", "register_op", "Unsupported"]
+__all__ = ["backend", "install", "fallbacks", "stats", "explain", "export_pallas", "register_op", "Unsupported"]
 
-_ATHENE_OPTIONS = ("threads", "explain")
+_ATHENE_OPTIONS = ("threads", "explain", "target")
+TARGETS = ("cpu", "pallas", "pallas-gpu")
 
 
 class _CacheKey(CustomGraphModulePass):
@@ -52,7 +57,7 @@ class _CacheKey(CustomGraphModulePass):
         return None
 
     def uuid(self) -> Optional[str]:
-        if _config.cpu_backend != BACKEND:
+        if _config.cpu_backend not in BACKENDS:
             return None
         if _CacheKey._digest is None:
             h = hashlib.sha256()
@@ -76,7 +81,7 @@ def install() -> None:
     builtin = dc.scheduling
 
     def pick(scheduler: Any) -> Any:
-        return AtheneScheduling(scheduler) if _config.cpu_backend == BACKEND else builtin(scheduler)
+        return AtheneScheduling(scheduler) if _config.cpu_backend in BACKENDS else builtin(scheduler)
 
     pick._athene = True  # type: ignore[attr-defined]
     _common.register_backend_for_device("cpu", pick, dc.wrapper_codegen, dc.cpp_wrapper_codegen,
@@ -164,11 +169,15 @@ def backend(gm: torch.fx.GraphModule, example_inputs: Any, **kwargs: Any) -> Any
     options = dict(kwargs.get("options") or {})
     threads = options.pop("threads", None)
     explain = bool(options.pop("explain", False))
+    target = options.pop("target", "cpu")
+    if target not in TARGETS:
+        raise ValueError(f"athene backend: unknown target {target!r} (one of {', '.join(map(repr, TARGETS))})")
     # athene's pool and torch's intra-op threads (extern mm/conv) take turns within a call: athene
     # follows torch's count unless told otherwise (docs/torch.md, bench/torch_threads.py)
     athene.set_threads(int(threads) if threads is not None else torch.get_num_threads())
+    # the target is part of cpu_backend's value, so it is part of the FX graph cache's key
     patches = {"triton.max_tiles": 3, "triton.prefer_nd_tiling": True, "fallback_random": True, **options,
-               "cpu_backend": BACKEND}
+               "cpu_backend": BACKEND if target == "cpu" else f"{BACKEND}-{target}"}
     try:
         return compile_fx(gm, example_inputs, inner_compile=_inner_compile(explain), config_patches=patches)
     except InductorError as e:  # outside the compile of one graph
@@ -195,6 +204,51 @@ def explain(fn: Any, *args: Any, options: Optional[Dict[str, Any]] = None, **kwa
     finally:
         _runtime._explain["sink"] = None
     return "\n".join(sink)
+
+
+def export_pallas(fn: Any, *args: Any, path: str, target: str = "pallas",
+                  options: Optional[Dict[str, Any]] = None, **kwargs: Any) -> List[str]:
+    """Compiles fn with athene for a Pallas target ("pallas" or "pallas-gpu"), calls it once on
+    these arguments, and writes into the directory ``path`` the emitted module of every athene
+    kernel it ran (``NN_<kernel>.py``, in call order), with ``manifest.json``: per module its
+    file, kernel, entry point (``<kernel>_pure``, the traceable one to ``jax.jit``, lower or
+    ``jax.export`` for a TPU) and the shapes and dtypes of its inputs, as the wrapper passed them
+    (flat storage). Returns the paths of the modules. The FX graph cache is bypassed."""
+    import json
+    import os
+
+    from torch._inductor import config as inductor_config
+
+    from . import _pallas
+
+    if target not in _pallas.TARGETS:
+        raise ValueError(f"export_pallas: target must be one of {', '.join(map(repr, _pallas.TARGETS))}, not {target!r}")
+
+    def fresh(gm: torch.fx.GraphModule, example_inputs: Any, **kw: Any) -> Any:  # Dynamo compiles anew
+        return backend(gm, example_inputs, **kw)
+
+    sink: list = []
+    _pallas._export["sink"] = sink
+    try:
+        with inductor_config.patch(fx_graph_cache=False):
+            torch.compile(fn, backend=fresh, options={**(options or {}), "target": target})(*args, **kwargs)
+    finally:
+        _pallas._export["sink"] = None
+    os.makedirs(path, exist_ok=True)
+    paths, manifest, seen = [], [], set()
+    for name, entry, avals in sink:
+        if id(entry) in seen:
+            continue
+        seen.add(id(entry))
+        file = f"{len(manifest):02d}_{name}.py"
+        with open(os.path.join(path, file), "w") as f:
+            f.write(entry.source)
+        paths.append(os.path.join(path, file))
+        manifest.append({"file": file, "kernel": name, "entry": f"{name}_pure", "target": target,
+                         "inputs": [{"shape": list(a.shape), "dtype": str(a.dtype)} for a in avals]})
+    with open(os.path.join(path, "manifest.json"), "w") as f:
+        json.dump(manifest, f, indent=1)
+    return paths
 
 
 def _register() -> None:

@@ -44,6 +44,8 @@ from torch.utils._sympy.functions import (CleanDiv, FloorDiv, Identity, Max, Min
 from torch.utils._sympy.symbol import SymT, symbol_is_type
 
 BACKEND = "athene"  # the value of config.cpu_backend that selects this scheduling
+# ... and those that select it for a Pallas target (options={"target": ...}; _pallas.py)
+BACKENDS = (BACKEND, BACKEND + "-pallas", BACKEND + "-pallas-gpu")
 
 
 class Unsupported(RuntimeError):
@@ -1111,10 +1113,11 @@ class AtheneScheduling(SIMDScheduling):
         src = src_code.replace("kernel kernel_body(", f"kernel {name}(", 1)
         hints = {inner: int(V.graph.sizevars.optimization_hint(outer, fallback=8))
                  for outer, inner in kernel.args.sizevars.items()}
-        _runtime.written(name, src, kernel.meta)
-        _runtime.check(name, src, kernel.meta, hints)  # a compile error here: the graph goes to C++
+        meta = _runtime.targeted(kernel.meta)  # a Pallas target's kernels say so
+        _runtime.written(name, src, meta)
+        _runtime.check(name, src, meta, hints)  # a compile error here: the graph goes to C++
         wrapper.add_import_once("from athene.torch import _runtime as athene_runtime")
         origins, detailed = get_kernel_metadata(node_schedule, wrapper)
-        wrapper.define_kernel(name, f"athene_runtime.load({src!r}, {kernel.meta!r})",
+        wrapper.define_kernel(name, f"athene_runtime.load({src!r}, {meta!r})",
                               f"{origins}\n{detailed}", gpu=False)
         return name

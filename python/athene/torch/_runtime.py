@@ -72,7 +72,15 @@ def written(name: str, src: str, meta: Mapping[str, Any]) -> None:
 
 def check(name: str, src: str, meta: Mapping[str, Any], hints: Mapping[str, int]) -> None:
     """Compiles a kernel as the wrapper will, and binds it once with the sizes Inductor compiles
-    for (the size hints under dynamic shapes): athene's compile errors surface at codegen."""
+    for (the size hints under dynamic shapes): athene's compile errors surface at codegen (for a
+    Pallas target, the emitter's too)."""
+    if meta.get("target", "cpu") != "cpu":
+        from . import _pallas
+        module = _pallas.check(name, src, meta, _sizes(meta, hints))
+        if _explain["on"]:
+            log.warning("athene %s module of %s:\n%s", meta["target"], name, module)
+        if _explain["sink"] is not None:
+            _explain["sink"].append(module)
     mod = athene.compile(src, filename=f"{name}.ath")
     k = mod[name]
     sizes = _sizes(meta, hints)
@@ -201,6 +209,18 @@ def _flat(t: torch.Tensor, n: Any, env: Any) -> torch.Tensor:
 
 
 def load(src: str, meta: Mapping[str, Any]) -> Any:
+    if meta.get("target", "cpu") != "cpu":  # options={"target": "pallas" | "pallas-gpu"}
+        from . import _pallas
+        return _pallas.load(src, meta)
     k = Kernel(src, meta)
     mod = fast_module()
     return k if mod is None else k.fast(mod)
+
+
+def targeted(meta: Dict[str, Any]) -> Dict[str, Any]:
+    """The kernel's meta with the compile's target when it is not the native executor's (the
+    value of Inductor's cpu_backend names it: "athene-pallas", "athene-pallas-gpu")."""
+    from torch._inductor import config
+
+    target = config.cpu_backend.split("-", 1)[1] if config.cpu_backend.startswith("athene-") else "cpu"
+    return meta if target == "cpu" else {**meta, "target": target}

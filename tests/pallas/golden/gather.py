@@ -31,14 +31,20 @@ def _record_init(err_ref):
 
 
 def _record(err_ref, bad, check, value, base):
-    """Counts this block's out-of-range indices of one check; keeps the first."""
+    """Counts this block's out-of-range indices of one check; keeps the first (the least
+    row-major position: Mosaic has no argmax of bools, no flattening reshape, no dynamic
+    index into a vector)."""
     if jnp.ndim(bad) == 0:
         k, pos, count = 0, (0,) * len(base), bad.astype(jnp.int32)
     else:
-        k = jnp.argmax(bad.reshape(-1))
-        pos = jnp.unravel_index(k, bad.shape)
-        count = jnp.sum(bad.astype(jnp.int32))
-        value = value.reshape(-1)[k]
+        lin = jnp.zeros(bad.shape, jnp.int32)
+        for d, n in enumerate(bad.shape):
+            lin = lin * n + jax.lax.broadcasted_iota(jnp.int32, bad.shape, d)
+        k = jnp.min(jnp.where(bad, lin, jnp.int32(bad.size)))
+        pos = [k // jnp.int32(int(np.prod(bad.shape[d + 1:]))) % jnp.int32(n) for d, n in enumerate(bad.shape)]
+        # no int32 sum to a scalar: under x64 Mosaic's lowering of it widens to int64
+        count = jnp.sum(bad.astype(jnp.float32)).astype(jnp.int32)  # exact: a block < 2**24
+        value = jnp.max(jnp.where(lin == k, value.astype(jnp.int32), jnp.int32(-2**31)))
 
     @pl.when((err_ref[0] == 0) & (count > 0))
     def _first():
