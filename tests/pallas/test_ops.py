@@ -296,4 +296,7 @@ def test_lower_cuda(emitted_gpu, kernel):
     avals = [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in arrays()[kernel]]
     fn = jax.jit(functools.partial(getattr(mod, kernel + "_pure"), interpret=False))
     text = fn.trace(*avals).lower(lowering_platforms=("cuda",)).as_text()
-    assert "__gpu$xla.gpu.triton" in text
+    if kernel == "special":  # every statement in XLA (Triton has no rule for them), the recurrences as loops
+        assert "__gpu$xla.gpu.triton" not in text and "stablehlo.while" in text
+    else:
+        assert "__gpu$xla.gpu.triton" in text
