@@ -245,6 +245,12 @@ static double i1(double x)
 	return exp(fabs(x)) * i1e(x);
 }
 
+/* log(x/2); x/2 of the smallest x would round to 0 */
+static double log_half(double x)
+{
+	return x < 0x1p-1020 ? log(x) - 0.693147180559945309417 : log(0.5 * x);
+}
+
 /* k0 and k1, scaled by exp(x) when scaled: +inf at 0, NaN below */
 static double k0(double x, bool scaled)
 {
@@ -253,7 +259,7 @@ static double k0(double x, bool scaled)
 	if (x < 0)
 		return NAN;
 	if (x <= 2) {
-		double r = chebyshev_series(x * x - 2, K0_A, LEN(K0_A)) - log(0.5 * x) * i0(x);
+		double r = chebyshev_series(x * x - 2, K0_A, LEN(K0_A)) - log_half(x) * i0(x);
 		return scaled ? r * exp(x) : r;
 	}
 	double r = chebyshev_series(8 / x - 2, K0_B, LEN(K0_B)) / sqrt(x);
@@ -267,7 +273,7 @@ static double k1(double x, bool scaled)
 	if (x < 0)
 		return NAN;
 	if (x <= 2) {
-		double r = log(0.5 * x) * i1(x) + chebyshev_series(x * x - 2, K1_A, LEN(K1_A)) / x;
+		double r = log_half(x) * i1(x) + chebyshev_series(x * x - 2, K1_A, LEN(K1_A)) / x;
 		return scaled ? r * exp(x) : r;
 	}
 	double r = chebyshev_series(8 / x - 2, K1_B, LEN(K1_B)) / sqrt(x);
