@@ -127,7 +127,8 @@ CPP_MISSES = {
 
 SAMPLE = ["abs", "add", "sum", "softmax", "nn.functional.pad.constant", "index_select", "gather", "cat", "flip",
           "var_mean", "nn.functional.layer_norm", "nn.functional.embedding", "where", "amax", "roll", "atan2",
-          "nn.functional.gelu", "clamp", "hypot", "i0", "index_add"]  # the last two: misses, with their reasons
+          "nn.functional.gelu", "clamp", "hypot", "i0", "special.chebyshev_polynomial_t", "scatter",
+          "index_add"]  # the last two: misses, with their reasons
 SWEEP = sorted(OPS) if os.environ.get("ATHENE_TEST_ALL") else SAMPLE
 
 RTOL, ATOL = 1.3e-6 * 10, 1e-5 * 10  # float32's defaults of torch.testing.assert_close, x10
@@ -217,10 +218,10 @@ def test_sample_is_selected():
     assert set(ATHENE_MISSES) <= set(OPS) and set(CPP_MISSES) <= set(OPS)
 
 
-# Acceptance 2 of issue 39 asks for 98 % of the ops Inductor C++ passes; athene passes 469 of 522
-# (89.8 %) today, and the misses are all of one of two kinds (docs/torch.md): scatter stores and
+# Acceptance 2 of issue 39 asks for 98 % of the ops Inductor C++ passes; athene passes 496 of 522
+# (95.0 %) today, and the misses are all of one of two kinds (docs/torch.md): scatter stores and
 # functions missing from athene's op table. This floor keeps that from getting worse.
-FLOOR = 0.89
+FLOOR = 0.95
 
 
 def test_fraction():
