@@ -1,11 +1,12 @@
-"""The bitwise ops, shifts, bitcasts and the functions erfinv, lgamma, digamma, hypot and
-nextafter in an emitted Pallas module, run by JAX's interpreter on the CPU (interpret=True), on
+"""The bitwise ops, shifts, bitcasts and the functions erfinv, lgamma, digamma, hypot,
+nextafter, the Bessel functions and the orthogonal polynomials in an emitted Pallas module, run by JAX's interpreter on the CPU (interpret=True), on
 edge values, against athene's reference interpreter on the same inputs: integers and bitcasts bit
 for bit (shift counts outside [0, bits) included: the language's 0 and sign, where a bare
 jnp.left_shift leaves them to the lowering), the functions within float tolerances (JAX computes
 them in the dtype, athene in double, rounded once). And the module through the real Mosaic
 compiler for v5e and v6e (as test_tpu.py compiles the examples): narrow shifts go through int32,
-lgamma, digamma and erfinv statements run in XLA, 64-bit bitcasts through uint64."""
+lgamma, digamma, erfinv, Bessel and polynomial statements run in XLA, 64-bit bitcasts through
+uint64."""
 import functools
 import importlib.util
 
