@@ -874,6 +874,22 @@ static Ex binop(Ex a, Ex b)
 	return (Ex){fmt("(%s %s %s)", a.s, op, b.s), ty, 0};
 }
 
+/* A Bessel function of a, or a polynomial of a of degree b (a float, an
+ * integer of any size: truncated, below 0 or beyond the recurrence's steps) */
+static Ex special(Ex a, Ex b)
+{
+	static const char *fns[] = {"i0", "i0e", "i1", "i1e", "k0", "k0e", "k1", "k1e", "bessel_j0", "bessel_j1",
+	                            "bessel_y0", "bessel_y1", "spherical_bessel_j0", "chebyshev_t", "chebyshev_u",
+	                            "chebyshev_v", "chebyshev_w", "shifted_chebyshev_t", "shifted_chebyshev_u",
+	                            "shifted_chebyshev_v", "shifted_chebyshev_w", "hermite_h", "hermite_he",
+	                            "laguerre_l", "legendre_p"};
+	int i = (int)rn(sizeof fns / sizeof fns[0]);
+	see(fmt("op %s", fns[i]));
+	if (i < 13)
+		return (Ex){fmt("%s(%s)", fns[i], a.s), float_of(a.ty), 0};
+	return (Ex){fmt("%s(%s, %s)", fns[i], a.s, b.s), float_of(promote(a.ty, b.ty)), 0};
+}
+
 static Ex unop(Ex a)
 {
 	static const char *ops[] = {"neg", "-", "!", "abs", "sign", "relu", "floor", "ceil", "round",
@@ -942,8 +958,13 @@ static Ex gen(Env *e, int depth)
 		Ex a = gen(e, depth - 1);
 		return binop(a, pct(25) ? lit(a.ty) : gen(e, depth - 1));
 	}
-	if (r < 52)
-		return unop(gen(e, depth - 1));
+	if (r < 52) {
+		Ex a = gen(e, depth - 1);
+		if (!pct(45))
+			return unop(a);
+		/* a degree: a literal past the Chebyshev polynomials' trigonometric forms, or any value */
+		return special(a, pct(50) ? (Ex){fmt("%" PRId64, rr(-2, 20)), {I64, 1}, 0} : gen(e, depth - 1));
+	}
 	/* one draw per statement: the order of a call's arguments is unspecified */
 	if (r < 60) {
 		Ex a = gen(e, depth - 1);
@@ -1758,7 +1779,11 @@ static int check_coverage(void)
 	                            "exp2", "log", "log2", "log1p", "expm1", "sqrt", "rsqrt", "sin", "cos", "tan",
 	                            "tanh", "sigmoid", "erf", "atan2", "isnan", "isinf", "pow", "min", "max",
 	                            "clamp", "where", "wrap", "&", "|", "^", "~", "<<", ">>", "hypot", "nextafter",
-	                            "erfinv", "lgamma", "digamma", "bits"};
+	                            "erfinv", "lgamma", "digamma", "bits", "i0", "i0e", "i1", "i1e", "k0", "k0e",
+	                            "k1", "k1e", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1",
+	                            "spherical_bessel_j0", "chebyshev_t", "chebyshev_u", "chebyshev_v",
+	                            "chebyshev_w", "shifted_chebyshev_t", "shifted_chebyshev_u", "shifted_chebyshev_v",
+	                            "shifted_chebyshev_w", "hermite_h", "hermite_he", "laguerre_l", "legendre_p"};
 	int missing = 0;
 	for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
 		if (!seen(required[i]))

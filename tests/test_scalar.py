@@ -32,6 +32,7 @@ exact rationals (fractions.Fraction) rounded once, to nearest even, for floats.
 The binary is $ATHENE or <repo>/build/athene.
 """
 
+import functools
 import math
 import os
 import re
@@ -178,6 +179,8 @@ def binop(op, t, a, b):
         return nextafter(t, a, b) if t in FLOATS else math.nan
     if op == "hypot":  # C's hypot in double, rounded (checked within ULP_BOUND)
         return rnd(t, math.hypot(a, b))
+    if op in POLYNOMIALS:  # (checked within ULP_BOUND and polynomial_tol)
+        return rnd(t, polynomial(op, t, a, b))
     if t in FLOATS:
         if op in EXACT_FLOAT2:
             return exact2(t, a, b, *EXACT_FLOAT2[op])
@@ -286,6 +289,153 @@ def digamma(x):
     return mp(mpmath.digamma)(x)
 
 
+LOG_MAX = math.log(np.finfo(np.float64).max)  # exp overflows above it
+
+
+def mpf(f, *xs):
+    """f of exact arguments by mpmath at 50 digits, as a double (inf beyond its range)."""
+    with mpmath.workdps(50):
+        return float(f(*[mpmath.mpf(x) for x in xs]))
+
+
+def bessel(op, x):
+    """The Bessel functions ("Functions"): PyTorch's values at the edges, mpmath's elsewhere."""
+    if math.isnan(x):
+        return x
+    if op in ("i0", "i1", "i0e", "i1e"):
+        order, scaled = int(op[1]), op.endswith("e")
+        if math.isinf(x):  # exp(|x|) i0e(x) is inf * 0: NaN; i0e, i1e tend to 0
+            return math.copysign(0.0, x) if op == "i1e" else 0.0 if scaled else math.nan
+        if not scaled and abs(x) > LOG_MAX:  # exp(|x|) overflows first
+            return math.copysign(math.inf, x) if order else math.inf
+        return mpf(lambda v: mpmath.besseli(order, v) * (mpmath.exp(-abs(v)) if scaled else 1), x)
+    if op in ("k0", "k1", "k0e", "k1e"):
+        if x == 0:
+            return math.inf
+        if x < 0:
+            return math.nan
+        if math.isinf(x):
+            return 0.0
+        order, scaled = int(op[1]), op.endswith("e")
+        return mpf(lambda v: mpmath.besselk(order, v) * (mpmath.exp(v) if scaled else 1), x)
+    if op == "spherical_bessel_j0":
+        return 0.0 if math.isinf(x) else 1.0 if x == 0 else mpf(lambda v: mpmath.sin(v) / v, x)
+    order = int(op[-1])
+    if op.startswith("bessel_y") and x <= 0:
+        return -math.inf if x == 0 else math.nan
+    if math.isinf(x):  # the asymptotic form: cos(inf) is NaN
+        return math.nan
+    return mpf(lambda v: (mpmath.bessely if op.startswith("bessel_y") else mpmath.besselj)(order, v), x)
+
+
+def bessel_tol(op, x):
+    """The absolute error allowed beyond ULP_BOUND: j0, j1, y0 and y1 beyond 5 take the phase
+    x - pi/4 (3pi/4) in double ("Functions"), so their error is up to an ulp of x times their
+    amplitude sqrt(2/(pi x)); around their zeros their error is absolute."""
+    if not op.startswith("bessel_") or math.isnan(x) or math.isinf(x):
+        return 0.0
+    return 2.0**-51 + (math.ulp(x) * math.sqrt(2 / (math.pi * abs(x))) if abs(x) > 5 else 0.0)
+
+
+MAX_STEPS = 2**20  # base/bessel.c: the most steps of a polynomial's recurrence
+CHEBYSHEV = {f"{s}chebyshev_{k}": (i, s != "") for s in ("", "shifted_") for i, k in enumerate("tuvw")}
+POLYNOMIALS = [*CHEBYSHEV, "hermite_h", "hermite_he", "laguerre_l", "legendre_p"]
+
+
+def degree(n):
+    """A degree: truncated toward zero; NaN and values outside int64 are below zero (PyTorch's)."""
+    return int(n) if -2.0**63 < n < 2.0**63 else -1
+
+
+def recurrence(op, y, n):
+    """The polynomial by its three-term recurrence in double, as PyTorch's kernels (and athene's)
+    step it: where the exact value overflows, this is the rule's ("Functions": +-inf, then NaN)."""
+    if op in CHEBYSHEV:
+        kind = CHEBYSHEV[op][0]
+        p, q = 1.0, [y, 2 * y, 2 * y - 1, 2 * y + 1][kind]
+        for _ in range(2, n + 1):
+            if math.isnan(q):
+                break
+            p, q = q, 2 * y * q - p
+        return q
+    p, q = 1.0, {"hermite_h": 2 * y, "hermite_he": y, "laguerre_l": 1 - y, "legendre_p": y}[op]
+    with np.errstate(all="ignore"):
+        for k in range(1, n):
+            if math.isnan(q) and op in ("laguerre_l", "legendre_p"):
+                break
+            r = {"hermite_h": lambda: 2 * y * q - 2 * k * p, "hermite_he": lambda: y * q - k * p,
+                 "laguerre_l": lambda: ((2 * k + (1 - y)) * q - k * p) / (k + 1),
+                 "legendre_p": lambda: ((2 * k + 1) * y * q - k * p) / (k + 1)}[op]
+            p, q = q, float(np.float64(r()))
+    return q
+
+
+@functools.lru_cache(maxsize=None)
+def exact_polynomial(op, y, n):
+    """The polynomial of degree n >= 2 at finite y, by mpmath at 50 digits: the Chebyshev
+    polynomials by their trigonometric and hyperbolic forms, the others by their recurrences."""
+    with mpmath.workdps(50):
+        v = mpmath.mpf(y)
+        if op in CHEBYSHEV:
+            kind = CHEBYSHEV[op][0]
+            z = mpmath.acos(v) if abs(v) < 1 else mpmath.acosh(abs(v))
+            c, s = (mpmath.cos, mpmath.sin) if abs(v) < 1 else (mpmath.cosh, mpmath.sinh)
+            sgn = (-1) ** n if v < -1 else 1
+            if v < -1 and kind >= 2:  # V and W trade places below -1
+                kind = 5 - kind
+            return float(sgn * [c(n * z), s((n + 1) * z) / s(z), c((n + 0.5) * z) / c(z / 2),
+                                s((n + 0.5) * z) / s(z / 2)][kind])
+        p, q = mpmath.mpf(1), {"hermite_h": 2 * v, "hermite_he": v, "laguerre_l": 1 - v, "legendre_p": v}[op]
+        for k in range(1, n):
+            p, q = q, {"hermite_h": lambda: 2 * v * q - 2 * k * p, "hermite_he": lambda: v * q - k * p,
+                       "laguerre_l": lambda: ((2 * k + (1 - v)) * q - k * p) / (k + 1),
+                       "legendre_p": lambda: ((2 * k + 1) * v * q - k * p) / (k + 1)}[op]()
+        return float(q)
+
+
+def polynomial(op, t, x, dn):
+    """The polynomial op of x of degree dn at float dtype t ("Functions"), in double before the
+    rounding to t."""
+    n = degree(dn)
+    if n < 0:
+        return 0.0
+    y = 2 * x - 1 if CHEBYSHEV.get(op, (0, False))[1] else x
+    if n == 0 or (op == "laguerre_l" and y == 0):
+        return 1.0
+    if op in CHEBYSHEV and abs(y) == 1:  # the polynomials' values at +-1
+        kind, sign = CHEBYSHEV[op][0], 1 if y > 0 or n % 2 == 0 else -1
+        return float([1, n + 1, 1 if y > 0 else 2 * n + 1, 2 * n + 1 if y > 0 else 1][kind] * (1 if y > 0 else sign))
+    if op == "legendre_p" and abs(y) == 1:
+        return 1.0 if y > 0 or n % 2 == 0 else -1.0
+    if n == 1 or math.isnan(y):
+        return recurrence(op, y, 1)
+    if op.startswith("hermite") and n > (512 if t == "f64" else 128):
+        return math.nan
+    if n > MAX_STEPS and op in ("laguerre_l", "legendre_p"):
+        return math.nan
+    if math.isinf(y):
+        return recurrence(op, y, n) if n <= MAX_STEPS else math.nan
+    v = exact_polynomial(op, y, n)
+    if math.isinf(v):  # beyond double's range: what the recurrence reaches
+        return recurrence(op, y, n) if n <= MAX_STEPS else math.nan
+    return v
+
+
+def polynomial_tol(op, x, dn, want):
+    """The error allowed beyond ULP_BOUND: the recurrence and the trigonometric forms lose about
+    an ulp of the value (of 1 for the smaller values) per step of degree; inside (-1, 1) the
+    Chebyshev polynomials' angle acos(y) has the absolute error of an ulp of pi, which near +-1 is
+    a relative error of 1/sin(angle)."""
+    n = degree(dn)
+    if n <= 0 or math.isnan(x) or math.isnan(want) or math.isinf(want):
+        return 0.0
+    tol = 16 * (n + 1) * 2.0**-52 * max(1.0, abs(want))
+    y = 2 * x - 1 if CHEBYSHEV.get(op, (0, False))[1] else x
+    if op in CHEBYSHEV and abs(y) < 1:
+        tol /= max(math.sqrt((1 - y) * (1 + y)), 2.0**-26)
+    return tol
+
+
 def cmp(op, a, b):
     # every comparison with NaN is false except != (Python's float comparisons)
     return int({"==": a == b, "!=": a != b, "<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op])
@@ -297,17 +447,26 @@ TRANSCENDENTAL = {
     "sigmoid": lambda x: 1.0 / (1.0 + np.exp(-x)),  # "sigmoid(x) is 1/(1+exp(-x))"
     "erf": lambda x: np.float64(math.erf(x)),
     "erfinv": erfinv, "lgamma": lgamma, "digamma": digamma,
+    **{f: functools.partial(bessel, f) for f in ["i0", "i0e", "i1", "i1e", "k0", "k0e", "k1", "k1e", "bessel_j0",
+                                                "bessel_j1", "bessel_y0", "bessel_y1", "spherical_bessel_j0"]},
 }
 # IEEE-exact in double, so the rule "evaluated in double, then rounded" is computed exactly here
 EXACT_FLOAT1 = {"sqrt": np.sqrt, "rsqrt": lambda x: 1.0 / np.sqrt(x)}
-ULP_OPS = set(TRANSCENDENTAL) | {"atan2", "hypot"}
+ULP_OPS = set(TRANSCENDENTAL) | {"atan2", "hypot"} | set(POLYNOMIALS)
 # The functions whose double athene computes itself (base/scalar.c: erfinv by Newton steps from
 # Giles' approximation, digamma as Cephes' psi) are checked against mpmath within this many units
 # of f64; at f32 and narrower they round to ULP_BOUND as the others do.
-ULP_F64 = {"erfinv": 4, "digamma": 8, "lgamma": 8}
+ULP_F64 = {"erfinv": 4, "digamma": 8, "lgamma": 8,
+           # (base/bessel.c: Cephes' expansions, as SciPy's and PyTorch's)
+           **{f: 8 for f in ["i0", "i0e", "i1", "i1e", "k0", "k0e", "k1", "k1e", "bessel_j0", "bessel_j1", "bessel_y0",
+                             "bessel_y1", "spherical_bessel_j0"]}}
 # digamma sums terms near 1 to a result near 0 around its root (1.4616...): there its error is
 # absolute, as Cephes' and PyTorch's (whose f64 values athene's equal bit for bit)
 ABS_F64 = {"digamma": 2.0**-50}
+# and a function of the row for the Bessel functions of the first and second kind and the
+# polynomials, at every float dtype (bessel_tol, polynomial_tol: of the row and the value)
+ROW_TOL = {**{f"bessel_{k}": (lambda r, w, k=k: bessel_tol(f"bessel_{k}", r[0])) for k in ("j0", "j1", "y0", "y1")},
+           **{op: (lambda r, w, op=op: polynomial_tol(op, r[0], r[1], w)) for op in POLYNOMIALS}}
 
 
 def unop(op, t, x):
@@ -345,7 +504,7 @@ def unop(op, t, x):
 BINARY = {"+": "ARITH", "-": "ARITH", "*": "ARITH", "/": "TDIV", "//": "FLOOR", "%": "FLOOR",
           "==": "CMP", "!=": "CMP", "<": "CMP", "<=": "CMP", ">": "CMP", ">=": "CMP",
           "&&": "LOGIC", "||": "LOGIC", "pow": "ARITH", "min": "ARITH", "max": "ARITH", "atan2": "FLOAT",
-          "hypot": "FLOAT", "nextafter": "FLOAT", "&": "BIT", "|": "BIT", "^": "BIT", "<<": "SHIFT", ">>": "SHIFT",
+          "hypot": "FLOAT", "nextafter": "FLOAT", **{p: "FLOAT" for p in POLYNOMIALS}, "&": "BIT", "|": "BIT", "^": "BIT", "<<": "SHIFT", ">>": "SHIFT",
           "wrap": "WRAP"}
 UNARY = {"!": "LOGIC", "~": "BIT", "-x": "SAME", "neg": "SAME", "abs": "SAME", "sign": "SAME", "relu": "SAME",
          "floor": "SAME", "ceil": "SAME", "round": "SAME", "trunc": "SAME", "isnan": "PRED", "isinf": "PRED",
@@ -645,7 +804,7 @@ class Case:
         self.kname, self.out, self.op, self.dts, self.res = kname, out, op, dts, res
         self.rows, self.want = rows, want
         self.ulp = ULP_BOUND if ulp is True else ulp  # units in the last place allowed; 0: bit-exact
-        self.abs_tol = abs_tol  # or this far from the value
+        self.abs_tol = abs_tol  # or this far from the value (a function of the row, or a number)
 
 
 def pairs(xs, ys):
@@ -747,7 +906,7 @@ def ops_kernel(dt):
         ulp = res in FLOATS and (op in ULP_OPS or (op == "pow" and dt in FLOATS))
         ulp = (ULP_F64.get(op, ULP_BOUND) if res == "f64" else ULP_BOUND) if ulp else 0
         cases.append(Case(kname, o, op, dts, res, rows, lambda r, op=op, dts=dts: expected(op, dts, r), ulp,
-                          ABS_F64.get(op, 0.0) if res == "f64" else 0.0))
+                          ROW_TOL.get(op, ABS_F64.get(op, 0.0) if res == "f64" else 0.0)))
     # a weak operand (a literal) on the right
     for op, lit in WEAK:
         if not accepted(op, (dt, "f64" if isinstance(lit, float) else "i64")):
@@ -855,7 +1014,8 @@ def mix_vals(dt):
 
 # every binary op but wrap (whose modulus must be positive), and where and clamp: where(a, a, b)
 # and clamp(a, b, b)
-MIXED = [op for op in BINARY if op != "wrap"] + ["where", "clamp"]
+# (of the polynomials, whose promotion is atan2's, legendre_p)
+MIXED = [op for op in BINARY if op != "wrap" and op not in POLYNOMIALS[:-1]] + ["where", "clamp"]
 
 
 def mixed_kernel():
@@ -887,7 +1047,8 @@ def mixed_kernel():
                     if op == "clamp" else (lambda r: r)
                 cases.append(Case(kname, o, op, (da, db), res, rows,
                                   lambda r, op=op, dts=dts, pick=pick: expected(op, dts, pick(r)),
-                                  res in FLOATS and op in ("atan2", "pow", "hypot")))
+                                  res in FLOATS and op in ("atan2", "pow", "hypot", "legendre_p"),
+                                  ROW_TOL.get(op, 0.0)))
     _KERNELS[kname] = k
     _CASES[kname] = cases
     return k
@@ -1004,14 +1165,16 @@ def check(runs, c):
     for row, nv, rv in zip(c.rows, nat, ref):
         w = c.want(row)
         if c.ulp:
-            ok = all(close(c.res, w, v, c.ulp) or abs(w - v) <= c.abs_tol for v in (nv, rv)) and same(c.res, nv, rv)
+            tol = c.abs_tol(row, w) if callable(c.abs_tol) else c.abs_tol
+            ok = all(close(c.res, w, v, c.ulp) or abs(w - v) <= tol for v in (nv, rv)) and same(c.res, nv, rv)
         else:
             ok = same(c.res, w, nv) and same(c.res, w, rv)
         if not ok:
             args = ", ".join(show(d, x) for d, x in zip(c.dts * len(row), row))
             bad.append(f"  {c.op}({args}) -> {c.res}: want {show(c.res, w)}, native {show(c.res, nv)}, "
                        f"reference {show(c.res, rv)}")
-    what = "within %d ulp%s, executor == interpreter" % (c.ulp, f" or {c.abs_tol:g}" if c.abs_tol else "") \
+    what = "within %d ulp%s, executor == interpreter" % (
+        c.ulp, " or the row's tolerance" if callable(c.abs_tol) else f" or {c.abs_tol:g}" if c.abs_tol else "") \
         if c.ulp else "bit-exact"
     assert not bad, f"{c.op} on {'/'.join(c.dts)} ({c.out}; {what}): {len(bad)} of {len(c.rows)} wrong\n" + \
         "\n".join(bad[:12])

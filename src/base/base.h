@@ -364,6 +364,11 @@ Val val_op(int op, DType t, const Val *v);
 /* A one-argument float op in double, before the dtype's rounding (what
  * val_op computes for it). */
 double val_fop1(int op, double x);
+/* base/bessel.c: a Bessel function (OP_I0 ... OP_SPHERICAL_J0) of x, and
+ * a polynomial (OP_CHEBYSHEV_T ... OP_LEGENDRE_P) of x of degree n, which
+ * val_op computes at float dtype t, in double. */
+double val_bessel(int op, double x);
+double val_polynomial(int op, DType t, double x, double n);
 /* The value of dtype 'to' whose bits are v's in dtype 'from' (of the same
  * size): a NaN is stored as its dtype stores it (the quiet NaN of its
  * sign for f16 and bf16). */

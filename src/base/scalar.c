@@ -340,6 +340,8 @@ Val val_convert(Val v, DType from, DType to)
 
 double val_fop1(int op, double x)
 {
+	if (op >= OP_I0 && op <= OP_SPHERICAL_J0)
+		return val_bessel(op, x);
 	switch (op) {
 	case OP_NEG: return -x;
 	case OP_ABS: return fabs(x);
@@ -383,6 +385,8 @@ Val val_op(int op, DType t, const Val *v)
 		return (Val){.i = dt_wrap_int(t, bitop(op, t, v[0].i, oi->arity == 2 ? v[1].i : 0))};
 	if (op == OP_NEXTAFTER)
 		return (Val){.f = dt_is_float(t) ? nextafter_dt(t, v[0].f, v[1].f) : NAN};
+	if (op >= OP_CHEBYSHEV_T && op <= OP_LEGENDRE_P)
+		return (Val){.f = dt_round_float(t, val_polynomial(op, t, v[0].f, v[1].f))};
 	if (op == OP_WHERE)
 		return v[0].i ? v[1] : v[2];
 	if (op == OP_WRAP)

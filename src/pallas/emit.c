@@ -1309,6 +1309,8 @@ void emit_pallas_module(Buf *out, const char *file, const char *target, const ch
 	buf_printf(out, "import jax\nimport jax.numpy as jnp\nimport numpy as np\n"
 	                "from jax.experimental import pallas as pl\nfrom jax.experimental.pallas import %s\n",
 	           gpu ? "triton as pltriton" : "tpu as pltpu");
+	if (needs & NEED_SPECIAL)
+		buf_printf(out, "import jax.scipy.special\n");
 	if (needs & NEED_X64)
 		buf_printf(out, "\n# 64-bit tensors: without x64 JAX would silently narrow them to 32 bits.\n"
 		                "jax.config.update(\"jax_enable_x64\", True)\n");
@@ -1321,5 +1323,7 @@ void emit_pallas_module(Buf *out, const char *file, const char *target, const ch
 		buf_printf(out, "%s", helper_i32);
 	if (needs & NEED_PAD)
 		buf_printf(out, "%s", helper_pad);
+	if (needs & NEED_SPECIAL)
+		buf_printf(out, "%s", ep_special_helpers);
 	buf_printf(out, "%s", kernels);
 }

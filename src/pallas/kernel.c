@@ -505,6 +505,8 @@ static void instruction(Em *e, int r)
 			           p, q, q, p, q, p, q, p, q);
 		else
 			ep_spell(&o, op_info[x->op].jnp, a, x->nargs);
+		if (x->op >= OP_I0 && x->op <= OP_LEGENDRE_P)
+			*e->needs |= NEED_SPECIAL;
 		ep_line(e, "v%d = %s", r, buf_str(&o));
 		for (int i = 0; i < 3; i++)
 			buf_free(&a[i]);
@@ -731,7 +733,8 @@ static const char *no_lowering(const Em *e, const char *which)
 {
 	for (int r = 0; r < e->prog->n; r++) {
 		const Ins *x = &e->prog->ins[r];
-		if (e->used[r] && x->kind == I_OP && (x->op == OP_LGAMMA || x->op == OP_DIGAMMA)) {
+		if (e->used[r] && x->kind == I_OP &&
+		    (x->op == OP_LGAMMA || x->op == OP_DIGAMMA || (x->op >= OP_I0 && x->op <= OP_LEGENDRE_P))) {
 			char *s = arena_alloc(e->ar, 64);
 			snprintf(s, 64, "Pallas's %s lowering has no %s", which, op_info[x->op].name);
 			return s;

@@ -1,11 +1,12 @@
-"""The bitwise ops, shifts, bitcasts and the functions erfinv, lgamma, digamma, hypot and
-nextafter in an emitted Pallas module, run by JAX's interpreter on the CPU (interpret=True), on
+"""The bitwise ops, shifts, bitcasts and the functions erfinv, lgamma, digamma, hypot,
+nextafter, the Bessel functions and the orthogonal polynomials in an emitted Pallas module, run by JAX's interpreter on the CPU (interpret=True), on
 edge values, against athene's reference interpreter on the same inputs: integers and bitcasts bit
 for bit (shift counts outside [0, bits) included: the language's 0 and sign, where a bare
 jnp.left_shift leaves them to the lowering), the functions within float tolerances (JAX computes
 them in the dtype, athene in double, rounded once). And the module through the real Mosaic
 compiler for v5e and v6e (as test_tpu.py compiles the examples): narrow shifts go through int32,
-lgamma, digamma and erfinv statements run in XLA, 64-bit bitcasts through uint64."""
+lgamma, digamma, erfinv, Bessel and polynomial statements run in XLA, 64-bit bitcasts through
+uint64."""
 import functools
 import importlib.util
 
@@ -72,6 +73,76 @@ kernel functions(x: f32[{N}], y: f32[{N}], u: f32[{N}], z: f64[{N}], w: f64[{N}]
     hypot64[i] = hypot(z[i], w[i])
     next64[i] = nextafter(z[i], w[i])
 }}
+
+kernel special(x: f32[{N}], u: f32[{N}], n: f32[{N}], z: f64[{N}], w: f64[{N}], m: f64[{N}], h: f16[{N}],
+               hn: f16[{N}])
+    -> (chebyshev_u16: f16[{N}], legendre_p16: f16[{N}], k016: f16[{N}], i0_: f32[{N}], i064: f64[{N}], i0e_: f32[{N}], i0e64: f64[{N}], i1_: f32[{N}], i164: f64[{N}],
+        i1e_: f32[{N}], i1e64: f64[{N}], k0_: f32[{N}], k064: f64[{N}], k0e_: f32[{N}], k0e64: f64[{N}],
+        k1_: f32[{N}], k164: f64[{N}], k1e_: f32[{N}], k1e64: f64[{N}], bessel_j0_: f32[{N}],
+        bessel_j064: f64[{N}], bessel_j1_: f32[{N}], bessel_j164: f64[{N}], bessel_y0_: f32[{N}],
+        bessel_y064: f64[{N}], bessel_y1_: f32[{N}], bessel_y164: f64[{N}], spherical_bessel_j0_: f32[{N}],
+        spherical_bessel_j064: f64[{N}], chebyshev_t_: f32[{N}], chebyshev_t64: f64[{N}],
+        chebyshev_u_: f32[{N}], chebyshev_u64: f64[{N}], chebyshev_v_: f32[{N}], chebyshev_v64: f64[{N}],
+        chebyshev_w_: f32[{N}], chebyshev_w64: f64[{N}], shifted_chebyshev_t_: f32[{N}],
+        shifted_chebyshev_t64: f64[{N}], shifted_chebyshev_u_: f32[{N}], shifted_chebyshev_u64: f64[{N}],
+        shifted_chebyshev_v_: f32[{N}], shifted_chebyshev_v64: f64[{N}], shifted_chebyshev_w_: f32[{N}],
+        shifted_chebyshev_w64: f64[{N}], hermite_h_: f32[{N}], hermite_h64: f64[{N}], hermite_he_: f32[{N}],
+        hermite_he64: f64[{N}], laguerre_l_: f32[{N}], laguerre_l64: f64[{N}], legendre_p_: f32[{N}],
+        legendre_p64: f64[{N}]) {{
+    chebyshev_u16[i] = chebyshev_u(h[i], hn[i])
+    legendre_p16[i] = legendre_p(h[i], hn[i])
+    k016[i] = k0(h[i] + 1)
+    i0_[i] = i0(x[i])
+    i064[i] = i0(z[i])
+    i0e_[i] = i0e(x[i])
+    i0e64[i] = i0e(z[i])
+    i1_[i] = i1(x[i])
+    i164[i] = i1(z[i])
+    i1e_[i] = i1e(x[i])
+    i1e64[i] = i1e(z[i])
+    k0_[i] = k0(x[i])
+    k064[i] = k0(z[i])
+    k0e_[i] = k0e(x[i])
+    k0e64[i] = k0e(z[i])
+    k1_[i] = k1(x[i])
+    k164[i] = k1(z[i])
+    k1e_[i] = k1e(x[i])
+    k1e64[i] = k1e(z[i])
+    bessel_j0_[i] = bessel_j0(x[i])
+    bessel_j064[i] = bessel_j0(z[i])
+    bessel_j1_[i] = bessel_j1(x[i])
+    bessel_j164[i] = bessel_j1(z[i])
+    bessel_y0_[i] = bessel_y0(x[i])
+    bessel_y064[i] = bessel_y0(z[i])
+    bessel_y1_[i] = bessel_y1(x[i])
+    bessel_y164[i] = bessel_y1(z[i])
+    spherical_bessel_j0_[i] = spherical_bessel_j0(x[i])
+    spherical_bessel_j064[i] = spherical_bessel_j0(z[i])
+    chebyshev_t_[i] = chebyshev_t(u[i], n[i])
+    chebyshev_t64[i] = chebyshev_t(w[i], m[i])
+    chebyshev_u_[i] = chebyshev_u(u[i], n[i])
+    chebyshev_u64[i] = chebyshev_u(w[i], m[i])
+    chebyshev_v_[i] = chebyshev_v(u[i], n[i])
+    chebyshev_v64[i] = chebyshev_v(w[i], m[i])
+    chebyshev_w_[i] = chebyshev_w(u[i], n[i])
+    chebyshev_w64[i] = chebyshev_w(w[i], m[i])
+    shifted_chebyshev_t_[i] = shifted_chebyshev_t(u[i], n[i])
+    shifted_chebyshev_t64[i] = shifted_chebyshev_t(w[i], m[i])
+    shifted_chebyshev_u_[i] = shifted_chebyshev_u(u[i], n[i])
+    shifted_chebyshev_u64[i] = shifted_chebyshev_u(w[i], m[i])
+    shifted_chebyshev_v_[i] = shifted_chebyshev_v(u[i], n[i])
+    shifted_chebyshev_v64[i] = shifted_chebyshev_v(w[i], m[i])
+    shifted_chebyshev_w_[i] = shifted_chebyshev_w(u[i], n[i])
+    shifted_chebyshev_w64[i] = shifted_chebyshev_w(w[i], m[i])
+    hermite_h_[i] = hermite_h(u[i], n[i])
+    hermite_h64[i] = hermite_h(w[i], m[i])
+    hermite_he_[i] = hermite_he(u[i], n[i])
+    hermite_he64[i] = hermite_he(w[i], m[i])
+    laguerre_l_[i] = laguerre_l(u[i], n[i])
+    laguerre_l64[i] = laguerre_l(w[i], m[i])
+    legendre_p_[i] = legendre_p(u[i], n[i])
+    legendre_p64[i] = legendre_p(w[i], m[i])
+}}
 """
 
 I32 = [0, 1, -1, 5, -7, 100, 2**31 - 1, -2**31, 12345678, -99, 3, 255, 1 << 20, -(1 << 30), 7, 64]
@@ -82,6 +153,9 @@ I8 = [0, 1, -1, 127, -128, 5, -7, 64, 3, -100, 100, 2, -2, 8, -8, 9]
 I8_COUNTS = [0, 1, 7, 8, 9, -1, -8, 3, 4, 100, -128, 127, 6, 2, 5, 1]
 I64 = [0, 1, -1, 2**63 - 1, -2**63, 5, -7, 2**40, -2**40, 3, 100, -100, 2**32, 9, 8, 7]
 I64_COUNTS = [0, 1, 63, 64, 65, -1, 100, 32, 31, 33, 62, -64, 2, 3, 40, 7]
+SPECIAL_X = [0.0, -0.0, 1e-6, 0.5, 1.0, 2.0, 2.5, 4.99, 5.0, 5.5, 8.0, 9.0, 30.0, -3.0, np.inf, np.nan]
+POLY_X = [0.0, 1.0, -1.0, 0.5, -0.5, 0.3, 0.99, 1.5, -2.0, 3.0, np.nan, 0.25, 0.75, -0.9, np.inf, 1e-3]
+DEGREES = [3.0, 7.0, 9.0, 10.0, 5.0, -1.0, 2.7, 12.0, 4.0, 6.0, 3.0, 0.0, 1.0, 20.0, 2.0, 130.0]
 FLOATS = [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, np.inf, -np.inf, np.nan, 1e-3, 7.25, -0.75, 100.0, 2.0, 1e-30]
 
 
@@ -107,6 +181,12 @@ def arrays():
                                 1.5, 0.1, 20.0]),
                       np.array([0.5, -0.5, 0.9, -0.99, 0.999999, 1.0, -1.0, 0.0, 1.5, 1e-6, 0.3, np.nan, 0.0,
                                 0.125, -0.75, 7.0])],
+        # x, z: the Bessel functions' branches (0, the series' edge 1e-5, 2, 5, 8), their poles and
+        # negative x; u, w and the degrees n, m: the polynomials' |x| = 1, x = 0, |x| > 1, degrees
+        # below 0, non-integer, above the trigonometric forms' and f32 Hermite's limit (128)
+        "special": [np.array(SPECIAL_X, np.float32), np.array(POLY_X, np.float32), np.array(DEGREES, np.float32),
+                    np.array(SPECIAL_X), np.array(POLY_X), np.array(DEGREES[:-1] + [600.0]),
+                    np.array(POLY_X, np.float16), np.array(DEGREES, np.float16)],
     }
 
 
@@ -150,7 +230,7 @@ def same_bits(got, want):
 
 
 @pytest.mark.parametrize("target", ["pallas", "pallas-gpu"])
-@pytest.mark.parametrize("kernel", ["bitops", "bitcasts", "functions"])
+@pytest.mark.parametrize("kernel", ["bitops", "bitcasts", "functions", "special"])
 def test_ops_in_jax_interpreter(emitted, emitted_gpu, kernel, target):
     mod, kernels = emitted if target == "pallas" else emitted_gpu
     k = kernels[kernel]
@@ -162,11 +242,15 @@ def test_ops_in_jax_interpreter(emitted, emitted_gpu, kernel, target):
     bad = []
     for name, got, want in zip(names, out, ref):
         got = np.asarray(got)
-        if kernel != "functions":
+        if kernel not in ("functions", "special"):
             if not same_bits(got, want):
                 bad.append(f"{name}: Pallas {got.tolist()}\n    reference {want.tolist()}")
             continue
-        tol = 1e-5 if got.dtype == np.float32 else 1e-12
+        # (the Bessel functions and polynomials in f32: cos(n acos x), exp(30) and the phase of
+        # j0(30) lose a few ulps of their arguments)
+        if kernel == "special":  # (computed in the output's dtype, f16 in f32)
+            assert got.dtype == np.asarray(want).dtype, (name, got.dtype)
+        tol = {np.float16: 1e-2, np.float32: 1e-4 if kernel == "special" else 1e-5}.get(got.dtype.type, 1e-12)
         g, w = got.astype(np.float64), want.astype(np.float64)
         ok = np.isclose(g, w, rtol=tol, atol=tol, equal_nan=True) | ((g == w) & np.isinf(w))
         # digamma at a pole: the language's -inf at +0, +inf at -0, NaN at negative integers
@@ -202,7 +286,7 @@ def test_shift_counts_outside_the_width(emitted):
 
 
 @pytest.mark.parametrize("chip", sorted(TPU.CHIPS))
-@pytest.mark.parametrize("kernel", ["bitops", "bitcasts", "functions"])
+@pytest.mark.parametrize("kernel", ["bitops", "bitcasts", "functions", "special"])
 def test_mosaic_compile(emitted, kernel, chip):
     mod, _ = emitted
     dev = topologies.get_topology_desc(TPU.CHIPS[chip][0], "tpu").devices[0]
@@ -213,11 +297,14 @@ def test_mosaic_compile(emitted, kernel, chip):
         fn.trace(*avals).lower(lowering_platforms=("tpu",)).compile()
 
 
-@pytest.mark.parametrize("kernel", ["bitops", "bitcasts", "functions"])
+@pytest.mark.parametrize("kernel", ["bitops", "bitcasts", "functions", "special"])
 def test_lower_cuda(emitted_gpu, kernel):
     """The pallas-gpu module through Pallas's Triton lowering (as test_gpu.py lowers the examples)."""
     mod, _ = emitted_gpu
     avals = [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in arrays()[kernel]]
     fn = jax.jit(functools.partial(getattr(mod, kernel + "_pure"), interpret=False))
     text = fn.trace(*avals).lower(lowering_platforms=("cuda",)).as_text()
-    assert "__gpu$xla.gpu.triton" in text
+    if kernel == "special":  # every statement in XLA (Triton has no rule for them), the recurrences as loops
+        assert "__gpu$xla.gpu.triton" not in text and "stablehlo.while" in text
+    else:
+        assert "__gpu$xla.gpu.triton" in text

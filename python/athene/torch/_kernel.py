@@ -202,6 +202,10 @@ def _un(fn: str):
     return staticmethod(lambda x: f"{fn}({x})")
 
 
+def _bin(fn: str):
+    return staticmethod(lambda x, y: f"{fn}({x}, {y})")
+
+
 class AtheneOverrides(OpOverrides):
     """Inductor's pointwise ops as athene expressions (src/ops.h has athene's functions)."""
 
@@ -503,6 +507,20 @@ for _name in ("exp log sqrt rsqrt abs sin cos tan tanh erf erfinv lgamma digamma
               "isinf").split():
     setattr(AtheneOverrides, _name, _un(_name))
 AtheneOverrides.round = _un("round")  # half to even, as torch.round
+
+# the Bessel functions and the orthogonal polynomials (x, then the degree n), by athene's names
+for _op, _name in {"i0": "i0", "i0e": "i0e", "i1": "i1", "i1e": "i1e", "modified_bessel_i0": "i0",
+                   "modified_bessel_i1": "i1", "modified_bessel_k0": "k0", "modified_bessel_k1": "k1",
+                   "scaled_modified_bessel_k0": "k0e", "scaled_modified_bessel_k1": "k1e",
+                   "bessel_j0": "bessel_j0", "bessel_j1": "bessel_j1", "bessel_y0": "bessel_y0",
+                   "bessel_y1": "bessel_y1", "spherical_bessel_j0": "spherical_bessel_j0"}.items():
+    setattr(AtheneOverrides, _op, _un(_name))
+for _kind in "tuvw":
+    setattr(AtheneOverrides, f"chebyshev_polynomial_{_kind}", _bin(f"chebyshev_{_kind}"))
+    setattr(AtheneOverrides, f"shifted_chebyshev_polynomial_{_kind}", _bin(f"shifted_chebyshev_{_kind}"))
+for _op, _name in {"hermite_polynomial_h": "hermite_h", "hermite_polynomial_he": "hermite_he",
+                   "laguerre_polynomial_l": "laguerre_l", "legendre_polynomial_p": "legendre_p"}.items():
+    setattr(AtheneOverrides, _op, _bin(_name))
 
 # every other op of Inductor's handler is refused by name (rather than reaching athene's parser
 # as some other backend's spelling)
