@@ -358,7 +358,7 @@ def igamma(a, x, upper=False):
 
 def zeta(x, q):
     # "zeta(1, q) is inf, x < 1 NaN; q = 0, -1, -2, ... gives inf, another q <= 0 NaN unless x is
-    # an integer" (PyTorch's); "zeta(x, inf) is 0; zeta(inf, q) 1 at q = 1, inf below, 0 above"
+    # an integer; zeta(x, inf) is NaN; zeta(inf, q) 1 at q = 1, inf below, NaN above" (PyTorch's)
     if x == 1:
         return math.inf
     if x < 1:
@@ -371,9 +371,9 @@ def zeta(x, q):
     if math.isnan(x) or math.isnan(q):
         return math.nan
     if q == math.inf:
-        return 0.0
+        return math.nan
     if x == math.inf:
-        return 1.0 if q == 1 else math.inf if q < 1 else 0.0
+        return 1.0 if q == 1 else math.inf if q < 1 else math.nan
     with np.errstate(all="ignore"):
         if q < 0:  # the sum's first terms, in order (an overflow of two signs is NaN), then SciPy's
             m, v = math.ceil(-q) + 8, np.float64(0)

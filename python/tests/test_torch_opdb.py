@@ -95,10 +95,7 @@ OPS = selected()
 # compiles the graph with Inductor's C++ backend instead (docs/torch.md lists them)
 ATHENE_MISSES = {
     "_unsafe_masked_index_put_accumulate": "store mode atomic_add",
-    "frexp": "op frexp is not in athene's op table",
     "i0": "op i0 is not in athene's op table",
-    "igamma": "op igamma is not in athene's op table",
-    "igammac": "op igammac is not in athene's op table",
     "index_add": "store mode atomic_add",
     "index_put": "store index 5*tmp4 + x0 of buf1 is not affine in the kernel's variables",
     "index_reduce.mean": "store mode atomic_add",
@@ -108,14 +105,8 @@ ATHENE_MISSES = {
     "nn.functional.max_unpool2d.grad": "store index tmp6 of buf1 is not affine in the kernel's variables",
     "nn.functional.max_unpool3d": "store index tmp6 of buf1 is not affine in the kernel's variables",
     "nn.functional.max_unpool3d.grad": "store index tmp6 of buf1 is not affine in the kernel's variables",
-    "polygamma.polygamma_n_0": "op polygamma is not in athene's op table",
-    "polygamma.polygamma_n_1": "op polygamma is not in athene's op table",
-    "polygamma.polygamma_n_2": "op polygamma is not in athene's op table",
-    "polygamma.polygamma_n_3": "op polygamma is not in athene's op table",
-    "polygamma.polygamma_n_4": "op polygamma is not in athene's op table",
     "put": "store mode atomic_add",
     "scatter": "store index 5*tmp0 + x1 of buf1 is not affine in the kernel's variables",
-    "special.airy_ai": "op airy_ai is not in athene's op table",
     "special.bessel_j0": "op bessel_j0 is not in athene's op table",
     "special.bessel_j1": "op bessel_j1 is not in athene's op table",
     "special.bessel_y0": "op bessel_y0 is not in athene's op table",
@@ -124,7 +115,6 @@ ATHENE_MISSES = {
     "special.chebyshev_polynomial_u": "op chebyshev_polynomial_u is not in athene's op table",
     "special.chebyshev_polynomial_v": "op chebyshev_polynomial_v is not in athene's op table",
     "special.chebyshev_polynomial_w": "op chebyshev_polynomial_w is not in athene's op table",
-    "special.erfcx": "op erfcx is not in athene's op table",
     "special.hermite_polynomial_h": "op hermite_polynomial_h is not in athene's op table",
     "special.hermite_polynomial_he": "op hermite_polynomial_he is not in athene's op table",
     "special.i0e": "op i0e is not in athene's op table",
@@ -132,13 +122,10 @@ ATHENE_MISSES = {
     "special.i1e": "op i1e is not in athene's op table",
     "special.laguerre_polynomial_l": "op laguerre_polynomial_l is not in athene's op table",
     "special.legendre_polynomial_p": "op legendre_polynomial_p is not in athene's op table",
-    "special.log_ndtr": "op erfcx is not in athene's op table",
     "special.modified_bessel_i0": "op modified_bessel_i0 is not in athene's op table",
     "special.modified_bessel_i1": "op modified_bessel_i1 is not in athene's op table",
     "special.modified_bessel_k0": "op modified_bessel_k0 is not in athene's op table",
     "special.modified_bessel_k1": "op modified_bessel_k1 is not in athene's op table",
-    "special.ndtri": "op ndtri is not in athene's op table",
-    "special.polygamma.special_polygamma_n_0": "op polygamma is not in athene's op table",
     "special.scaled_modified_bessel_k0": "op scaled_modified_bessel_k0 is not in athene's op table",
     "special.scaled_modified_bessel_k1": "op scaled_modified_bessel_k1 is not in athene's op table",
     "special.shifted_chebyshev_polynomial_t": "op shifted_chebyshev_polynomial_t is not in athene's op table",
@@ -146,7 +133,6 @@ ATHENE_MISSES = {
     "special.shifted_chebyshev_polynomial_v": "op shifted_chebyshev_polynomial_v is not in athene's op table",
     "special.shifted_chebyshev_polynomial_w": "op shifted_chebyshev_polynomial_w is not in athene's op table",
     "special.spherical_bessel_j0": "op spherical_bessel_j0 is not in athene's op table",
-    "special.zeta": "op zeta is not in athene's op table",
 }
 # ops whose first sample Inductor's C++ backend does not pass either (not counted)
 CPP_MISSES = {
@@ -159,6 +145,13 @@ SWEEP = sorted(OPS) if os.environ.get("ATHENE_TEST_ALL") else SAMPLE
 
 RTOL, ATOL = 1.3e-6 * 10, 1e-5 * 10  # float32's defaults of torch.testing.assert_close, x10
 
+# ops whose float32 eager kernel loses digits that athene, computing in double, keeps: athene's
+# result may match eager's on the sample in float64 instead (Inductor C++ runs eager's kernel)
+F64_REFERENCE = {
+    **{f"polygamma.polygamma_n_{n}": "trigamma in float: sinf(pi x) near a pole (2e-5 at -7.95)" for n in range(5)},
+    "special.polygamma.special_polygamma_n_0": "trigamma in float, as polygamma",
+}
+
 
 # a private Inductor cache for this module's compiles (conftest.py)
 pytestmark = pytest.mark.usefixtures("private_inductor_cache")
@@ -167,6 +160,10 @@ pytestmark = pytest.mark.usefixtures("private_inductor_cache")
 def first_sample(op):
     torch.manual_seed(0)
     return next(iter(op.sample_inputs("cpu", torch.float32, requires_grad=False)))
+
+
+def _double(t):
+    return t.double() if isinstance(t, torch.Tensor) and t.is_floating_point() else t
 
 
 def _clone(x):
@@ -215,7 +212,13 @@ def outcome(name, backend):
     finally:
         log.removeHandler(logged)
     try:
-        torch.testing.assert_close(got, want, rtol=RTOL, atol=ATOL, equal_nan=True)
+        try:
+            torch.testing.assert_close(got, want, rtol=RTOL, atol=ATOL, equal_nan=True)
+        except AssertionError:
+            if backend != "athene" or name not in F64_REFERENCE:
+                raise
+            want64 = call(op, sample.transform(_double))
+            torch.testing.assert_close(tree_map(_double, got), want64, rtol=RTOL, atol=ATOL, equal_nan=True)
     except (AssertionError, TypeError, RuntimeError) as e:
         return "wrong value: " + " ".join(str(e).split())[:200]
     if backend == "athene":
@@ -244,10 +247,10 @@ def test_sample_is_selected():
     assert set(ATHENE_MISSES) <= set(OPS) and set(CPP_MISSES) <= set(OPS)
 
 
-# Acceptance 2 of issue 39 asks for 98 % of the ops Inductor C++ passes; athene passes 469 of 522
-# (89.8 %) today, and the misses are all of one of two kinds (docs/torch.md): scatter stores and
+# Acceptance 2 of issue 39 asks for 98 % of the ops Inductor C++ passes; athene passes 483 of 522
+# (92.5 %) today, and the misses are all of one of two kinds (docs/torch.md): scatter stores and
 # functions missing from athene's op table. This floor keeps that from getting worse.
-FLOOR = 0.89
+FLOOR = 0.92
 
 
 def test_fraction():

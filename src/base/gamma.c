@@ -221,7 +221,8 @@ double sf_igamma(double a, double x)
  * the integral of the rest, half its first term and the Bernoulli terms
  * B_2j / (2j)! x (x + 1) ... (x + 2j - 2) (q + N)^(-x - 2j + 1). Edges as
  * PyTorch's: x = 1 the pole (inf), x < 1 NaN, q a non-positive integer inf,
- * another q <= 0 NaN unless x is an integer. */
+ * another q <= 0 NaN unless x is an integer; q = inf NaN, and x = inf NaN
+ * for q > 1. */
 double sf_zeta(double x, double q)
 {
 	/* (2j)! / B_2j */
@@ -238,6 +239,8 @@ double sf_zeta(double x, double q)
 		if (x != floor(x))
 			return NAN;
 	}
+	if (q == INFINITY || (x == INFINITY && q > 1))
+		return NAN; /* PyTorch's: its tail makes 0 * inf of the limit 0 there */
 	double s = pow(q, -x), a = q, b = 0;
 	for (int i = 0; i < 9 || a <= 9; i++) {
 		a += 1;
@@ -247,7 +250,7 @@ double sf_zeta(double x, double q)
 			return s;
 	}
 	/* the integral from q + N to inf, less half of the last term (pow: where b underflows
-	 * the integral need not; PyTorch's b w / (x - 1) makes NaN or 0 of it there) */
+	 * the integral need not; PyTorch's b w / (x - 1) makes 0 of it there) */
 	double w = a, f = 1, k = 0;
 	s += pow(w, 1 - x) / (x - 1) - b / 2;
 	for (int j = 0; j < 12 && b != 0; j++) {
