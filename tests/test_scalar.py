@@ -477,7 +477,8 @@ def unop(op, t, x):
 BINARY = {"+": "ARITH", "-": "ARITH", "*": "ARITH", "/": "TDIV", "//": "FLOOR", "%": "FLOOR",
           "==": "CMP", "!=": "CMP", "<": "CMP", "<=": "CMP", ">": "CMP", ">=": "CMP",
           "&&": "LOGIC", "||": "LOGIC", "pow": "ARITH", "min": "ARITH", "max": "ARITH", "atan2": "FLOAT",
-          "hypot": "FLOAT", "nextafter": "FLOAT", **{f: "FLOAT" for f in GAMMA2}, "&": "BIT", "|": "BIT", "^": "BIT", "<<": "SHIFT", ">>": "SHIFT",
+          "hypot": "FLOAT", "nextafter": "FLOAT", **{f: "FLOAT" for f in GAMMA2}, "&": "BIT", "|": "BIT",
+          "^": "BIT", "<<": "SHIFT", ">>": "SHIFT",
           "wrap": "WRAP"}
 UNARY = {"!": "LOGIC", "~": "BIT", "-x": "SAME", "neg": "SAME", "abs": "SAME", "sign": "SAME", "relu": "SAME",
          "floor": "SAME", "ceil": "SAME", "round": "SAME", "trunc": "SAME", "isnan": "PRED", "isinf": "PRED",
