@@ -157,8 +157,9 @@ static double igam_uniform(double a, double x, bool upper)
 {
 	double s = (x - a) / a, eta = sqrt(-2 * log1pmx(s));
 	eta = s < 0 ? -eta : eta;
-	double c0 = fabs(eta) < 1e-3 ? -1.0 / 3 + eta * (1.0 / 12 + eta * (-1.4814814814814815e-2 + eta * 1.1574074074074074e-3))
-	                             : 1 / s - 1 / eta;
+	double c0 = 1 / s - 1 / eta;
+	if (fabs(eta) < 1e-3)
+		c0 = -1.0 / 3 + eta * (1.0 / 12 + eta * (-1.4814814814814815e-2 + eta * 1.1574074074074074e-3));
 	double r = exp(-a * eta * eta / 2) / sqrt(2 * M_PI * a) * c0;
 	return upper ? erfc(eta * sqrt(a / 2)) / 2 + r : erfc(-eta * sqrt(a / 2)) / 2 - r;
 }
