@@ -845,7 +845,7 @@ static Ex binop(Ex a, Ex b)
 {
 	static const char *ops[] = {"+", "-", "*", "/", "//", "%", "==", "!=", "<", "<=", ">", ">=",
 	                            "&&", "||", "pow", "min", "max", "atan2", "wrap", "&", "|", "^", "<<", ">>",
-	                            "hypot", "nextafter"};
+	                            "hypot", "nextafter", "igamma", "igammac", "polygamma", "zeta"};
 	const char *op = ops[rn(sizeof ops / sizeof ops[0])];
 	Ty p = promote(a.ty, b.ty), ty = p;
 	int bit = !strcmp(op, "&") || !strcmp(op, "|") || !strcmp(op, "^");
@@ -867,7 +867,8 @@ static Ex binop(Ex a, Ex b)
 		ty = p;
 	else if (strchr("=!<>&|", op[0]))
 		ty = (Ty){BO, 0};
-	else if (!strcmp(op, "atan2") || !strcmp(op, "hypot") || !strcmp(op, "nextafter"))
+	else if (op[0] >= 'a' && op[0] <= 'z' && strcmp(op, "pow") && strcmp(op, "min") && strcmp(op, "max") &&
+	         strcmp(op, "wrap")) /* atan2, hypot, nextafter and gamma.c's */
 		ty = float_of(p);
 	if (op[0] >= 'a' && op[0] <= 'z')
 		return (Ex){fmt("%s(%s, %s)", op, a.s, b.s), ty, 0};
@@ -895,7 +896,8 @@ static Ex unop(Ex a)
 	static const char *ops[] = {"neg", "-", "!", "abs", "sign", "relu", "floor", "ceil", "round",
 	                            "trunc", "exp", "exp2", "log", "log2", "log1p", "expm1", "sqrt",
 	                            "rsqrt", "sin", "cos", "tan", "tanh", "sigmoid", "erf", "isnan", "isinf",
-	                            "~", "erfinv", "lgamma", "digamma"};
+	                            "~", "erfinv", "lgamma", "digamma", "frexp_mantissa", "erfcx", "ndtri", "airy_ai",
+	                            "frexp_exponent"};
 	int i = (int)rn(sizeof ops / sizeof ops[0]);
 	const char *op = ops[i];
 	if ((!strcmp(op, "neg") || !strcmp(op, "-")) && a.ty.dt == BO)
@@ -905,6 +907,8 @@ static Ex unop(Ex a)
 	see(fmt("op %s", op));
 	if (!strcmp(op, "~"))
 		return (Ex){fmt("(~%s)", a.s), a.ty, 0};
+	if (!strcmp(op, "frexp_exponent"))
+		return (Ex){fmt("%s(%s)", op, a.s), {I32, 0}, 0};
 	if (i >= 27)
 		return (Ex){fmt("%s(%s)", op, a.s), float_of(a.ty), 0};
 	if (!strcmp(op, "-"))
@@ -1783,7 +1787,8 @@ static int check_coverage(void)
 	                            "k1", "k1e", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1",
 	                            "spherical_bessel_j0", "chebyshev_t", "chebyshev_u", "chebyshev_v",
 	                            "chebyshev_w", "shifted_chebyshev_t", "shifted_chebyshev_u", "shifted_chebyshev_v",
-	                            "shifted_chebyshev_w", "hermite_h", "hermite_he", "laguerre_l", "legendre_p"};
+	                            "shifted_chebyshev_w", "hermite_h", "hermite_he", "laguerre_l", "legendre_p", "igamma", "igammac", "polygamma", "zeta",
+	                            "frexp_mantissa", "frexp_exponent", "erfcx", "ndtri", "airy_ai"};
 	int missing = 0;
 	for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
 		if (!seen(required[i]))

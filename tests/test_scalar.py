@@ -44,6 +44,7 @@ import ml_dtypes
 import mpmath
 import numpy as np
 import pytest
+import scipy.special as sps
 
 REPO = Path(__file__).resolve().parent.parent
 ATHENE = os.environ.get("ATHENE", str(REPO / "build" / "athene"))
@@ -181,6 +182,8 @@ def binop(op, t, a, b):
         return rnd(t, math.hypot(a, b))
     if op in POLYNOMIALS:  # (checked within ULP_BOUND and polynomial_tol)
         return rnd(t, polynomial(op, t, a, b))
+    if op in GAMMA2:  # in double, rounded (checked within ULP_BOUND, ULP_F64 at f64)
+        return rnd(t, GAMMA2[op](a, b))
     if t in FLOATS:
         if op in EXACT_FLOAT2:
             return exact2(t, a, b, *EXACT_FLOAT2[op])
@@ -436,6 +439,127 @@ def polynomial_tol(op, x, dn, want):
     return tol
 
 
+# gamma.c's functions (docs/language.md, Functions): their values at the edges written out,
+# PyTorch's on the CPU; elsewhere mpmath (one argument) or SciPy (two arguments: mpmath takes
+# seconds on some pairs of edge values; SciPy's double is within ULP_F64 of the truth there)
+
+
+def frexp_exponent(x):
+    # "frexp_exponent(0), and of inf and NaN, is 0" (frexp_mantissa gives them back)
+    return math.frexp(x)[1] if math.isfinite(x) else 0
+
+
+def erfcx(x):
+    if math.isnan(x):
+        return x
+    if math.isinf(x) or x < -27:  # 2 exp(x^2) overflows below -26.63
+        return 0.0 if x > 0 else math.inf
+    if x > 1e8:  # 1 / (x sqrt(pi)) (1 - 1 / (2 x^2) + ...), where mpmath's erfc fails
+        return 1 / (x * math.sqrt(math.pi))
+    return mp(lambda v: mpmath.exp(v * v) * mpmath.erfc(v))(x)
+
+
+def ndtri(p):
+    # "ndtri(0) is -inf, ndtri(1) inf, outside [0, 1] NaN"
+    if math.isnan(p) or p < 0 or p > 1:
+        return math.nan
+    if p in (0, 1):
+        return math.inf if p == 1 else -math.inf
+    return float(sps.ndtri(p))
+
+
+def airy_ai(x):
+    # "airy_ai(+-inf) is NaN, above 103.892 0" (PyTorch's), "below -2^36 NaN" (its phase)
+    if math.isinf(x) or math.isnan(x) or x < -2.0**36:
+        return math.nan
+    if x > 103.892:
+        return 0.0
+    return mp(mpmath.airyai)(x)
+
+
+def igamma(a, x, upper=False):
+    # "NaN for a < 0 or x < 0, and at a = x = 0; igamma(0, x > 0) is 1; at x = 0 0 (even for a
+    # NaN); an infinite a gives 0 for a finite x, NaN for an infinite one; an infinite x 1"
+    lo, hi = (1.0, 0.0) if upper else (0.0, 1.0)
+    if x < 0 or a < 0:
+        return math.nan
+    if a == 0:
+        return hi if x > 0 else math.nan
+    if x == 0:
+        return lo
+    if math.isinf(a):
+        return math.nan if math.isinf(x) else lo
+    if math.isinf(x):
+        return hi
+    if math.isnan(a) or math.isnan(x):
+        return math.nan
+    if a < 1e-290:  # Q(a, x) = a E1(x) + O(a^2) (SciPy's P is 0 there)
+        q = a * float(sps.exp1(x))
+        return q if upper else 1 - q
+    with np.errstate(all="ignore"):
+        v = float((sps.gammaincc if upper else sps.gammainc)(a, x))
+    if math.isnan(v):  # SciPy's NaN for a near the largest double: the uniform asymptotic
+        # expansion's first term (DLMF 8.12.3), whose next is of order 1 / sqrt(a)
+        s = (x - a) / a
+        eta = math.copysign(math.sqrt(2 * (s - math.log1p(s))), s) if s > -1 else -math.inf
+        v = math.erfc((1 if upper else -1) * eta * math.sqrt(a / 2)) / 2
+    return v
+
+
+def zeta(x, q):
+    # "zeta(1, q) is inf, x < 1 NaN; q = 0, -1, -2, ... gives inf, another q <= 0 NaN unless x is
+    # an integer; zeta(x, inf) is NaN; zeta(inf, q) 1 at q = 1, inf below, NaN above" (PyTorch's)
+    if x == 1:
+        return math.inf
+    if x < 1:
+        return math.nan
+    if q <= 0:
+        if q == np.floor(q):
+            return math.inf
+        if x != np.floor(x):
+            return math.nan
+    if math.isnan(x) or math.isnan(q):
+        return math.nan
+    if q == math.inf:
+        return math.nan
+    if x == math.inf:
+        return 1.0 if q == 1 else math.inf if q < 1 else math.nan
+    with np.errstate(all="ignore"):
+        if q < 0:  # the sum's first terms, in order (an overflow of two signs is NaN), then SciPy's
+            m, v = math.ceil(-q) + 8, np.float64(0)
+            for k in range(m):
+                v += np.float64(q + k) ** -x
+            return float(v + np.float64(zeta(x, q + m)))
+        v = float(sps.zeta(x, q))
+        if math.isnan(v):  # SciPy's NaN for x near the largest doubles: the sum's first terms
+            v = float(sum(np.float64(q + k) ** -x for k in range(64)))
+    return v
+
+
+def polygamma(n, x):
+    # "n must be a non-negative integer (else NaN); n = 0 is digamma; n = 1 gives inf at the
+    # poles 0, -1, -2, ..., 0 at inf and NaN at -inf; n >= 2 is (-1)^(n+1) n! zeta(n + 1, x)"
+    if math.isnan(n) or math.isinf(n) or n < 0 or n != math.floor(n):
+        return math.nan
+    if n == 0:
+        return digamma(x)
+    if n == 1:
+        if math.isinf(x):
+            return 0.0 if x > 0 else math.nan
+        if math.isnan(x):
+            return x
+        if x <= 0 and x == math.floor(x):
+            return math.inf
+        return mp(lambda v: mpmath.polygamma(1, v))(x)
+    fact = float(math.factorial(int(n))) if n <= 170 else math.inf
+    z = zeta(n + 1, x)
+    with np.errstate(all="ignore"):
+        return float(np.float64(1.0 if n % 2 else -1.0) * np.float64(fact) * np.float64(z))
+
+
+GAMMA2 = {"igamma": igamma, "igammac": lambda a, x: igamma(a, x, True), "zeta": zeta, "polygamma": polygamma}
+
+
 def cmp(op, a, b):
     # every comparison with NaN is false except != (Python's float comparisons)
     return int({"==": a == b, "!=": a != b, "<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op])
@@ -446,17 +570,23 @@ TRANSCENDENTAL = {
     "sin": np.sin, "cos": np.cos, "tan": np.tan, "tanh": np.tanh,
     "sigmoid": lambda x: 1.0 / (1.0 + np.exp(-x)),  # "sigmoid(x) is 1/(1+exp(-x))"
     "erf": lambda x: np.float64(math.erf(x)),
-    "erfinv": erfinv, "lgamma": lgamma, "digamma": digamma,
+    "erfinv": erfinv, "lgamma": lgamma, "digamma": digamma, "erfcx": erfcx, "ndtri": ndtri, "airy_ai": airy_ai,
     **{f: functools.partial(bessel, f) for f in ["i0", "i0e", "i1", "i1e", "k0", "k0e", "k1", "k1e", "bessel_j0",
                                                 "bessel_j1", "bessel_y0", "bessel_y1", "spherical_bessel_j0"]},
 }
 # IEEE-exact in double, so the rule "evaluated in double, then rounded" is computed exactly here
-EXACT_FLOAT1 = {"sqrt": np.sqrt, "rsqrt": lambda x: 1.0 / np.sqrt(x)}
-ULP_OPS = set(TRANSCENDENTAL) | {"atan2", "hypot"} | set(POLYNOMIALS)
+EXACT_FLOAT1 = {"sqrt": np.sqrt, "rsqrt": lambda x: 1.0 / np.sqrt(x),
+                "frexp_mantissa": lambda x: math.frexp(x)[0] if math.isfinite(x) else x}
+ULP_OPS = set(TRANSCENDENTAL) | {"atan2", "hypot"} | set(POLYNOMIALS) | set(GAMMA2)
 # The functions whose double athene computes itself (base/scalar.c: erfinv by Newton steps from
 # Giles' approximation, digamma as Cephes' psi) are checked against mpmath within this many units
 # of f64; at f32 and narrower they round to ULP_BOUND as the others do.
-ULP_F64 = {"erfinv": 4, "digamma": 8, "lgamma": 8,
+ULP_F64 = {"erfinv": 4, "digamma": 8, "lgamma": 8, "erfcx": 8, "ndtri": 8, "airy_ai": 64,
+           # SciPy's own error, in the tails of the incomplete gamma and at large x of zeta; polygamma's
+           # n! a product of n doubles
+           "igamma": 2**20, "igammac": 2**20, "polygamma": 256,
+           # zeta of a negative q sums terms of two signs: 2 of 16 digits cancel at zeta(3, -2.5)
+           "zeta": 2**10,
            # (base/bessel.c: Cephes' expansions, as SciPy's and PyTorch's)
            **{f: 8 for f in ["i0", "i0e", "i1", "i1e", "k0", "k0e", "k1", "k1e", "bessel_j0", "bessel_j1", "bessel_y0",
                              "bessel_y1", "spherical_bessel_j0"]}}
@@ -490,6 +620,8 @@ def unop(op, t, x):
             return x
         f = {"floor": np.floor, "ceil": np.ceil, "round": np.rint, "trunc": np.trunc}[op]
         return float(f(f64(x)))
+    if op == "frexp_exponent":  # an i32 of the float operand
+        return frexp_exponent(x)
     with np.errstate(all="ignore"):
         if op in TRANSCENDENTAL:
             return rnd(t, float(TRANSCENDENTAL[op](f64(x))))
@@ -504,11 +636,12 @@ def unop(op, t, x):
 BINARY = {"+": "ARITH", "-": "ARITH", "*": "ARITH", "/": "TDIV", "//": "FLOOR", "%": "FLOOR",
           "==": "CMP", "!=": "CMP", "<": "CMP", "<=": "CMP", ">": "CMP", ">=": "CMP",
           "&&": "LOGIC", "||": "LOGIC", "pow": "ARITH", "min": "ARITH", "max": "ARITH", "atan2": "FLOAT",
-          "hypot": "FLOAT", "nextafter": "FLOAT", **{p: "FLOAT" for p in POLYNOMIALS}, "&": "BIT", "|": "BIT", "^": "BIT", "<<": "SHIFT", ">>": "SHIFT",
+          "hypot": "FLOAT", "nextafter": "FLOAT", **{p: "FLOAT" for p in POLYNOMIALS}, **{f: "FLOAT" for f in GAMMA2},
+          "&": "BIT", "|": "BIT", "^": "BIT", "<<": "SHIFT", ">>": "SHIFT",
           "wrap": "WRAP"}
 UNARY = {"!": "LOGIC", "~": "BIT", "-x": "SAME", "neg": "SAME", "abs": "SAME", "sign": "SAME", "relu": "SAME",
          "floor": "SAME", "ceil": "SAME", "round": "SAME", "trunc": "SAME", "isnan": "PRED", "isinf": "PRED",
-         **{f: "FLOAT" for f in list(TRANSCENDENTAL) + list(EXACT_FLOAT1)}}
+         **{f: "FLOAT" for f in list(TRANSCENDENTAL) + list(EXACT_FLOAT1)}, "frexp_exponent": "FLOATI"}
 TERNARY = {"clamp": "ARITH", "where": "WHERE"}
 NAME = {"+": "add", "-": "sub", "*": "mul", "/": "div", "//": "floordiv", "%": "mod", "==": "eq", "!=": "ne",
         "<": "lt", "<=": "le", ">": "gt", ">=": "ge", "&&": "and", "||": "or", "!": "not", "-x": "negp",
@@ -544,8 +677,10 @@ def typing(op, dts):
     p = dts[1] if kind == "WHERE" else dts[0]  # where's condition takes no part
     for d in dts[2 if kind == "WHERE" else 1:]:
         p = promote(p, d)
-    if kind in ("TDIV", "FLOAT") and p not in FLOATS:
+    if kind in ("TDIV", "FLOAT", "FLOATI") and p not in FLOATS:
         p = "f32"  # "integers and bools give f32"
+    if kind == "FLOATI":
+        return p, "i32"  # frexp_exponent
     if kind == "FLOOR" and p == "bool":
         p = "i64"  # "A bool result becomes i64"
     if kind == "CMP":
@@ -1047,7 +1182,8 @@ def mixed_kernel():
                     if op == "clamp" else (lambda r: r)
                 cases.append(Case(kname, o, op, (da, db), res, rows,
                                   lambda r, op=op, dts=dts, pick=pick: expected(op, dts, pick(r)),
-                                  res in FLOATS and op in ("atan2", "pow", "hypot", "legendre_p"),
+                                  (ULP_F64.get(op, ULP_BOUND) if res == "f64" else True)
+                                  if res in FLOATS and op in ("atan2", "pow", "hypot", "legendre_p", *GAMMA2) else False,
                                   ROW_TOL.get(op, 0.0)))
     _KERNELS[kname] = k
     _CASES[kname] = cases

@@ -242,6 +242,64 @@ def test_special_functions(name, dtype):
     check(fn, x, y, equal_nan=True, **tol)
 
 
+# base/gamma.c's functions. athene computes them in double, eager's float32 kernels in float
+# (trigamma's sin(pi x), airy_ai's series): at float32 the reference is eager on the inputs in
+# float64, rounded; at float64 eager itself (its trigamma's series is cut at 5e-9), except for
+# airy_ai, whose rational approximation in [-3, -2.09] is off by up to 2e-5 (mpmath there)
+GAMMA_X = torch.cat([torch.randn(100) * 4, torch.tensor([0.0, -0.0, 1.0, 2.0, -2.5, 0.5, 1e-4, 30.0, 1e-40, 7.0,
+                                                         -0.75, float("nan"), float("inf"), float("-inf")])])
+NDTRI_P = torch.cat([torch.rand(100, generator=torch.Generator().manual_seed(3)),
+                     torch.tensor([0.0, 1.0, 0.5, 1e-30, 1 - 2**-24, 2**-24, 0.975, -0.5, 1.5, float("nan")])])
+GAMMA_FN = {
+    "frexp": lambda a, b: torch.frexp(a * 3),
+    "igamma": lambda a, b: torch.igamma(a.abs(), b.abs()),
+    "igammac": lambda a, b: torch.igammac(a.abs() * 2, b.abs()),
+    "gammainc": lambda a, b: (torch.special.gammainc(a.abs(), b.abs() + 1), torch.special.gammaincc(a.abs(), b.abs())),
+    **{f"polygamma{n}": (lambda a, b, n=n: torch.polygamma(n, a)) for n in range(5)},
+    "zeta": lambda a, b: torch.special.zeta(1 + a.abs(), b),
+    "erfcx": lambda a, b: torch.special.erfcx(a * 3),
+    "log_ndtr": lambda a, b: torch.special.log_ndtr(a * 5),
+    "ndtri": lambda a, b: torch.special.ndtri(a),  # on NDTRI_P
+    "airy_ai": lambda a, b: torch.special.airy_ai(a * 2),
+}
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("name", sorted(GAMMA_FN))
+def test_gamma_functions(name, dtype):
+    x = (NDTRI_P if name == "ndtri" else GAMMA_X).to(dtype)
+    y = torch.roll(x, 5)
+    fn = GAMMA_FN[name]
+    ref = fn(x.double(), y.double())
+    if name == "airy_ai":
+        import mpmath  # torch's sympy brings it
+        ref = torch.tensor([float(mpmath.airyai(v)) if math.isfinite(v) else math.nan for v in (2 * x).tolist()],
+                           dtype=torch.float64)
+    ref = tuple(r.to(dtype) if r.is_floating_point() else r for r in ref) if isinstance(ref, tuple) else ref.to(dtype)
+    tol = {"rtol": 1e-5, "atol": 1e-6} if dtype == torch.float32 else \
+        {"rtol": 1e-8 if name == "polygamma1" else 1e-11, "atol": 1e-12}
+    if name == "frexp":
+        tol = {"rtol": 0, "atol": 0}
+    code = check(fn, x, y, ref=ref, equal_nan=True, **tol)
+    word = {"gammainc": "igamma", "log_ndtr": "erfcx"}.get(name, name.rstrip("01234"))
+    assert f"{word}(" in code.replace("frexp_mantissa", "frexp")
+
+
+def test_gamma_function_edges():
+    """The edges where athene's value is not eager's: trigamma's poles at the negative integers
+    (inf; eager's sin(pi x) leaves a large finite value there); and some where they agree."""
+    x = torch.tensor([-1.0, -2.0, -3.0, 0.0, 2.5], dtype=torch.float64)
+    want = torch.tensor([math.inf] * 4 + [torch.polygamma(1, x[4:]).item()], dtype=torch.float64)
+    code = check(lambda a: torch.polygamma(1, a), x, ref=want)
+    assert "polygamma(" in code
+    assert torch.isfinite(torch.polygamma(1, x[:3])).all()  # eager's, for the record
+    q = torch.tensor([math.inf, 1.0, 2.0, 0.5, -2.5, -3.0, 2.0], dtype=torch.float64)
+    s = torch.tensor([2.0, math.inf, math.inf, math.inf, 3.0, 2.0, 0.5], dtype=torch.float64)
+    check(torch.special.zeta, s, q, equal_nan=True, rtol=1e-13, atol=0)
+    a = torch.tensor([0.0, 0.0, 1.0, math.inf, math.nan, 1.0, -1.0], dtype=torch.float64)
+    b = torch.tensor([0.0, 1.0, 0.0, 1.0, 0.0, math.inf, 1.0], dtype=torch.float64)
+    check(lambda u, v: (torch.igamma(u, v), torch.igammac(u, v)), a, b, equal_nan=True, rtol=0, atol=0)
+
 
 INF, NAN = float("inf"), float("nan")
 BESSEL_X = torch.cat([torch.randn(100, generator=torch.Generator().manual_seed(6)) * 4,

@@ -324,7 +324,7 @@ enum {
 #undef X
 	R_NONE
 };
-enum { K_ARITH, K_TDIV, K_FLOOR, K_CMP, K_LOGIC, K_BIT, K_SHIFT, K_FLOAT, K_SAME, K_PRED, K_WHERE, K_WRAP };
+enum { K_ARITH, K_TDIV, K_FLOOR, K_CMP, K_LOGIC, K_BIT, K_SHIFT, K_FLOAT, K_FLOATI, K_SAME, K_PRED, K_WHERE, K_WRAP };
 extern const struct OpInfo {
 	const char *name;
 	int arity, kind;
@@ -387,6 +387,21 @@ void red_init(Red *r, int op, DType bt);
 void red_step(Red *r, Val x);
 /* The result as dtype dt; false for max/min/argmax/argmin of nothing. */
 bool red_result(const Red *r, DType dt, Val *out);
+
+/* ---------------------------------------------------------------- gamma.c */
+
+/* The special functions of the gamma family and their neighbours,
+ * in double (what val_op computes for their ops before the dtype's
+ * rounding); edges as PyTorch's on the CPU. */
+double sf_frexp_mantissa(double x); /* in [0.5, 1) by magnitude; 0, inf, NaN themselves */
+int sf_frexp_exponent(double x);    /* x = mantissa * 2^exponent; 0 for 0, inf, NaN */
+double sf_igamma(double a, double x);  /* the regularized lower incomplete gamma P(a, x) */
+double sf_igammac(double a, double x); /* the upper one, Q(a, x) = 1 - P(a, x) */
+double sf_polygamma(double n, double x); /* n >= 1 an integer (0: digamma, in scalar.c) */
+double sf_zeta(double x, double q);      /* Hurwitz: sum over k >= 0 of (q + k)^-x */
+double sf_erfcx(double x);               /* exp(x^2) erfc(x) */
+double sf_ndtri(double p);               /* the standard normal distribution function's inverse */
+double sf_airy_ai(double x);
 
 /* ---------------------------------------------------------------- npy.c */
 

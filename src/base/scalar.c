@@ -122,6 +122,8 @@ static double float_floordiv(double a, double b, double *modp)
 	return fd;
 }
 
+static double digamma(double x);
+
 static double fop2(int op, double a, double b)
 {
 	double m;
@@ -137,6 +139,10 @@ static double fop2(int op, double a, double b)
 	case OP_MAX: return isnan(a) || isnan(b) ? NAN : a > b ? a : b;
 	case OP_ATAN2: return atan2(a, b);
 	case OP_HYPOT: return hypot(a, b);
+	case OP_IGAMMA: return sf_igamma(a, b);
+	case OP_IGAMMAC: return sf_igammac(a, b);
+	case OP_POLYGAMMA: return a == 0 ? digamma(b) : sf_polygamma(a, b);
+	case OP_ZETA: return sf_zeta(a, b);
 	}
 	die("bad float op");
 }
@@ -368,6 +374,10 @@ double val_fop1(int op, double x)
 	case OP_ERFINV: return erfinv(x);
 	case OP_LGAMMA: return lgamma1(x);
 	case OP_DIGAMMA: return digamma(x);
+	case OP_FREXP_MANTISSA: return sf_frexp_mantissa(x);
+	case OP_ERFCX: return sf_erfcx(x);
+	case OP_NDTRI: return sf_ndtri(x);
+	case OP_AIRY_AI: return sf_airy_ai(x);
 	}
 	die("bad float op");
 }
@@ -383,6 +393,8 @@ Val val_op(int op, DType t, const Val *v)
 		return cmp(op, v[0], v[1], t);
 	if (oi->kind == K_BIT || oi->kind == K_SHIFT)
 		return (Val){.i = dt_wrap_int(t, bitop(op, t, v[0].i, oi->arity == 2 ? v[1].i : 0))};
+	if (op == OP_FREXP_EXPONENT) /* t is the operand's float dtype, the result i32 */
+		return (Val){.i = sf_frexp_exponent(v[0].f)};
 	if (op == OP_NEXTAFTER)
 		return (Val){.f = dt_is_float(t) ? nextafter_dt(t, v[0].f, v[1].f) : NAN};
 	if (op >= OP_CHEBYSHEV_T && op <= OP_LEGENDRE_P)

@@ -184,6 +184,12 @@ static void type_op(Checker *ck, Node *n)
 		promote_args(n, 0, &dt, &weak);
 		floatify(&dt, weak);
 		break;
+	case K_FLOATI:
+		promote_args(n, 0, &n->opdt, &weak);
+		floatify(&n->opdt, weak);
+		dt = ATHENE_I32;
+		weak = false;
+		break;
 	case K_FLOOR:
 		promote_args(n, 0, &dt, &weak);
 		if (dt == ATHENE_BOOL)
@@ -222,7 +228,7 @@ static void type_op(Checker *ck, Node *n)
 	}
 	n->dt = dt;
 	n->weak = weak;
-	if (oi->kind != K_CMP)
+	if (oi->kind != K_CMP && oi->kind != K_FLOATI)
 		n->opdt = oi->kind == K_PRED || oi->kind == K_LOGIC ? n->args[0]->dt : dt;
 }
 

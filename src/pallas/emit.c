@@ -1287,6 +1287,79 @@ static const char helper_pad[] =
 	"    \"\"\"The storage padded to n elements: the reshape's last row is partial.\"\"\"\n"
 	"    return jnp.pad(a, (0, n - a.shape[0]))\n";
 
+/* airy_ai as base/gamma.c computes it (its comments say why): the Maclaurin series up to |x| = 2,
+ * Taylor steps of y'' = x y from 0 toward negative x and back from 10 toward positive x, the
+ * asymptotic series beyond |x| = 10; every element computes each, jnp.where picks. */
+static const char helper_airy[] =
+	"\n\n_AIRY_U = [1.0]\n"
+	"for _k in range(1, 26):\n"
+	"    _AIRY_U.append(_AIRY_U[-1] * (6 * _k - 5) * (6 * _k - 3) * (6 * _k - 1) / (216 * _k * (2 * _k - 1)))\n"
+	"\n\n"
+	"def _airy_step(x0, h, y, dy):\n"
+	"    \"\"\"y and y' at x0 + h of y'' = x y, by its Taylor series (48 terms).\"\"\"\n"
+	"    def term(n, c):\n"
+	"        c0, c1, c2, s, ds, hn = c\n"
+	"        n = n.astype(s.dtype)\n"
+	"        ds = ds + n * c2 * hn\n"
+	"        hn = hn * h\n"
+	"        return c1, c2, (x0 * c1 + c0) / ((n + 1) * n), s + c2 * hn, ds, hn\n"
+	"    c = (y, dy, x0 * y / 2, y + dy * h, dy, h)\n"
+	"    c = jax.lax.fori_loop(jnp.int32(2), jnp.int32(48), term, tuple(jnp.broadcast_to(v, jnp.shape(h)).astype(h.dtype) for v in c))\n"
+	"    return c[3], c[4]\n"
+	"\n\n"
+	"def _airy_far_right(x):\n"
+	"    \"\"\"Ai(x) and Ai'(x) for x >= 10: e^-z x^(-1/4) / (2 sqrt(pi)) sum u_k (-z)^-k, ...\"\"\"\n"
+	"    z = 2.0 / 3 * x * jnp.sqrt(x)\n"
+	"    su, sv, zk = 1.0, 1.0, 1.0\n"
+	"    for k in range(1, 26):\n"
+	"        zk = zk * -z\n"
+	"        su = su + _AIRY_U[k] / zk\n"
+	"        sv = sv - (6 * k + 1) / (6 * k - 1) * _AIRY_U[k] / zk\n"
+	"    e, r = jnp.exp(-z) / 3.5449077018110318, jnp.sqrt(jnp.sqrt(x))  # 2 sqrt(pi)\n"
+	"    return e / r * su, -e * r * sv\n"
+	"\n\n"
+	"def _airy_ai(x):\n"
+	"    \"\"\"Airy's Ai as athene computes it: NaN at +-inf and below -2^36, 0 above 103.892.\"\"\"\n"
+	"    mid = _airy_step(0.0, jnp.clip(x, -2, 2), 0.355028053887817239260, -0.258819403792806798405)[0]\n"
+	"    h = jnp.clip(x, -10, -2) / 20\n"
+	"    neg = jax.lax.fori_loop(jnp.int32(0), jnp.int32(20), lambda i, c: (c[0] + h, *_airy_step(c[0], h, c[1], c[2])),\n"
+	"                            (jnp.zeros_like(x), jnp.full_like(x, 0.355028053887817239260),\n"
+	"                             jnp.full_like(x, -0.258819403792806798405)))[1]\n"
+	"    h = (jnp.clip(x, 2, 10) - 10) / 16\n"
+	"    y10, dy10 = _airy_far_right(jnp.full_like(x, 10))\n"
+	"    pos = jax.lax.fori_loop(jnp.int32(0), jnp.int32(16), lambda i, c: (c[0] + h, *_airy_step(c[0], h, c[1], c[2])),\n"
+	"                            (jnp.full_like(x, 10), y10, dy10))[1]\n"
+	"    right = _airy_far_right(jnp.clip(x, 10, 104))[0]\n"
+	"    y = jnp.clip(-x, 10, 2.0 ** 36)\n"
+	"    z = 2.0 / 3 * y * jnp.sqrt(y)\n"
+	"    even, odd, zk = 1.0, 0.0, 1.0\n"
+	"    for k in range(1, 26):\n"
+	"        zk = zk * z\n"
+	"        t = (-1 if (k // 2) % 2 else 1) * _AIRY_U[k] / zk\n"
+	"        even, odd = (even, odd + t) if k % 2 else (even + t, odd)\n"
+	"    left = (jnp.cos(z - np.pi / 4) * even + jnp.sin(z - np.pi / 4) * odd) / (1.7724538509055159 * jnp.sqrt(jnp.sqrt(y)))\n"
+	"    r = jnp.where(x >= 10, right, jnp.where(x > 2, pos, jnp.where(x >= -2, mid, jnp.where(x > -10, neg, left))))\n"
+	"    r = jnp.where(x > 103.892, 0, r)\n"
+	"    return jnp.where(jnp.isinf(x) | (x < -2.0 ** 36), jnp.nan, r)\n";
+
+/* frexp of an f64 in float arithmetic alone, for XLA's TPU compiler, which refuses jnp.frexp's
+ * 64-bit integer arithmetic on the bits ("Binary op and with different element types: s32 and
+ * u32"): the exponent from log2, set right where log2 rounds across a power of two; the scaling
+ * by 2^-e in two halves (a subnormal's overflows), each a product of exact powers of two. */
+static const char helper_frexp64[] =
+	"\n\ndef _frexp64(a):\n"
+	"    \"\"\"(mantissa, int32 exponent) of f64 a; 0, inf and NaN themselves, exponent 0.\"\"\"\n"
+	"    ok = jnp.isfinite(a) & (a != 0)\n"
+	"    m = jnp.where(ok, jnp.abs(a), 1.0)\n"
+	"    e = jnp.floor(jnp.log2(m)) + 1\n"
+	"    for half in (jnp.floor(-e / 2), -e - jnp.floor(-e / 2)):\n"
+	"        k, p = jnp.abs(half), 1.0\n"
+	"        for i in range(10):\n"
+	"            p = p * jnp.where(jnp.floor(k / 2 ** i) % 2 == 1, 2.0 ** (2 ** i), 1.0)\n"
+	"        m = jnp.where(half < 0, m / p, m * p)\n"
+	"    e, m = jnp.where(m >= 1, e + 1, jnp.where(m < 0.5, e - 1, e)), jnp.where(m >= 1, m / 2, jnp.where(m < 0.5, m * 2, m))\n"
+	"    return jnp.where(ok, jnp.where(a < 0, -m, m), a), jnp.where(ok, e, 0).astype(jnp.int32)\n";
+
 static const char helper_run_gpu[] =
 	"\n\ndef _run(pure, args, interpret):\n"
 	"    \"\"\"interpret=None: compiled on a GPU, elsewhere the interpreter on the CPU device.\"\"\"\n"
@@ -1325,5 +1398,9 @@ void emit_pallas_module(Buf *out, const char *file, const char *target, const ch
 		buf_printf(out, "%s", helper_pad);
 	if (needs & NEED_SPECIAL)
 		buf_printf(out, "%s", ep_special_helpers);
+	if (needs & NEED_AIRY)
+		buf_printf(out, "%s", helper_airy);
+	if (needs & NEED_FREXP64)
+		buf_printf(out, "%s", helper_frexp64);
 	buf_printf(out, "%s", kernels);
 }

@@ -35,7 +35,8 @@ typedef struct {
 	const char *refused;       /* gpu: why the kernel is left out of the module */
 } Em;
 
-enum { NEED_RECORD = 1, NEED_I32 = 2, NEED_X64 = 4, NEED_PAD = 8, NEED_GPU_RECORD = 16, NEED_SPECIAL = 32 };
+enum { NEED_RECORD = 1, NEED_I32 = 2, NEED_X64 = 4, NEED_PAD = 8, NEED_GPU_RECORD = 16, NEED_SPECIAL = 32, NEED_AIRY = 64,
+       NEED_FREXP64 = 128 };
 
 /* special.c: the module's functions for the Bessel functions and the
  * polynomials (NEED_SPECIAL) */

@@ -420,6 +420,27 @@ static bool neg_const(Buf *b, const Ins *c)
 	return true;
 }
 
+/* The language's edges around JAX's functions (base/gamma.c has them; JAX
+ * gives NaN at most): the incomplete gamma's bounds and infinities, zeta's
+ * pole at x = 1, its poles at q = 0, -1, ..., and its infinities, polygamma's
+ * poles for n >= 1. */
+static void gamma_edges(Buf *o, int op, const char *a, const char *b, const char *fn)
+{
+	if (op == OP_IGAMMA || op == OP_IGAMMAC) {
+		int lo = op == OP_IGAMMAC, hi = !lo;
+		buf_printf(o, "jnp.where((%s < 0) | (%s < 0), jnp.nan, jnp.where(%s == 0, jnp.where(%s > 0, %d, jnp.nan), "
+		           "jnp.where(%s == 0, %d, jnp.where(jnp.isinf(%s), jnp.where(jnp.isinf(%s), jnp.nan, %d), "
+		           "jnp.where(jnp.isinf(%s), %d, %s)))))", b, a, a, b, hi, b, lo, a, b, lo, b, hi, fn);
+	} else if (op == OP_ZETA) {
+		buf_printf(o, "jnp.where(%s == 1, jnp.inf, jnp.where(%s < 1, jnp.nan, jnp.where((%s <= 0) & (%s == jnp.floor(%s)), "
+		           "jnp.inf, jnp.where((%s == jnp.inf) | ((%s == jnp.inf) & (%s > 1)), jnp.nan, jnp.where(%s == jnp.inf, "
+		           "jnp.where(%s == 1, 1, jnp.inf), %s)))))", a, a, b, b, b, b, a, b, a, b, fn);
+	} else { /* polygamma */
+		buf_printf(o, "jnp.where((%s >= 1) & (%s == jnp.floor(%s)) & (%s <= 0) & (%s == jnp.floor(%s)), "
+		           "jnp.where(%s %% 2 == 1, jnp.inf, -jnp.inf), %s)", a, a, a, b, b, b, a, fn);
+	}
+}
+
 static void instruction(Em *e, int r)
 {
 	const Ins *x = &e->prog->ins[r];
@@ -485,6 +506,15 @@ static void instruction(Em *e, int r)
 			;
 		else if (x->op == OP_NEXTAFTER && x->opdt == ATHENE_F64 && !e->gpu)
 			nextafter64(&o, p, q);
+		else if ((x->op == OP_FREXP_MANTISSA || x->op == OP_FREXP_EXPONENT) && x->opdt == ATHENE_F64 && !e->gpu) {
+			buf_printf(&o, "_frexp64(%s)[%d]", p, x->op == OP_FREXP_EXPONENT); /* helper_frexp64, emit.c */
+			*e->needs |= NEED_FREXP64;
+		} else if (x->op == OP_IGAMMA || x->op == OP_IGAMMAC || x->op == OP_ZETA || x->op == OP_POLYGAMMA) {
+			Buf f = {0};
+			ep_spell(&f, op_info[x->op].jnp, a, x->nargs);
+			gamma_edges(&o, x->op, p, q, buf_str(&f));
+			buf_free(&f);
+		}
 		else if ((x->op == OP_FLOORDIV || x->op == OP_MOD) && !dt_is_float(x->opdt) && !nonzero)
 			buf_printf(&o, "jnp.where(%s == 0, 0, %s %s jnp.where(%s == 0, 1, %s))", q, p,
 			           x->op == OP_MOD ? "%" : "//", q, q);
@@ -507,6 +537,8 @@ static void instruction(Em *e, int r)
 			ep_spell(&o, op_info[x->op].jnp, a, x->nargs);
 		if (x->op >= OP_I0 && x->op <= OP_LEGENDRE_P)
 			*e->needs |= NEED_SPECIAL;
+		if (x->op == OP_AIRY_AI)
+			*e->needs |= NEED_AIRY;
 		ep_line(e, "v%d = %s", r, buf_str(&o));
 		for (int i = 0; i < 3; i++)
 			buf_free(&a[i]);
@@ -733,10 +765,26 @@ static const char *no_lowering(const Em *e, const char *which)
 {
 	for (int r = 0; r < e->prog->n; r++) {
 		const Ins *x = &e->prog->ins[r];
-		if (e->used[r] && x->kind == I_OP &&
-		    (x->op == OP_LGAMMA || x->op == OP_DIGAMMA || (x->op >= OP_I0 && x->op <= OP_LEGENDRE_P))) {
-			char *s = arena_alloc(e->ar, 64);
-			snprintf(s, 64, "Pallas's %s lowering has no %s", which, op_info[x->op].name);
+		if (!e->used[r] || x->kind != I_OP)
+			continue;
+		char *s = arena_alloc(e->ar, 128);
+		if (x->op >= OP_I0 && x->op <= OP_LEGENDRE_P) {
+			snprintf(s, 128, "Pallas's %s lowering has no %s", which, op_info[x->op].name);
+			return s;
+		}
+		switch (x->op) {
+		case OP_LGAMMA:
+		case OP_DIGAMMA:
+		case OP_IGAMMA:
+		case OP_IGAMMAC:
+		case OP_POLYGAMMA:
+		case OP_ZETA:
+			snprintf(s, 128, "Pallas's %s lowering has no %s", which, op_info[x->op].name);
+			return s;
+		case OP_ERFCX:
+		case OP_NDTRI: /* both lowerings: the kernel's trace refuses them */
+			snprintf(s, 128, "jax.scipy.special.%s's coefficient tables are constants a Pallas kernel cannot capture",
+			         op_info[x->op].name);
 			return s;
 		}
 	}
@@ -1080,6 +1128,8 @@ static const char *tpu_cannot(const Em *e, const bool *used, const bool *narrow)
 	for (int r = 0; r < p->n; r++)
 		if (used[r] && p->ins[r].kind == I_OP && p->ins[r].op == OP_EXPM1)
 			return "Pallas's TPU lowering has no expm1";
+		if (used[r] && p->ins[r].kind == I_OP && p->ins[r].op == OP_AIRY_AI)
+			return "Mosaic's compiler fails on the airy_ai helper's loops"; /* the same check, on a (16,) block */
 	for (int r = 0; r < p->n; r++) {
 		const Ins *x = &p->ins[r];
 		if (!used[r])

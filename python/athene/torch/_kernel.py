@@ -392,6 +392,30 @@ class AtheneOverrides(OpOverrides):
             raise Unsupported(f"nextafter of {_dt(a)}")
         return f"nextafter({a}, {b})"
 
+    # base/gamma.c's functions: torch's semantics, edges included (docs/language.md)
+    @staticmethod
+    def frexp(x: Any) -> Tuple[str, str]:
+        return f"frexp_mantissa({x})", f"frexp_exponent({x})"
+
+    @staticmethod
+    def igamma(a: Any, x: Any) -> str:
+        return f"igamma({a}, {x})"
+
+    @staticmethod
+    def igammac(a: Any, x: Any) -> str:
+        return f"igammac({a}, {x})"
+
+    gammainc = igamma
+    gammaincc = igammac
+
+    @staticmethod
+    def polygamma(n: Any, x: Any) -> str:
+        return f"polygamma({n}, {x})"
+
+    @staticmethod
+    def zeta(x: Any, q: Any) -> str:
+        return f"zeta({x}, {q})"
+
     @staticmethod
     def minimum(a: Any, b: Any) -> str:
         return f"min({a}, {b})"
@@ -503,8 +527,8 @@ class AtheneOverrides(OpOverrides):
         raise Unsupported("random numbers in a kernel")
 
 
-for _name in ("exp log sqrt rsqrt abs sin cos tan tanh erf erfinv lgamma digamma floor ceil trunc isnan "
-              "isinf").split():
+for _name in ("exp log sqrt rsqrt abs sin cos tan tanh erf erfinv lgamma digamma erfcx ndtri airy_ai floor ceil "
+              "trunc isnan isinf").split():
     setattr(AtheneOverrides, _name, _un(_name))
 AtheneOverrides.round = _un("round")  # half to even, as torch.round
 
