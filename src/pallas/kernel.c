@@ -1125,11 +1125,12 @@ static const char *tpu_cannot(const Em *e, const bool *used, const bool *narrow)
 	for (int r = 0; r < p->n; r++)
 		if (used[r] && p->ins[r].kind == I_OP && p->ins[r].op == OP_ERFINV)
 			return "Mosaic's compiler fails on some erf_inv blocks"; /* libtpu: "Check failed: ... bitwidth_ <= 32" on a (16,) block */
-	for (int r = 0; r < p->n; r++)
+	for (int r = 0; r < p->n; r++) {
 		if (used[r] && p->ins[r].kind == I_OP && p->ins[r].op == OP_EXPM1)
 			return "Pallas's TPU lowering has no expm1";
 		if (used[r] && p->ins[r].kind == I_OP && p->ins[r].op == OP_AIRY_AI)
 			return "Mosaic's compiler fails on the airy_ai helper's loops"; /* the same check, on a (16,) block */
+	}
 	for (int r = 0; r < p->n; r++) {
 		const Ins *x = &p->ins[r];
 		if (!used[r])
