@@ -53,7 +53,7 @@ static bool cpu_is_intel(void)
 #endif
 }
 
-static int core_profile(void)
+int core_profile(void)
 {
 	int k = atomic_load_explicit(&profile, memory_order_relaxed);
 	if (k == COPY_PROFILE_AUTO) {
@@ -67,24 +67,6 @@ static int core_profile(void)
 		atomic_store_explicit(&profile, k, memory_order_relaxed);
 	}
 	return k;
-}
-
-bool small_l1(void)
-{
-	int k = core_profile();
-	return k != COPY_PROFILE_LARGE_L1 && k != COPY_PROFILE_LARGE_L1_INTEL;
-}
-
-bool small_l2(void)
-{
-	return core_profile() == COPY_PROFILE_SMALL_L1;
-}
-
-/* A large L1 on a core that keeps fewer misses in flight than a Zen 5's
- * (measured on an Intel Xeon with 48 KiB L1d and 2 MiB L2, plan_trans). */
-bool few_misses(void)
-{
-	return core_profile() == COPY_PROFILE_LARGE_L1_INTEL;
 }
 
 bool seq_prefetch_pays(void)

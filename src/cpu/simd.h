@@ -71,9 +71,25 @@ enum { SIMD_NONE, SIMD_SSE2, SIMD_AVX2 };
 /* What the planner knows of this CPU (docs/executor.md): the core's
  * profile (told apart by the L1 and L2 sizes and the vendor), whether
  * sequential prefetch pays there, and the widest vectors to use. */
-bool small_l1(void);
-bool small_l2(void);
-bool few_misses(void);
+int core_profile(void); /* COPY_PROFILE_*, asked once */
+/* Inline, as they were beside the box copy: the transposes ask them per tile. */
+static inline bool small_l1(void)
+{
+	int k = core_profile();
+	return k != COPY_PROFILE_LARGE_L1 && k != COPY_PROFILE_LARGE_L1_INTEL;
+}
+
+static inline bool small_l2(void)
+{
+	return core_profile() == COPY_PROFILE_SMALL_L1;
+}
+
+/* A large L1 on a core that keeps fewer misses in flight than a Zen 5's
+ * (measured on an Intel Xeon with 48 KiB L1d and 2 MiB L2, plan_trans). */
+static inline bool few_misses(void)
+{
+	return core_profile() == COPY_PROFILE_LARGE_L1_INTEL;
+}
 int pick_simd(void);
 #ifdef X86
 bool has_f16c(void); /* and AVX2 (pick_simd) */
