@@ -195,6 +195,30 @@ static void point_scope(Point *pt, int scope)
 
 #define SCALAR_CHUNK 4096
 
+
+/* Point q0 of the statement (its variables row-major): its value in the
+ * registers and the element it stores to in *off, through the store's
+ * offset (load: the instruction of that offset's atoms, or NULL); false
+ * when it failed (pt->bad, the error recorded). */
+static bool eval_point(Point *pt, int64_t q0, const Ins *load, int64_t *off)
+{
+	const Scalar *s = pt->s;
+	const Stmt *st = s->ps->stmt;
+	int64_t q = q0;
+	for (int d = st->nlhs - 1; d >= 0; d--) {
+		int64_t n = s->in->n[st->lhs[d]->id];
+		pt->val[st->lhs[d]->id] = q % n;
+		q /= n;
+	}
+	pt->pos = q0;
+	point_scope(pt, 0);
+	if (pt->bad)
+		return false;
+	pt->load = load;
+	const Access *store = s->ps->acc.v[0];
+	sym_eval(store->off, point_leaf, pt, off);
+	return true;
+}
 /* Task t: output points [t·CHUNK, (t+1)·CHUNK) in row-major order. */
 static void scalar_task(void *arg, int64_t t, int worker)
 {
@@ -211,21 +235,11 @@ static void scalar_task(void *arg, int64_t t, int worker)
 		run_error(s->err, from, st->sp, "cannot allocate the executor's registers");
 		goto done;
 	}
-	const Access *store = s->ps->acc.v[0];
 	void *out = tensor_base(s->storage, s->lets, st->t);
 	for (int64_t q0 = from; q0 < to && !pt.bad; q0++) {
-		int64_t q = q0, off;
-		for (int d = st->nlhs - 1; d >= 0; d--) {
-			int64_t n = s->in->n[st->lhs[d]->id];
-			pt.val[st->lhs[d]->id] = q % n;
-			q /= n;
-		}
-		pt.pos = q0;
-		point_scope(&pt, 0);
-		if (pt.bad)
+		int64_t off;
+		if (!eval_point(&pt, q0, NULL, &off))
 			break;
-		pt.load = NULL;
-		sym_eval(store->off, point_leaf, &pt, &off);
 		Val v = pt.reg[s->p->result];
 		if (dt_is_float(s->p->out))
 			dt_store_f(out, st->t->dt, off, v.f);
@@ -271,7 +285,6 @@ static void scatter_task(void *arg, int64_t t, int worker)
 	const Scalar *s = &sc->s;
 	const Stmt *st = s->ps->stmt;
 	const Ins *at = &s->p->ins[s->p->store];
-	const Access *store = s->ps->acc.v[0];
 	int64_t from = t * SCALAR_CHUNK, to = from + SCALAR_CHUNK < s->npts ? from + SCALAR_CHUNK : s->npts;
 	if (from > atomic_load(&s->err->first))
 		return;
@@ -283,18 +296,8 @@ static void scatter_task(void *arg, int64_t t, int worker)
 		goto done;
 	}
 	for (int64_t q0 = from; q0 < to && !pt.bad; q0++) {
-		int64_t q = q0;
-		for (int d = st->nlhs - 1; d >= 0; d--) {
-			int64_t n = s->in->n[st->lhs[d]->id];
-			pt.val[st->lhs[d]->id] = q % n;
-			q /= n;
-		}
-		pt.pos = q0;
-		point_scope(&pt, 0);
-		if (pt.bad)
+		if (!eval_point(&pt, q0, at, &sc->off[q0])) /* at: checked in range by the store instruction */
 			break;
-		pt.load = at; /* checked in range by the store instruction */
-		sym_eval(store->off, point_leaf, &pt, &sc->off[q0]);
 		sc->val[q0] = pt.reg[s->p->result];
 	}
 done:
@@ -1124,9 +1127,6 @@ static void x_free(X *x)
 	}
 }
 
-/* Runs planned statement si through its plan; false when it is no box
- * statement (the caller runs it point by point). With untouched, a
- * fast_rows gather reads all its indices before it moves a row. */
 /* A zeroed X but for its dims by scope (sd), which make_dims writes and
  * everything reads below nsd: 12 of its 14 KiB, which a small kernel's run
  * spent a fifth of its time clearing. */
@@ -1141,6 +1141,9 @@ static X *x_new(void)
 	return x;
 }
 
+/* Runs planned statement si through its plan; false when it is no box
+ * statement (the caller runs it point by point). With untouched, a
+ * fast_rows gather reads all its indices before it moves a row. */
 static bool exec_stmt(const Inst *in, int si, void *const *storage, void **lets, RunErr *err, bool untouched)
 {
 	X *x = x_new();

@@ -1097,7 +1097,6 @@ static bool reduce_fast(W *w, int s, const Ins *x)
 	return true;
 }
 
-/* Writes through put(): an f32 result's register holds floats. */
 /* A float sum or mean of a float register of the reduction's own scope,
  * not inside another such: reduce_chains applies. */
 static bool chains_apply(const W *w, int s, const Ins *x)
@@ -1173,6 +1172,7 @@ static void reduce_chains(W *w, int s, const Ins *x)
 	w->lane[s] = 0;
 }
 
+/* Writes through put(): an f32 result's register holds floats. */
 static void reduce_lanes(W *w, int s, const Ins *x)
 {
 	if (reduce_fast(w, s, x))
@@ -2027,8 +2027,6 @@ static void mark_fallible(const X *x, bool *fallible)
 	}
 }
 
-/* Blocks t to t + n - 1, n consecutive ones along fast_g in one row of
- * the grid, as one range of its variable. */
 /* The registers' memory of finished runs, kept for the next (a run of a
  * small kernel spent more in malloc and free of its big blocks, registers and
  * boxes, than in its loops): blocks of one size taken back whole, their contents garbage as a
@@ -2079,6 +2077,8 @@ static size_t vb_bytes(const X *x)
 	return (size_t)(x->ps->nlhs ? x->ps->nlhs : 1) * XMAXBOX * sizeof(XBox);
 }
 
+/* Blocks t to t + n - 1, n consecutive ones along fast_g in one row of
+ * the grid, as one range of its variable. */
 static void run_block(const X *x, int64_t t, int64_t n, int worker)
 {
 	const PlanStmt *ps = x->ps;
