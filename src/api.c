@@ -90,6 +90,9 @@ static void pass_body(Inst *in, int t)
 	if (in->prog)
 		return;
 	in->prog = arena_alloc(&in->arena, (size_t)(in->nplanned + 1) * sizeof *in->prog);
+	in->run_state = arena_alloc(&in->arena, (size_t)(in->nplanned + 1) * sizeof *in->run_state);
+	for (int i = 0; i <= in->nplanned; i++)
+		atomic_init(&in->run_state[i], NULL);
 	for (int i = 0; i < in->nplanned; i++)
 		in->prog[i] = body_build(in, &in->planned[i]);
 }
@@ -294,6 +297,8 @@ void athene_instance_free(athene_inst *in)
 		in->ctx->insts = in->next;
 	if (in->next)
 		in->next->prev = in->prev;
+	if (in->run_state && backend_native()->release)
+		backend_native()->release(in);
 	arena_free(&in->arena);
 	diag_free(&in->diag);
 	buf_free(&in->text);

@@ -12,7 +12,7 @@ static const Target *const targets[] = {&cpu_target, &tpu_target};
 _Static_assert(NTARGETS <= MAXTARGETS, "Inst.plan has a slot per target");
 
 static const Backend backends[] = {
-	{.name = "cpu", .target = &cpu_target, .run = exec_run, .clean_errors = exec_clean_errors},
+	{.name = "cpu", .target = &cpu_target, .run = exec_run, .clean_errors = exec_clean_errors, .release = exec_release},
 	{.name = "pallas", .target = &tpu_target, .emit_kernel = emit_pallas_kernel, .emit_module = emit_pallas_module,
 	 .chips = tpu_chips},
 	{.name = "pallas-gpu", .target = &tpu_target, .emit_kernel = emit_pallas_kernel,

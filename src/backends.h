@@ -16,6 +16,8 @@ typedef struct {
 	 * untouched (athene_inst_clean_errors). */
 	void (*run)(const Inst *in, void *const *storage, Diag *d, bool untouched);
 	bool (*clean_errors)(const Inst *in);
+	/* Frees what run kept in the instance between runs (NULL: nothing). */
+	void (*release)(Inst *in);
 	/* Emits one kernel and the module around the kernels of a file (NULL:
 	 * the backend only runs); variant is passed to emit_kernel. */
 	void (*emit_kernel)(Buf *out, unsigned *needs, Inst *in, const Plan *p, bool variant, Arena *scratch);

@@ -6,6 +6,8 @@
 #ifndef ATHENE_ANALYSIS_H
 #define ATHENE_ANALYSIS_H
 
+#include <stdatomic.h>
+
 #include "ast/ast.h"
 
 typedef struct Sym Sym;
@@ -404,6 +406,9 @@ struct athene_inst {
 	int plan_threads[MAXTARGETS];
 	bool plan_checked[MAXTARGETS];
 	Prog **prog;        /* per planned statement */
+	/* per planned statement: the native backend's state of it, kept
+	 * between runs (NULL: none), freed by backend_native()->release */
+	_Atomic(void *) *run_state;
 };
 
 #endif

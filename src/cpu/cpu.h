@@ -21,5 +21,7 @@ void exec_run(const Inst *in, void *const *storage, Diag *d, bool untouched);
 /* Does a native run that stops on a run-time error leave every output as
  * it was? See athene_inst_clean_errors. */
 bool exec_clean_errors(const Inst *in);
+/* Frees the statements' state exec_run kept in the instance. */
+void exec_release(Inst *in);
 
 #endif

@@ -579,11 +579,25 @@ static void walk_order(X *x)
 
 static void row_form(X *x);
 
+/* What of x changes from run to run: where the operands lie, and the
+ * run's error record. */
+static void bind_run(X *x, void *const *storage, void **lets, RunErr *err)
+{
+	x->storage = storage;
+	x->lets = lets;
+	x->err = err;
+	for (int j = 0; j < x->pd->acc.n; j++) {
+		XOp *o = &x->op[j];
+		o->base = tensor_base(storage, lets, o->acc->t);
+		if (o->piece)
+			o->piece->base = o->base;
+	}
+}
+
+/* Lays statement si out for runs; false when it is no box statement. */
 static bool setup(X *x, const Inst *in, int si, void *const *storage, void **lets, RunErr *err)
 {
 	x->in = in;
-	x->storage = storage;
-	x->lets = lets;
 	x->ps = &in->plan[cpu_target.id]->st[si];
 	x->pd = &in->planned[si];
 	x->p = in->prog[si];
@@ -606,7 +620,6 @@ static bool setup(X *x, const Inst *in, int si, void *const *storage, void **let
 		o->acc = x->pd->acc.v[j];
 		o->dt = o->acc->t->dt;
 		o->es = athene_dtype_size(o->dt);
-		o->base = tensor_base(storage, lets, o->acc->t);
 		if (j > 0 && x->opreg[j] < 0)
 			continue; /* not read by the body */
 		if (j == 0 ? o->op->cls == VIEW_ELEM : needs_points(x, o->op, x->opreg[j]) || !op_masks(x, o, o->op->view))
@@ -618,7 +631,7 @@ static bool setup(X *x, const Inst *in, int si, void *const *storage, void **let
 		XOp *q = calloc(1, sizeof *q); /* a rolled view: its second piece */
 		if (!q)
 			return false;
-		*q = (XOp){.op = o->op, .acc = o->acc, .dt = o->dt, .es = o->es, .base = o->base};
+		*q = (XOp){.op = o->op, .acc = o->acc, .dt = o->dt, .es = o->es};
 		o->piece = q;
 		if (!op_masks(x, q, o->op->piece))
 			o->point = true;
@@ -653,6 +666,7 @@ static bool setup(X *x, const Inst *in, int si, void *const *storage, void **let
 		x->chunk = want < most ? want : most;
 		x->chunk = x->chunk < 1 ? 1 : x->chunk;
 	}
+	bind_run(x, storage, lets, err);
 	return true;
 }
 
@@ -1141,16 +1155,71 @@ static X *x_new(void)
 	return x;
 }
 
+static void x_release(X *x)
+{
+	if (x && x->w)
+		vm_free_workers(x, x->nw);
+	x_free(x);
+}
+
+/* A statement of at most KEEP_POINTS output points keeps its state (X, its
+ * workers' registers and boxes) in the instance between runs when that
+ * holds at most KEEP_BYTES, so that a small kernel's run does not build it
+ * anew each time (most of its cost: 1.0 against 0.2 us for 64 elements); a
+ * larger one's runs are long beside that, and it frees its state. */
+#define KEEP_POINTS ((int64_t)1 << 16)
+#define KEEP_BYTES ((size_t)1 << 20) /* also the lets' bound (lets_kept) */
+
+/* The state statement si kept from an earlier run, if it still fits: the
+ * same plan, as many threads. NULL when there is none, or when another
+ * thread's run has it. */
+static X *x_kept(const Inst *in, int si, int nw)
+{
+	X *x = atomic_exchange(&in->run_state[si], NULL);
+	if (x && (x->ps != &in->plan[cpu_target.id]->st[si] || x->nw != nw)) {
+		x_release(x);
+		x = NULL;
+	}
+	return x;
+}
+
+static void x_keep(const Inst *in, int si, X *x)
+{
+	int64_t points = 1;
+	for (int i = 0; i < x->ps->nlhs; i++)
+		points *= x->ps->vars[i].n;
+	if (points <= KEEP_POINTS && sizeof *x + vm_workers_bytes(x) <= KEEP_BYTES)
+		x = atomic_exchange(&in->run_state[si], x);
+	x_release(x);
+}
+
+static void free_lets(const Inst *in, void **lets);
+
+void exec_release(Inst *in)
+{
+	for (int i = 0; i < in->nplanned; i++)
+		x_release(atomic_exchange(&in->run_state[i], NULL));
+	free_lets(in, atomic_exchange(&in->run_state[in->nplanned], NULL));
+}
+
 /* Runs planned statement si through its plan; false when it is no box
  * statement (the caller runs it point by point). With untouched, a
  * fast_rows gather reads all its indices before it moves a row. */
 static bool exec_stmt(const Inst *in, int si, void *const *storage, void **lets, RunErr *err, bool untouched)
 {
-	X *x = x_new();
-	bool ok = x && setup(x, in, si, storage, lets, err);
 	int nw = pool_threads();
-	if (ok && !(x->w = vm_workers(nw)))
-		ok = false;
+	X *x = x_kept(in, si, nw);
+	bool ok = x != NULL;
+	if (ok) {
+		bind_run(x, storage, lets, err);
+	} else {
+		x = x_new();
+		ok = x && setup(x, in, si, storage, lets, err);
+		if (ok && !(x->w = vm_workers(nw)))
+			ok = false;
+		if (x)
+			x->nw = nw;
+	}
 	if (ok && x->copy)
 		copy_stmt(x);
 	else if (ok && x->rows) {
@@ -1163,9 +1232,10 @@ static bool exec_stmt(const Inst *in, int si, void *const *storage, void **lets,
 	}
 	else if (ok)
 		pool_run(vm_block_tasks(x), vm_block_task, x, nw);
-	if (x && x->w)
-		vm_free_workers(x, nw);
-	x_free(x);
+	if (ok && atomic_load(&err->first) == INT64_MAX)
+		x_keep(in, si, x);
+	else
+		x_release(x);
 	return ok;
 }
 
@@ -1200,7 +1270,7 @@ bool exec_clean_errors(const Inst *in)
 			/* the addresses are never read: setup only lays the operands out */
 			X *x = x_new();
 			clean = !wrote && x && setup(x, in, i, none, none + k->params.n, &err) && x->fast;
-			x_free(x);
+			x_release(x);
 		}
 		wrote |= out;
 	}
@@ -1255,11 +1325,25 @@ typedef struct {
 	RunErr err;
 } Run;
 
+/* The lets of a finished run are kept in the instance (its state's last
+ * slot) for the next when they hold at most KEEP_BYTES: a small kernel's
+ * run would spend more in mapping them than in its loops. */
+static bool lets_kept(const Inst *in)
+{
+	size_t n = 0;
+	for (int i = 0; i < in->k->lets.n; i++)
+		if (!in->fused[i])
+			n += let_bytes(in, in->k->lets.v[i]);
+	return n <= KEEP_BYTES;
+}
+
 static void run_body(void *arg)
 {
 	Run *r = arg;
 	const Inst *in = r->in;
-	alloc_lets(in, r->d, &r->lets);
+	r->lets = atomic_exchange(&in->run_state[in->nplanned], NULL);
+	if (!r->lets)
+		alloc_lets(in, r->d, &r->lets);
 	for (int i = 0; i < in->nplanned; i++) {
 		const PlanStmt *ps = &in->plan[cpu_target.id]->st[i];
 		if (ps->empty)
@@ -1281,6 +1365,8 @@ void exec_run(const Inst *in, void *const *storage, Diag *d, bool untouched)
 	pthread_mutex_init(&r.err.mu, NULL);
 	atomic_init(&r.err.first, INT64_MAX);
 	int rc = protect(d, run_body, &r);
+	if (!rc && lets_kept(in))
+		r.lets = atomic_exchange(&in->run_state[in->nplanned], r.lets);
 	free_lets(in, r.lets);
 	pthread_mutex_destroy(&r.err.mu);
 	if (rc)

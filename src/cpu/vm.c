@@ -2139,6 +2139,20 @@ static void run_block(const X *x, int64_t t, int64_t n, int worker)
 		copy_fence(); /* the block's streamed stores, before the task is done */
 }
 
+size_t vm_workers_bytes(const X *x)
+{
+	size_t n = 0;
+	for (int i = 0; i < x->nw; i++) {
+		const W *w = &x->w[i];
+		if (!w->reg)
+			continue;
+		n += 2 * reg_bytes(x) + VM_LANES * 8 + vb_bytes(x) + (size_t)w->chain_cap * sizeof(float);
+		for (int j = 0; w->cap && j < x->pd->acc.n; j++)
+			n += w->cap[j];
+	}
+	return n;
+}
+
 /* Per-worker scratch of a statement, made empty (each worker fills its own
  * on its first block). */
 struct W *vm_workers(int nw)

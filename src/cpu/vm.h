@@ -85,6 +85,7 @@ typedef struct {
 	int64_t pstride[MAXSCOPE]; /* row-major position of each output variable */
 	bool stream;
 	struct W *w;      /* per worker: its scratch */
+	int nw;           /* ... for this many workers */
 } X;
 
 /* A box: a range of every dim (dims outside the box's scope ignored). */
@@ -127,6 +128,8 @@ int vm_whole_rows(const X *x);
 /* The per-worker scratch of x->w, empty until a worker's first block. */
 struct W *vm_workers(int nw);
 void vm_free_workers(X *x, int nw);
+/* The bytes x->w's workers hold (registers, boxes, staged operands). */
+size_t vm_workers_bytes(const X *x);
 /* malloc and free of a run's big scratch blocks (X, registers, boxes): a
  * few freed blocks are kept and handed out again for the same size. */
 void *vm_stash_take(size_t bytes);
