@@ -150,6 +150,14 @@ static void collect_atoms(const Sym *s, const Sym **atoms, int *n, int max)
  * run-time error), anything else a value converted to i64. */
 static int index_expr(Builder *b, const Node *n, const Env *env)
 {
+	int64_t m;
+	const Node *v = n->kind == N_OP && n->op == OP_WHERE ? wrap_of(b->in, n, &m) : NULL;
+	if (v) { /* Inductor's negative-index wrap is the wrap() it computes: one read of v */
+		int args[2] = {index_expr(b, v, env), constant(b, ATHENE_I64, (Val){.i = m}, n)};
+		int r = op(b, OP_WRAP, ATHENE_I64, ATHENE_I64, 2, args, n);
+		b->p->ins[r].exact = true;
+		return r;
+	}
 	bool exact = n->kind == N_OP && dt_is_int(n->dt) &&
 	             (n->op == OP_NEG || n->op == OP_ADD || n->op == OP_SUB || n->op == OP_MUL ||
 	              n->op == OP_FLOORDIV || n->op == OP_MOD || n->op == OP_WRAP);
