@@ -11,11 +11,13 @@
  * Everything that does not change per call is prepared once, in Python: which
  * argument each kernel parameter is, each parameter's item size, which
  * arguments are size ints. A call with size ints not seen yet asks Python's
- * bind(*args) for a compiled instance (and checks the tensors there); a
- * call that this path must not take (a binding whose failing runs may write
- * part of an output, an output whose storage overlaps an input's, a binding
- * running in another thread) goes through Python's slow(*args), the ctypes
- * path, which copies through temporaries.
+ * bind(*args) for a compiled instance (and checks the tensors there). A
+ * binding whose failing runs may write part of an output keeps a copy of
+ * its outputs' bytes, taken before each run and put back when the run
+ * fails, where they hold at most SAVE_MAX bytes. A call that this path must
+ * not take (such a binding with larger outputs, an output whose storage
+ * overlaps an input's, a binding running in another thread) goes through
+ * Python's slow(*args), the ctypes path, which copies through temporaries.
  *
  * Neither torch nor libathene is linked: both function pointers come from
  * the caller, so the library is the one ctypes loaded. */
@@ -32,6 +34,7 @@ typedef int (*run_fn)(athene_inst *, void *const *, const int64_t *, int, athene
 typedef void *(*data_ptr_fn)(PyObject *);
 
 enum { NBIND = 8 }; /* bindings (distinct size ints) a kernel holds; the oldest goes first */
+#define SAVE_MAX ((size_t)1 << 20)
 
 typedef struct {
 	PyObject *owner;   /* what bind() returned first: it owns the instance */
@@ -41,6 +44,8 @@ typedef struct {
 	void **storage;    /* per parameter: its pointer in the call running now */
 	int flags;         /* athene_run's flags */
 	int fast;          /* 0: every call of this binding goes the slow way */
+	char *saved;       /* a binding whose failing runs may write part of an output:
+	                    * its outputs' bytes before the run, one after the other */
 	int busy;          /* running now (the GIL is released while it runs) */
 	athene_status st;
 } Binding;
@@ -72,6 +77,8 @@ static void binding_clear(Binding *b)
 	PyMem_Free(b->key);
 	PyMem_Free(b->elems);
 	PyMem_Free(b->storage);
+	PyMem_Free(b->saved);
+	b->saved = NULL;
 	b->key = NULL;
 	b->elems = NULL;
 	b->storage = NULL;
@@ -277,6 +284,13 @@ static Binding *kernel_bind(Kernel *k, PyObject *const *args, size_t nargsf, con
 	b->inst = (athene_inst *)(uintptr_t)inst;
 	b->flags = flags;
 	b->fast = fast;
+	if (!fast) { /* not clean: the C path too, saving its outputs, when they are small */
+		size_t bytes = 0;
+		for (int o = k->nin; o < k->nparams; o++)
+			bytes += (size_t)b->elems[o] * (size_t)k->itemsize[o];
+		if (bytes <= SAVE_MAX && (b->saved = PyMem_Malloc(bytes ? bytes : 1)))
+			b->fast = 1;
+	}
 	Py_DECREF(seq);
 	Py_DECREF(r);
 	return b;
@@ -303,6 +317,19 @@ static int overlaps(const Kernel *k, const Binding *b)
 		}
 	}
 	return 0;
+}
+
+/* A binding that saves its outputs: their bytes into b->saved (back:
+ * from it into the outputs, after a failed run). */
+static void save_outputs(const Kernel *k, const Binding *b, int back)
+{
+	char *at = b->saved;
+	for (int o = k->nin; at && o < k->nparams; o++) {
+		size_t n = (size_t)b->elems[o] * (size_t)k->itemsize[o];
+		if (n && b->storage[o])
+			memcpy(back ? b->storage[o] : at, back ? at : b->storage[o], n);
+		at += n;
+	}
 }
 
 static PyObject *kernel_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
@@ -367,7 +394,10 @@ static PyObject *kernel_call(PyObject *self, PyObject *const *args, size_t nargs
 	int rc;
 	b->busy = 1;
 	Py_BEGIN_ALLOW_THREADS
+	save_outputs(k, b, 0);
 	rc = k->run(b->inst, b->storage, b->elems, b->flags, &b->st);
+	if (rc)
+		save_outputs(k, b, 1);
 	Py_END_ALLOW_THREADS
 	b->busy = 0;
 	if (rc == -2) {
@@ -392,10 +422,13 @@ static PyObject *kernel_stats(PyObject *self, PyObject *unused)
 {
 	(void)unused;
 	Kernel *k = (Kernel *)self;
-	int n = 0;
-	for (int i = 0; i < NBIND; i++)
+	int n = 0, saving = 0;
+	for (int i = 0; i < NBIND; i++) {
 		n += k->bound[i].inst != NULL;
-	return Py_BuildValue("{s:K,s:K,s:i}", "calls", k->calls, "slow_calls", k->slow_calls, "bindings", n);
+		saving += k->bound[i].inst && k->bound[i].saved;
+	}
+	return Py_BuildValue("{s:K,s:K,s:i,s:i}", "calls", k->calls, "slow_calls", k->slow_calls, "bindings", n,
+	                     "saving", saving);
 }
 
 static PyObject *kernel_repr(PyObject *self)
@@ -404,7 +437,7 @@ static PyObject *kernel_repr(PyObject *self)
 }
 
 static PyMethodDef kernel_methods[] = {
-	{"stats", kernel_stats, METH_NOARGS, "calls, calls that went the slow way, bindings held"},
+	{"stats", kernel_stats, METH_NOARGS, "calls, calls that went the slow way, bindings held, of those saving their outputs"},
 	{NULL, NULL, 0, NULL},
 };
 

@@ -713,7 +713,7 @@ static void copy_stmt(const X *x)
 			}
 			if (n >= 0)
 				box_copy(dst->base + doff * (int64_t)dst->es, ds, q->base + soff * (int64_t)q->es, ss, shape, n,
-				         dst->es, x->stream ? COPY_STREAM : 0, true);
+				         dst->es, x->stream ? COPY_STREAM : 0, x->nw > 1);
 		}
 		int i = nl - 1;
 		while (i >= 0 && ++at[i] == nb[i])
@@ -1168,7 +1168,22 @@ static void x_release(X *x)
  * anew each time (most of its cost: 1.0 against 0.2 us for 64 elements); a
  * larger one's runs are long beside that, and it frees its state. */
 #define KEEP_POINTS ((int64_t)1 << 16)
-#define KEEP_BYTES ((size_t)1 << 20) /* also the lets' bound (lets_kept) */
+#define KEEP_BYTES ((size_t)1 << 20) /* also the lets' bound (exec_run) */
+/* What every instance together keeps, at most: past it, runs free their
+ * state as a large statement's do (a process holding thousands of small
+ * instances, a test suite's, would otherwise hold a MiB each). */
+#define KEEP_TOTAL ((int64_t)64 << 20)
+static atomic_llong kept_total;
+
+/* Counts n more bytes kept (n < 0: fewer); false, counting nothing, when
+ * that would pass KEEP_TOTAL. */
+static bool keep_count(int64_t n)
+{
+	if (atomic_fetch_add(&kept_total, n) + n <= KEEP_TOTAL || n <= 0)
+		return true;
+	atomic_fetch_sub(&kept_total, n);
+	return false;
+}
 
 /* The state statement si kept from an earlier run, if it still fits: the
  * same plan, as many threads. NULL when there is none, or when another
@@ -1176,6 +1191,8 @@ static void x_release(X *x)
 static X *x_kept(const Inst *in, int si, int nw)
 {
 	X *x = atomic_exchange(&in->run_state[si], NULL);
+	if (x)
+		keep_count(-x->held);
 	if (x && (x->ps != &in->plan[cpu_target.id]->st[si] || x->nw != nw)) {
 		x_release(x);
 		x = NULL;
@@ -1188,18 +1205,47 @@ static void x_keep(const Inst *in, int si, X *x)
 	int64_t points = 1;
 	for (int i = 0; i < x->ps->nlhs; i++)
 		points *= x->ps->vars[i].n;
-	if (points <= KEEP_POINTS && sizeof *x + vm_workers_bytes(x) <= KEEP_BYTES)
+	x->held = (int64_t)(sizeof *x + vm_workers_bytes(x));
+	if (points <= KEEP_POINTS && x->held <= (int64_t)KEEP_BYTES && keep_count(x->held)) {
 		x = atomic_exchange(&in->run_state[si], x);
+		if (x)
+			keep_count(-x->held);
+	}
 	x_release(x);
 }
 
 static void free_lets(const Inst *in, void **lets);
+static int64_t lets_bytes(const Inst *in);
 
 void exec_release(Inst *in)
 {
-	for (int i = 0; i < in->nplanned; i++)
-		x_release(atomic_exchange(&in->run_state[i], NULL));
-	free_lets(in, atomic_exchange(&in->run_state[in->nplanned], NULL));
+	for (int i = 0; i < in->nplanned; i++) {
+		X *x = atomic_exchange(&in->run_state[i], NULL);
+		if (x)
+			keep_count(-x->held);
+		x_release(x);
+	}
+	void **lets = atomic_exchange(&in->run_state[in->nplanned], NULL);
+	if (lets)
+		keep_count(-lets_bytes(in));
+	free_lets(in, lets);
+}
+
+/* A statement of at most ALONE_POINTS points (output and reduction
+ * variables together) runs on the calling thread: waking the pool's
+ * workers costs more than they would save, and beside torch, whose OpenMP
+ * team spins for a while after each of its kernels, they would compete
+ * with its threads (a nanoGPT block's eleven small kernels spent more time
+ * in both pools' spinning than in their loops). */
+#define ALONE_POINTS ((int64_t)1 << 14)
+
+static bool alone(const PlanStmt *ps)
+{
+	int64_t points = 1;
+	for (int i = 0; i < ps->nvars; i++)
+		if (!i64_mul(points, ps->vars[i].n, &points))
+			return false;
+	return points <= ALONE_POINTS;
 }
 
 /* Runs planned statement si through its plan; false when it is no box
@@ -1207,7 +1253,7 @@ void exec_release(Inst *in)
  * fast_rows gather reads all its indices before it moves a row. */
 static bool exec_stmt(const Inst *in, int si, void *const *storage, void **lets, RunErr *err, bool untouched)
 {
-	int nw = pool_threads();
+	int nw = alone(&in->plan[cpu_target.id]->st[si]) ? 1 : pool_threads();
 	X *x = x_kept(in, si, nw);
 	bool ok = x != NULL;
 	if (ok) {
@@ -1325,16 +1371,17 @@ typedef struct {
 	RunErr err;
 } Run;
 
-/* The lets of a finished run are kept in the instance (its state's last
- * slot) for the next when they hold at most KEEP_BYTES: a small kernel's
- * run would spend more in mapping them than in its loops. */
-static bool lets_kept(const Inst *in)
+/* The bytes of the lets a run maps. A finished run keeps them in the
+ * instance (its state's last slot) for the next when they hold at most
+ * KEEP_BYTES: a small kernel's run would spend more in mapping them than
+ * in its loops. */
+static int64_t lets_bytes(const Inst *in)
 {
 	size_t n = 0;
 	for (int i = 0; i < in->k->lets.n; i++)
 		if (!in->fused[i])
 			n += let_bytes(in, in->k->lets.v[i]);
-	return n <= KEEP_BYTES;
+	return (int64_t)n;
 }
 
 static void run_body(void *arg)
@@ -1342,7 +1389,9 @@ static void run_body(void *arg)
 	Run *r = arg;
 	const Inst *in = r->in;
 	r->lets = atomic_exchange(&in->run_state[in->nplanned], NULL);
-	if (!r->lets)
+	if (r->lets)
+		keep_count(-lets_bytes(in));
+	else
 		alloc_lets(in, r->d, &r->lets);
 	for (int i = 0; i < in->nplanned; i++) {
 		const PlanStmt *ps = &in->plan[cpu_target.id]->st[i];
@@ -1365,8 +1414,12 @@ void exec_run(const Inst *in, void *const *storage, Diag *d, bool untouched)
 	pthread_mutex_init(&r.err.mu, NULL);
 	atomic_init(&r.err.first, INT64_MAX);
 	int rc = protect(d, run_body, &r);
-	if (!rc && lets_kept(in))
+	int64_t bytes = lets_bytes(in);
+	if (!rc && r.lets && bytes <= (int64_t)KEEP_BYTES && keep_count(bytes)) {
 		r.lets = atomic_exchange(&in->run_state[in->nplanned], r.lets);
+		if (r.lets)
+			keep_count(-bytes);
+	}
 	free_lets(in, r.lets);
 	pthread_mutex_destroy(&r.err.mu);
 	if (rc)

@@ -86,6 +86,7 @@ typedef struct {
 	bool stream;
 	struct W *w;      /* per worker: its scratch */
 	int nw;           /* ... for this many workers */
+	int64_t held;     /* bytes it holds, counted while the instance keeps it (exec.c) */
 } X;
 
 /* A box: a range of every dim (dims outside the box's scope ignored). */

@@ -83,16 +83,12 @@ def _embed_wrap_flat_out(idx_ref, idx2_ref, idx3_ref, t_ref, out_ref, err_ref):
     def _init():
         _record_init(err_ref)
     v0 = idx_ref[pl.program_id(0)]
-    v2 = v0 < jnp.int32(0)
-    v3 = idx2_ref[pl.program_id(0)]
-    v5 = v3 + jnp.int32(64)
-    v7 = idx3_ref[pl.program_id(0)]
-    v8 = jnp.where(v2, v5, v7)
-    v9 = t_ref[...][0, :]
-    v9 = v9.reshape((1, 32))
+    v2 = jnp.where(v0 < 0, v0 + jnp.int32(64), v0)
+    v3 = t_ref[...][0, :]
+    v3 = v3.reshape((1, 32))
     bad = (jnp.where(idx_ref[pl.program_id(0)] < 0, idx2_ref[pl.program_id(0)] + 64, idx3_ref[pl.program_id(0)]) < 0) | (jnp.where(idx_ref[pl.program_id(0)] < 0, idx2_ref[pl.program_id(0)] + 64, idx3_ref[pl.program_id(0)]) >= 64)
     _record(err_ref, bad, 0, (0 + 32*jnp.where(idx_ref[pl.program_id(0)] < 0, idx2_ref[pl.program_id(0)] + 64, idx3_ref[pl.program_id(0)])) - 0, (pl.program_id(0), 0))
-    out = jnp.broadcast_to(v9, (1, 32))
+    out = jnp.broadcast_to(v3, (1, 32))
     out_ref[...] = out
 
 
@@ -143,16 +139,12 @@ def _embed_wrap_dim_out(idx_ref, idx2_ref, idx3_ref, t_ref, out_ref, err_ref):
     def _init():
         _record_init(err_ref)
     v0 = idx_ref[pl.program_id(0)]
-    v2 = v0 >= jnp.int32(0)
-    v3 = idx2_ref[pl.program_id(0)]
-    v5 = idx3_ref[pl.program_id(0)]
-    v7 = v5 + jnp.int32(64)
-    v8 = jnp.where(v2, v3, v7)
-    v9 = t_ref[...][0, :]
-    v9 = v9.reshape((1, 32))
-    bad = (v8 < 0) | (v8 >= 64)
-    _record(err_ref, bad, 0, v8, (pl.program_id(0), 0))
-    out = jnp.broadcast_to(v9, (1, 32))
+    v2 = jnp.where(v0 < 0, v0 + jnp.int32(64), v0)
+    v3 = t_ref[...][0, :]
+    v3 = v3.reshape((1, 32))
+    bad = (v2 < 0) | (v2 >= 64)
+    _record(err_ref, bad, 0, v2, (pl.program_id(0), 0))
+    out = jnp.broadcast_to(v3, (1, 32))
     out_ref[...] = out
 
 
@@ -203,16 +195,12 @@ def _index_select_cols_out(idx_ref, idx2_ref, idx3_ref, t_ref, out_ref, err_ref)
     def _init():
         _record_init(err_ref)
     v0 = idx_ref[pl.program_id(0)]
-    v2 = v0 < jnp.int32(0)
-    v3 = idx2_ref[pl.program_id(0)]
-    v5 = v3 + jnp.int32(64)
-    v7 = idx3_ref[pl.program_id(0)]
-    v8 = jnp.where(v2, v5, v7)
-    v9 = t_ref[...][:, 0, 0]
-    v9 = v9.reshape((16, 1))
+    v2 = jnp.where(v0 < 0, v0 + jnp.int32(64), v0)
+    v3 = t_ref[...][:, 0, 0]
+    v3 = v3.reshape((16, 1))
     bad = (jnp.where(idx_ref[pl.program_id(0)] < 0, idx2_ref[pl.program_id(0)] + 64, idx3_ref[pl.program_id(0)]) < 0) | (jnp.where(idx_ref[pl.program_id(0)] < 0, idx2_ref[pl.program_id(0)] + 64, idx3_ref[pl.program_id(0)]) >= 64)
     _record(err_ref, bad, 0, (64*0 + jnp.where(idx_ref[pl.program_id(0)] < 0, idx2_ref[pl.program_id(0)] + 64, idx3_ref[pl.program_id(0)])) - 0, (0, pl.program_id(0)))
-    out = jnp.broadcast_to(v9, (16, 1))
+    out = jnp.broadcast_to(v3, (16, 1))
     out = out.reshape((16, 1, 1))
     out_ref[...] = out
 
@@ -321,17 +309,13 @@ def _embed_flat_digit_wrap_y(idx_ref, idx2_ref, idx3_ref, t_ref, y_ref, err_ref)
     def _init():
         _record_init(err_ref)
     v0 = idx_ref[(pl.program_id(0) * 32 // 32)]
-    v2 = v0 < jnp.int32(0)
-    v3 = idx2_ref[(pl.program_id(0) * 32 // 32)]
-    v5 = v3 + jnp.int32(64)
-    v7 = idx3_ref[(pl.program_id(0) * 32 // 32)]
-    v8 = jnp.where(v2, v5, v7)
-    v9 = t_ref[...][0, :]
-    v9 = v9.reshape((1, 32))
-    v9 = v9.reshape((32,))
+    v2 = jnp.where(v0 < 0, v0 + jnp.int32(64), v0)
+    v3 = t_ref[...][0, :]
+    v3 = v3.reshape((1, 32))
+    v3 = v3.reshape((32,))
     bad = (jnp.where(idx_ref[(pl.program_id(0) * 32 // 32)] < 0, idx2_ref[(pl.program_id(0) * 32 // 32)] + 64, idx3_ref[(pl.program_id(0) * 32 // 32)]) < 0) | (jnp.where(idx_ref[(pl.program_id(0) * 32 // 32)] < 0, idx2_ref[(pl.program_id(0) * 32 // 32)] + 64, idx3_ref[(pl.program_id(0) * 32 // 32)]) >= 64)
     _record(err_ref, bad, 0, ((pl.program_id(0) * 32 % 32) + 32*jnp.where(idx_ref[(pl.program_id(0) * 32 // 32)] < 0, idx2_ref[(pl.program_id(0) * 32 // 32)] + 64, idx3_ref[(pl.program_id(0) * 32 // 32)])) - 0, (pl.program_id(0) * 32,))
-    out = v9
+    out = v3
     out = out.reshape((1, 32))
     y_ref[...] = out
 
@@ -383,24 +367,20 @@ def _embed_flat_digit_two_y(ia_ref, ia2_ref, ia3_ref, ib_ref, a_ref, b_ref, y_re
     def _init():
         _record_init(err_ref)
     v0 = ia_ref[(pl.program_id(0) * 32 // 32)]
-    v2 = v0 < jnp.int32(0)
-    v3 = ia2_ref[(pl.program_id(0) * 32 // 32)]
-    v5 = v3 + jnp.int32(64)
-    v7 = ia3_ref[(pl.program_id(0) * 32 // 32)]
-    v8 = jnp.where(v2, v5, v7)
-    v9 = a_ref[...][0, :]
-    v9 = v9.reshape((1, 32))
-    v9 = v9.reshape((32,))
+    v2 = jnp.where(v0 < 0, v0 + jnp.int32(64), v0)
+    v3 = a_ref[...][0, :]
+    v3 = v3.reshape((1, 32))
+    v3 = v3.reshape((32,))
     bad = (jnp.where(ia_ref[(pl.program_id(0) * 32 // 32)] < 0, ia2_ref[(pl.program_id(0) * 32 // 32)] + 64, ia3_ref[(pl.program_id(0) * 32 // 32)]) < 0) | (jnp.where(ia_ref[(pl.program_id(0) * 32 // 32)] < 0, ia2_ref[(pl.program_id(0) * 32 // 32)] + 64, ia3_ref[(pl.program_id(0) * 32 // 32)]) >= 64)
     _record(err_ref, bad, 0, ((pl.program_id(0) * 32 % 32) + 32*jnp.where(ia_ref[(pl.program_id(0) * 32 // 32)] < 0, ia2_ref[(pl.program_id(0) * 32 // 32)] + 64, ia3_ref[(pl.program_id(0) * 32 // 32)])) - 0, (pl.program_id(0) * 32,))
-    v10 = ib_ref[(pl.program_id(0) * 32 // 32)]
-    v12 = b_ref[...][0, :]
-    v12 = v12.reshape((1, 32))
-    v12 = v12.reshape((32,))
+    v4 = ib_ref[(pl.program_id(0) * 32 // 32)]
+    v6 = b_ref[...][0, :]
+    v6 = v6.reshape((1, 32))
+    v6 = v6.reshape((32,))
     bad = (ib_ref[(pl.program_id(0) * 32 // 32)] < 0) | (ib_ref[(pl.program_id(0) * 32 // 32)] >= 20)
     _record(err_ref, bad, 1, ((pl.program_id(0) * 32 % 32) + 32*ib_ref[(pl.program_id(0) * 32 // 32)]) - 0, (pl.program_id(0) * 32,))
-    v13 = v9 + v12
-    out = v13
+    v7 = v3 + v6
+    out = v7
     out = out.reshape((1, 32))
     y_ref[...] = out
 
@@ -456,17 +436,13 @@ def _embed_flat_digit_2d_y(idx_ref, idx2_ref, idx3_ref, t_ref, y_ref, err_ref):
     def _init():
         _record_init(err_ref)
     v0 = idx_ref[(pl.program_id(0) * 32 // 32)]
-    v2 = v0 < jnp.int32(0)
-    v3 = idx2_ref[(pl.program_id(0) * 32 // 32)]
-    v5 = v3 + jnp.int32(64)
-    v7 = idx3_ref[(pl.program_id(0) * 32 // 32)]
-    v8 = jnp.where(v2, v5, v7)
-    v9 = t_ref[...][0, :]
-    v9 = v9.reshape((1, 32))
-    v9 = v9.reshape((32,))
+    v2 = jnp.where(v0 < 0, v0 + jnp.int32(64), v0)
+    v3 = t_ref[...][0, :]
+    v3 = v3.reshape((1, 32))
+    v3 = v3.reshape((32,))
     bad = (jnp.where(idx_ref[(pl.program_id(0) * 32 // 32)] < 0, idx2_ref[(pl.program_id(0) * 32 // 32)] + 64, idx3_ref[(pl.program_id(0) * 32 // 32)]) < 0) | (jnp.where(idx_ref[(pl.program_id(0) * 32 // 32)] < 0, idx2_ref[(pl.program_id(0) * 32 // 32)] + 64, idx3_ref[(pl.program_id(0) * 32 // 32)]) >= 64)
     _record(err_ref, bad, 0, ((pl.program_id(0) * 32 % 32) + 32*jnp.where(idx_ref[(pl.program_id(0) * 32 // 32)] < 0, idx2_ref[(pl.program_id(0) * 32 // 32)] + 64, idx3_ref[(pl.program_id(0) * 32 // 32)])) - 0, (pl.program_id(0) * 32,))
-    out = v9
+    out = v3
     out = out.reshape((1, 32))
     y_ref[...] = out
 
@@ -518,17 +494,13 @@ def _embed_digit_2d_subscripts_y(idx_ref, idx2_ref, idx3_ref, t_ref, y_ref, err_
     def _init():
         _record_init(err_ref)
     v0 = idx_ref[(pl.program_id(0) * 32 // 32)]
-    v2 = v0 < jnp.int32(0)
-    v3 = idx2_ref[(pl.program_id(0) * 32 // 32)]
-    v5 = v3 + jnp.int32(64)
-    v7 = idx3_ref[(pl.program_id(0) * 32 // 32)]
-    v8 = jnp.where(v2, v5, v7)
-    v9 = t_ref[...][0, :]
-    v9 = v9.reshape((1, 32))
-    v9 = v9.reshape((32,))
+    v2 = jnp.where(v0 < 0, v0 + jnp.int32(64), v0)
+    v3 = t_ref[...][0, :]
+    v3 = v3.reshape((1, 32))
+    v3 = v3.reshape((32,))
     bad = (jnp.where(idx_ref[(pl.program_id(0) * 32 // 32)] < 0, idx2_ref[(pl.program_id(0) * 32 // 32)] + 64, idx3_ref[(pl.program_id(0) * 32 // 32)]) < 0) | (jnp.where(idx_ref[(pl.program_id(0) * 32 // 32)] < 0, idx2_ref[(pl.program_id(0) * 32 // 32)] + 64, idx3_ref[(pl.program_id(0) * 32 // 32)]) >= 64)
     _record(err_ref, bad, 0, ((pl.program_id(0) * 32 % 32) + 32*jnp.where(idx_ref[(pl.program_id(0) * 32 // 32)] < 0, idx2_ref[(pl.program_id(0) * 32 // 32)] + 64, idx3_ref[(pl.program_id(0) * 32 // 32)])) - 0, (pl.program_id(0) * 32,))
-    out = v9
+    out = v3
     out = out.reshape((1, 32))
     y_ref[...] = out
 
