@@ -1200,11 +1200,19 @@ static X *x_kept(const Inst *in, int si, int nw)
 	return x;
 }
 
-static void x_keep(const Inst *in, int si, X *x)
+/* The points of a planned statement's first n variables (INT64_MAX past it). */
+static int64_t stmt_points(const PlanStmt *ps, int n)
 {
 	int64_t points = 1;
-	for (int i = 0; i < x->ps->nlhs; i++)
-		points *= x->ps->vars[i].n;
+	for (int i = 0; i < n; i++)
+		if (!i64_mul(points, ps->vars[i].n, &points))
+			return INT64_MAX;
+	return points;
+}
+
+static void x_keep(const Inst *in, int si, X *x)
+{
+	int64_t points = stmt_points(x->ps, x->ps->nlhs);
 	x->held = (int64_t)(sizeof *x + vm_workers_bytes(x));
 	if (points <= KEEP_POINTS && x->held <= (int64_t)KEEP_BYTES && keep_count(x->held)) {
 		x = atomic_exchange(&in->run_state[si], x);
@@ -1241,11 +1249,7 @@ void exec_release(Inst *in)
 
 static bool alone(const PlanStmt *ps)
 {
-	int64_t points = 1;
-	for (int i = 0; i < ps->nvars; i++)
-		if (!i64_mul(points, ps->vars[i].n, &points))
-			return false;
-	return points <= ALONE_POINTS;
+	return stmt_points(ps, ps->nvars) <= ALONE_POINTS;
 }
 
 /* Runs planned statement si through its plan; false when it is no box
