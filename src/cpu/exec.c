@@ -195,7 +195,6 @@ static void point_scope(Point *pt, int scope)
 
 #define SCALAR_CHUNK 4096
 
-
 /* Point q0 of the statement (its variables row-major): its value in the
  * registers and the element it stores to in *off, through the store's
  * offset (load: the instruction of that offset's atoms, or NULL); false
@@ -219,6 +218,7 @@ static bool eval_point(Point *pt, int64_t q0, const Ins *load, int64_t *off)
 	sym_eval(store->off, point_leaf, pt, off);
 	return true;
 }
+
 /* Task t: output points [t·CHUNK, (t+1)·CHUNK) in row-major order. */
 static void scalar_task(void *arg, int64_t t, int worker)
 {
@@ -594,8 +594,9 @@ static void bind_run(X *x, void *const *storage, void **lets, RunErr *err)
 	}
 }
 
-/* Lays statement si out for runs; false when it is no box statement. */
-static bool setup(X *x, const Inst *in, int si, void *const *storage, void **lets, RunErr *err)
+/* Lays statement si out for runs (bind_run then says where its operands
+ * lie); false when it is no box statement. */
+static bool setup(X *x, const Inst *in, int si, RunErr *err)
 {
 	x->in = in;
 	x->ps = &in->plan[cpu_target.id]->st[si];
@@ -666,7 +667,6 @@ static bool setup(X *x, const Inst *in, int si, void *const *storage, void **let
 		x->chunk = want < most ? want : most;
 		x->chunk = x->chunk < 1 ? 1 : x->chunk;
 	}
-	bind_run(x, storage, lets, err);
 	return true;
 }
 
@@ -1130,17 +1130,6 @@ done:
 	free(pt.reg);
 }
 
-static void x_free(X *x)
-{
-	for (int j = 0; x && x->op && j < x->pd->acc.n; j++)
-		free(x->op[j].piece);
-	if (x) {
-		free(x->op);
-		free(x->opreg);
-		vm_stash_give(x, sizeof *x);
-	}
-}
-
 /* A zeroed X but for its dims by scope (sd), which make_dims writes and
  * everything reads below nsd: 12 of its 14 KiB, which a small kernel's run
  * spent a fifth of its time clearing. */
@@ -1157,9 +1146,15 @@ static X *x_new(void)
 
 static void x_release(X *x)
 {
-	if (x && x->w)
+	if (!x)
+		return;
+	if (x->w)
 		vm_free_workers(x, x->nw);
-	x_free(x);
+	for (int j = 0; x->op && j < x->pd->acc.n; j++)
+		free(x->op[j].piece);
+	free(x->op);
+	free(x->opreg);
+	vm_stash_give(x, sizeof *x);
 }
 
 /* A statement of at most KEEP_POINTS output points keeps its state (X, its
@@ -1168,7 +1163,7 @@ static void x_release(X *x)
  * anew each time (most of its cost: 1.0 against 0.2 us for 64 elements); a
  * larger one's runs are long beside that, and it frees its state. */
 #define KEEP_POINTS ((int64_t)1 << 16)
-#define KEEP_BYTES ((size_t)1 << 20) /* also the lets' bound (exec_run) */
+#define KEEP_BYTES ((int64_t)1 << 20) /* also the lets' bound (exec_run) */
 /* What every instance together keeps, at most: past it, runs free their
  * state as a large statement's do (a process holding thousands of small
  * instances, a test suite's, would otherwise hold a MiB each). */
@@ -1188,11 +1183,17 @@ static bool keep_count(int64_t n)
 /* The state statement si kept from an earlier run, if it still fits: the
  * same plan, as many threads. NULL when there is none, or when another
  * thread's run has it. */
-static X *x_kept(const Inst *in, int si, int nw)
+static X *x_take(const Inst *in, int si)
 {
 	X *x = atomic_exchange(&in->run_state[si], NULL);
 	if (x)
 		keep_count(-x->held);
+	return x;
+}
+
+static X *x_kept(const Inst *in, int si, int nw)
+{
+	X *x = x_take(in, si);
 	if (x && (x->ps != &in->plan[cpu_target.id]->st[si] || x->nw != nw)) {
 		x_release(x);
 		x = NULL;
@@ -1214,7 +1215,7 @@ static void x_keep(const Inst *in, int si, X *x)
 {
 	int64_t points = stmt_points(x->ps, x->ps->nlhs);
 	x->held = (int64_t)(sizeof *x + vm_workers_bytes(x));
-	if (points <= KEEP_POINTS && x->held <= (int64_t)KEEP_BYTES && keep_count(x->held)) {
+	if (points <= KEEP_POINTS && x->held <= KEEP_BYTES && keep_count(x->held)) {
 		x = atomic_exchange(&in->run_state[si], x);
 		if (x)
 			keep_count(-x->held);
@@ -1223,20 +1224,13 @@ static void x_keep(const Inst *in, int si, X *x)
 }
 
 static void free_lets(const Inst *in, void **lets);
-static int64_t lets_bytes(const Inst *in);
+static void **lets_take(const Inst *in);
 
 void exec_release(Inst *in)
 {
-	for (int i = 0; i < in->nplanned; i++) {
-		X *x = atomic_exchange(&in->run_state[i], NULL);
-		if (x)
-			keep_count(-x->held);
-		x_release(x);
-	}
-	void **lets = atomic_exchange(&in->run_state[in->nplanned], NULL);
-	if (lets)
-		keep_count(-lets_bytes(in));
-	free_lets(in, lets);
+	for (int i = 0; i < in->nplanned; i++)
+		x_release(x_take(in, i));
+	free_lets(in, lets_take(in));
 }
 
 /* A statement of at most ALONE_POINTS points (output and reduction
@@ -1260,16 +1254,12 @@ static bool exec_stmt(const Inst *in, int si, void *const *storage, void **lets,
 	int nw = alone(&in->plan[cpu_target.id]->st[si]) ? 1 : pool_threads();
 	X *x = x_kept(in, si, nw);
 	bool ok = x != NULL;
-	if (ok) {
-		bind_run(x, storage, lets, err);
-	} else {
-		x = x_new();
-		ok = x && setup(x, in, si, storage, lets, err);
-		if (ok && !(x->w = vm_workers(nw)))
-			ok = false;
-		if (x)
-			x->nw = nw;
+	if (!ok && (x = x_new())) {
+		x->nw = nw;
+		ok = setup(x, in, si, err) && (x->w = vm_workers(nw));
 	}
+	if (ok)
+		bind_run(x, storage, lets, err);
 	if (ok && x->copy)
 		copy_stmt(x);
 	else if (ok && x->rows) {
@@ -1303,9 +1293,7 @@ static bool may_fail(const Prog *p)
  * (which, with untouched, fails before it writes). */
 bool exec_clean_errors(const Inst *in)
 {
-	const Kernel *k = in->k;
-	void **none = calloc((size_t)(k->params.n + k->lets.n) + 1, sizeof *none);
-	bool clean = none != NULL, wrote = false;
+	bool clean = true, wrote = false;
 	RunErr err = {.pos = INT64_MAX};
 	for (int i = 0; clean && i < in->nplanned; i++) {
 		bool out = in->planned[i].stmt->t->role == ROLE_OUT;
@@ -1317,14 +1305,12 @@ bool exec_clean_errors(const Inst *in)
 			continue;
 		}
 		if (may_fail(in->prog[i]) && (wrote || out)) {
-			/* the addresses are never read: setup only lays the operands out */
-			X *x = x_new();
-			clean = !wrote && x && setup(x, in, i, none, none + k->params.n, &err) && x->fast;
+			X *x = x_new(); /* laid out, never bound: nothing runs */
+			clean = !wrote && x && setup(x, in, i, &err) && x->fast;
 			x_release(x);
 		}
 		wrote |= out;
 	}
-	free(none);
 	return clean;
 }
 
@@ -1388,14 +1374,20 @@ static int64_t lets_bytes(const Inst *in)
 	return (int64_t)n;
 }
 
+/* The lets an earlier run kept, taken out of the instance (NULL: none). */
+static void **lets_take(const Inst *in)
+{
+	void **lets = atomic_exchange(&in->run_state[in->nplanned], NULL);
+	if (lets)
+		keep_count(-lets_bytes(in));
+	return lets;
+}
+
 static void run_body(void *arg)
 {
 	Run *r = arg;
 	const Inst *in = r->in;
-	r->lets = atomic_exchange(&in->run_state[in->nplanned], NULL);
-	if (r->lets)
-		keep_count(-lets_bytes(in));
-	else
+	if (!(r->lets = lets_take(in)))
 		alloc_lets(in, r->d, &r->lets);
 	for (int i = 0; i < in->nplanned; i++) {
 		const PlanStmt *ps = &in->plan[cpu_target.id]->st[i];
@@ -1419,7 +1411,7 @@ void exec_run(const Inst *in, void *const *storage, Diag *d, bool untouched)
 	atomic_init(&r.err.first, INT64_MAX);
 	int rc = protect(d, run_body, &r);
 	int64_t bytes = lets_bytes(in);
-	if (!rc && r.lets && bytes <= (int64_t)KEEP_BYTES && keep_count(bytes)) {
+	if (!rc && r.lets && bytes <= KEEP_BYTES && keep_count(bytes)) {
 		r.lets = atomic_exchange(&in->run_state[in->nplanned], r.lets);
 		if (r.lets)
 			keep_count(-bytes);
