@@ -29,6 +29,11 @@ BITWISE = ["&", "|", "^", "<<", ">>"]
 BITS = {"i8": "u8", "u8": "i8", "i16": "f16", "f16": "i16", "bf16": "i16", "i32": "f32", "f32": "i32",
         "i64": "f64", "f64": "i64"}
 EXACT_UNARY = ["abs", "neg", "relu", "sign", "floor", "ceil", "round", "trunc", "sqrt"]
+# The lowest exponent bit of the float that D.bits makes of an integer dtype: or-ed in, the bits
+# are a normal float, an infinity or a NaN. Exact kernels use it, since XLA on a CPU (and a TPU)
+# reads a subnormal f32 or f64 operand as zero (x % f32.bits(1) is NaN there); f16 subnormals
+# are normal in the f32 it computes f16 in
+NORMAL_BIT = {"i32": 1 << 23, "i64": 1 << 52}
 
 
 class Gen:
@@ -39,6 +44,7 @@ class Gen:
         implementations agree on to the bit (no transcendental functions, pow or atan2, and no
         reductions whose rounding depends on their order: sum, prod, mean)."""
         self.rng = rng
+        self.exact = exact
         self.unary = [u for u in UNARY if not exact or u in EXACT_UNARY]
         self.binary = [b for b in BINARY if not exact or b not in ("pow", "atan2")]
         self.reduce = [r for r in REDUCE if not exact or r not in ("sum", "prod", "mean")]
@@ -109,7 +115,10 @@ class Gen:
             return f"({dt}({a}) {op} {dt}({b}))" if r.random() < 0.8 else f"(~{dt}({a}))"
         if x < 0.93:
             src = r.choice(sorted(BITS))
-            return f"{BITS[src]}.bits({src}({self.expr(dims, depth + 1)}))"
+            a = f"{src}({self.expr(dims, depth + 1)})"
+            if self.exact and src in NORMAL_BIT:  # no subnormal from the bits of a small integer
+                a = f"({a} | {src}({NORMAL_BIT[src]}))"
+            return f"{BITS[src]}.bits({a})"
         return self._leaf(dims, depth)
 
     def _kernel(self):

@@ -422,8 +422,8 @@ int ep_alias_of(Em *e, int r)
 static void ep_constant(Buf *b, Em *e, int r)
 {
 	const Ins *x = &e->prog->ins[r];
-	if (x->dt == ATHENE_BOOL)
-		buf_printf(b, x->c.i ? "True" : "False");
+	if (x->dt == ATHENE_BOOL) /* an array, as every other constant: True has no .astype */
+		buf_printf(b, "%s(%s)", ep_jdt(x->dt), x->c.i ? "True" : "False");
 	else if (!dt_is_float(x->dt))
 		buf_printf(b, "%s(%lld)", ep_rdt(e, r), (long long)x->c.i);
 	else if (isnan(x->c.f))

@@ -126,6 +126,17 @@ def test_same_dtype_functions_of_a_bool(tmp_path, fn):
     np.testing.assert_array_equal(np.asarray(y), a)
 
 
+@pytest.mark.parametrize("const", ["bool(i32(2))", "(1 < 2)", "!(1 < 2)"])
+def test_constant_bools_cast(tmp_path, const):
+    """A constant bool is an array like every other constant (a Python True has no .astype;
+    found by tests/pallas/fuzz_emit.py in ceil(bool(i32(2))) stored to u8)."""
+    a = np.arange(3, dtype=np.int32)
+    got, want = run_both(tmp_path, f"kernel k(a: i32[N]) -> (y: u8[N]) {{\n    y[i] = u8(a[i]) + ceil({const})\n}}\n",
+                         [a])
+    same(got, want, const)
+    np.testing.assert_array_equal(got, a + (0 if const.startswith("!") else 1))
+
+
 def test_checked_gather_with_two_outputs(tmp_path):
     """The entry point of a kernel with a checked gather and several outputs returns them all
     (it called a name the module does not define; found by tests/pallas/fuzz_emit.py), and
