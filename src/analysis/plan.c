@@ -232,11 +232,37 @@ static int64_t tpu_align(PlanStmt *ps, int vi)
 	return align;
 }
 
-/* Does var i drive the last axis of some operand? */
-static bool is_minor(PlanStmt *ps, int vi)
+/* The points of the variables on op's axes (saturating). */
+static int64_t op_reach(const PlanStmt *ps, const PlanOperand *op)
 {
+	int64_t n = 1;
+	for (int i = 0; i < ps->nvars; i++)
+		for (int d = 0; d < op->view->ndig; d++)
+			if (op->view->dig[d].var == ps->vars[i].var && op->view->dig[d].axis >= 0) {
+				if (!i64_mul(n, ps->vars[i].n, &n))
+					return INT64_MAX;
+				break;
+			}
+	return n;
+}
+
+/* Does var i drive the last axis of some operand? On a target without
+ * tiles, not of an operand that reaches under 1/8 of the statement's
+ * points (a row's scale s[i] beside x[i, j], a reduction's own earlier
+ * result): its rows are short whatever the block, and a first aligned tile
+ * of i would cut the large operands' rows into pieces (x[i, j] * s[i] of
+ * (8192, 1024) was planned (64, 448) where x * 2 is (32, 1024), and ran
+ * at a third of its speed). */
+static bool is_minor(const Plan *p, PlanStmt *ps, int vi)
+{
+	int64_t all = 1;
+	for (int i = 0; i < ps->nvars; i++)
+		if (!i64_mul(all, ps->vars[i].n, &all))
+			all = INT64_MAX;
 	for (int i = 0; i < ps->ops.n; i++) {
 		const PlanOperand *op = ps->ops.v[i];
+		if (!p->tg->tiles && op_reach(ps, op) < all / 8)
+			continue;
 		for (int d = 0; d < op->view->ndig && op->cls != VIEW_ELEM && !op->prefetch; d++) {
 			const ViewDigit *g = &op->view->dig[d];
 			if (g->var == ps->vars[vi].var && g->axis >= 0 && g->axis == op->view->naxes - 1)
@@ -249,7 +275,7 @@ static bool is_minor(PlanStmt *ps, int vi)
 /* Blocks of var i are multiples of this. */
 static int64_t var_align(Plan *p, PlanStmt *ps, int i)
 {
-	int64_t a = p->tg->tiles ? tpu_align(ps, i) : is_minor(ps, i) ? p->tg->minor_align : 1;
+	int64_t a = p->tg->tiles ? tpu_align(ps, i) : is_minor(p, ps, i) ? p->tg->minor_align : 1;
 	return lcm(a, ps->vars[i].unit);
 }
 
@@ -419,7 +445,7 @@ static void choose_blocks(Plan *p, PlanStmt *ps)
 	for (int pass = 0; pass < 3; pass++)
 		for (int j = 0; j < ps->nvars; j++) {
 			int i = j < ps->nlhs ? ps->nlhs - 1 - j : j; /* output variables inside out */
-			bool minor = is_minor(ps, i), red = ps->vars[i].reduce;
+			bool minor = is_minor(p, ps, i), red = ps->vars[i].reduce;
 			if (!set[i] && (pass == 0 ? minor : pass == 1 ? red && !minor : !red && !minor))
 				order[no++] = i;
 		}
@@ -430,7 +456,7 @@ static void choose_blocks(Plan *p, PlanStmt *ps)
 		js = jl = -1;
 	for (int j = 0; j < no; j++) { /* a first aligned tile for the minor ones */
 		PlanVar *v = &ps->vars[order[j]];
-		if (is_minor(ps, order[j]) && order[j] != js && order[j] != jl) {
+		if (is_minor(p, ps, order[j]) && order[j] != js && order[j] != jl) {
 			int64_t a = var_align(p, ps, order[j]);
 			v->block = a < v->n ? a : v->n;
 			set[order[j]] = true;

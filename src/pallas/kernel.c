@@ -500,6 +500,19 @@ static void instruction(Em *e, int r)
 		 * that of b (jnp's differ) */
 		const Ins *d = &e->prog->ins[x->a[1]];
 		bool nonzero = d->kind == I_CONST && !dt_is_float(d->dt) && d->c.i != 0;
+		/* float // and % of f16 and bf16 in f32, rounded once, as NumPy's (jnp's are
+		 * several ops, each rounded to the narrow dtype: 251 // -0.1018 in f16 was -2468) */
+		bool narrow = (x->op == OP_FLOORDIV || x->op == OP_MOD) && (x->opdt == ATHENE_F16 || x->opdt == ATHENE_BF16);
+		if (narrow) {
+			ep_line(e, "v%dp = (%s).astype(jnp.float32)", r, p);
+			ep_line(e, "v%dq = (%s).astype(jnp.float32)", r, q);
+			for (int i = 0; i < 2; i++) {
+				buf_free(&a[i]);
+				buf_printf(&a[i], "v%d%c", r, "pq"[i]);
+			}
+			p = buf_str(&a[0]);
+			q = buf_str(&a[1]);
+		}
 		if (x->op == OP_SHL || x->op == OP_SHR)
 			ep_shift(&o, x->op, x->opdt, p, q);
 		else if (x->op == OP_NEG && e->gpu && neg_const(&o, &e->prog->ins[x->a[0]]))
@@ -539,7 +552,10 @@ static void instruction(Em *e, int r)
 			*e->needs |= NEED_SPECIAL;
 		if (x->op == OP_AIRY_AI)
 			*e->needs |= NEED_AIRY;
-		ep_line(e, "v%d = %s", r, buf_str(&o));
+		if (narrow)
+			ep_line(e, "v%d = (%s).astype(%s)", r, buf_str(&o), ep_jdt(x->opdt));
+		else
+			ep_line(e, "v%d = %s", r, buf_str(&o));
 		for (int i = 0; i < 3; i++)
 			buf_free(&a[i]);
 		buf_free(&o);

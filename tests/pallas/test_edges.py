@@ -5,6 +5,7 @@ the CPU and is compared, bit for bit (NaN with NaN), with athene's reference int
 same inputs; a few also with NumPy."""
 import importlib.util
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -64,6 +65,26 @@ def test_floor_division_and_modulo_at_the_edges(tmp_path, dt, op):
         with np.errstate(all="ignore"):
             want = np.where(b == 0, 0, (a // np.where(b == 0, 1, b)) if op == "//" else a % np.where(b == 0, 1, b))
         same(got, want.astype(NP[dt]), f"{dt} {op} vs NumPy")
+
+
+@pytest.mark.parametrize("op", ["//", "%"])
+@pytest.mark.parametrize("dt", ["f16", "bf16"])
+def test_narrow_float_floor_division_rounds_once(tmp_path, dt, op):
+    """f16 and bf16 // and % are computed in f32 and rounded once, as NumPy's: jnp's are several
+    ops, each rounded to the narrow dtype (251 // -0.1018 in f16 gave -2468, not -2466; found by
+    tests/pallas/fuzz_emit.py). Against the reference and, for f16, NumPy."""
+    rng = np.random.default_rng(7)
+    t = np.float16 if dt == "f16" else ml_dtypes.bfloat16
+    a = np.concatenate([[251.0], rng.uniform(-300, 300, 4000)]).astype(t)
+    b = np.concatenate([[-0.10180664], rng.uniform(-1, 1, 4000)]).astype(t)
+    src = f"kernel k(a: {dt}[N], b: {dt}[N]) -> (y: {dt}[N]) {{\n    y[i] = a[i] {op} b[i]\n}}\n"
+    got, ref = run_both(tmp_path, src, [a, b])
+    if dt == "bf16":
+        got, ref = got.astype(np.float32), np.asarray(ref).astype(np.float32)
+    same(got, ref, f"{dt} {op} vs the reference interpreter")
+    if dt == "f16":
+        with np.errstate(all="ignore"):
+            same(got, a // b if op == "//" else a % b, f"f16 {op} vs NumPy")
 
 
 @pytest.mark.parametrize("dt", INTS + FLOATS)
