@@ -36,7 +36,7 @@ $(B)/athene: src/main.c $(B)/libathene.a
 $(B)/%_test: tests/%_test.c tests/testlib.h $(B)/libathene.a
 	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) $< $(B)/libathene.a -o $@ $(LDLIBS)
 
-CTESTS = $(B)/sym_test $(B)/dtype_test $(B)/view_test $(B)/npy_test $(B)/inst_test $(B)/stage_test $(B)/reduce_test $(B)/gather_test $(B)/scatter_test $(B)/tuning_test
+CTESTS = $(B)/sym_test $(B)/dtype_test $(B)/view_test $(B)/npy_test $(B)/inst_test $(B)/stage_test $(B)/reduce_test $(B)/band_test $(B)/gather_test $(B)/scatter_test $(B)/tuning_test
 KTESTS = $(B)/plan_test $(B)/body_test
 # The differential test of the executor against the interpreter on random
 # kernels (tests/diff_test.c): DIFF_COUNT cases in make test, fewer under
@@ -120,7 +120,7 @@ asan:
 # ThreadSanitizer (clang): the C tests that run threads (the pool; inst_test's
 # gathers on 1-4 threads), and the differential test with 3 threads.
 TSAN = B=build-tsan CC=clang CFLAGS="-O1 -g -fsanitize=thread -fno-omit-frame-pointer"
-TTESTS = $(B)/stage_test $(B)/inst_test $(B)/gather_test $(B)/scatter_test $(B)/tuning_test
+TTESTS = $(B)/stage_test $(B)/inst_test $(B)/band_test $(B)/gather_test $(B)/scatter_test $(B)/tuning_test
 
 tsan:
 	$(MAKE) $(TSAN) $(TTESTS:$(B)/%=build-tsan/%) $(DTESTS:$(B)/%=build-tsan/%)

@@ -1314,6 +1314,164 @@ bool exec_clean_errors(const Inst *in)
 	return clean;
 }
 
+/* ---- bands: statements that run row band by row band ---- */
+
+/* Consecutive statements whose first output variable ranges over the same
+ * R rows, none of which can fail, where each reads what an earlier one of
+ * them wrote (a let) only in its own rows, run band by band: each pool
+ * task takes a band of rows through all of them, so that a reduction's
+ * rows are still in the cache when its epilogue reads them again (a
+ * softmax or a norm of (8192, 1024) read its 32 MiB input from memory once
+ * per statement). A band's statements run in order; every point of every
+ * statement runs once, as in statement order, and a statement's points
+ * depend on no other band's (outputs are not read in the group, lets only
+ * in their own rows, inputs never written: run_band checks that no output
+ * overlaps an input). */
+#define BAND_MAX 16
+
+/* Does op, an operand of a statement of the group, touch only rows of its
+ * let by the statement's first variable: its array's outer axis driven by
+ * var 0 alone, from 0 step 1 over the let's R rows of stride storage / R? */
+static bool row_local(const Inst *in, const PlanOperand *op, int64_t rows)
+{
+	const PlanAxis *a = &op->ax[0];
+	return op->cls != VIEW_ELEM && !op->prefetch && !op->piece && op->naxes >= 1 && a->kind == VA_ITER &&
+	       a->var == 0 && a->start == 0 && a->step == 1 && a->size == rows && a->place == 0 && !a->widened &&
+	       !a->masked && a->stride * rows == tensor_layout(in, op->t)->storage;
+}
+
+/* Can statement ps (program p) fail in this binding? As may_fail, but a
+ * max, min, argmax or argmin fails only over an empty domain. */
+static bool fails_here(const Prog *p, const PlanStmt *ps)
+{
+	bool empty = false;
+	for (int v = ps->nlhs; v < ps->nvars; v++)
+		empty |= ps->vars[v].n <= 0;
+	for (int i = 0; i < p->n; i++)
+		if (ins_can_fail(p, &p->ins[i]) && (p->ins[i].kind != I_REDUCE || empty))
+			return true;
+	return false;
+}
+
+static bool written_by(const Tensor *const *w, int n, const Tensor *t)
+{
+	for (int k = 0; k < n; k++)
+		if (w[k] == t)
+			return true;
+	return false;
+}
+
+/* The end (exclusive) of the group of statements from si, or si when
+ * fewer than two form one or all are small (alone: they run on the
+ * calling thread, one after the other). */
+static int band_end(const Inst *in, int si)
+{
+	const Plan *plan = in->plan[cpu_target.id];
+	const Tensor *wrote[BAND_MAX];
+	int64_t rows = -1;
+	bool large = false;
+	int j = si;
+	for (; j < in->nplanned && j - si < BAND_MAX; j++) {
+		const PlanStmt *ps = &plan->st[j];
+		const Prog *p = in->prog[j];
+		if (ps->empty || ps->scatter || in->planned[j].stmt->at || ps->nlhs < 1 || ps->vars[0].reduce ||
+		    ps->vars[0].split || fails_here(p, ps) || (rows >= 0 && ps->vars[0].n != rows) ||
+		    (p->n == 1 && p->ins[p->result].kind == I_LOAD)) /* a copy (copy_stmt) */
+			break;
+		rows = ps->vars[0].n;
+		const PlanOperand *store = ps->ops.v[0];
+		bool ok = !written_by(wrote, j - si, store->t) && (store->t->role != ROLE_LET || row_local(in, store, rows));
+		for (int a = 1; a < ps->ops.n && ok; a++) {
+			const PlanOperand *op = ps->ops.v[a];
+			ok = op->cls != VIEW_ELEM && !op->view->ngat &&
+			     (op->t->role == ROLE_IN ||
+			      (op->t->role == ROLE_LET && (!written_by(wrote, j - si, op->t) || row_local(in, op, rows))));
+		}
+		if (!ok)
+			break;
+		wrote[j - si] = store->t;
+		large |= !alone(ps);
+	}
+	return j - si >= 2 && large ? j : si;
+}
+
+/* Do the bytes of tensors a and b overlap in this run's storage? */
+static bool overlap(const Inst *in, void *const *storage, const Tensor *a, const Tensor *b)
+{
+	const char *pa = storage[a->index], *pb = storage[b->index];
+	int64_t na = tensor_layout(in, a)->storage * (int64_t)athene_dtype_size(a->dt);
+	int64_t nb = tensor_layout(in, b)->storage * (int64_t)athene_dtype_size(b->dt);
+	return na > 0 && nb > 0 && pa < pb + nb && pb < pa + na;
+}
+
+typedef struct {
+	X *x[BAND_MAX];
+	int n;
+	int64_t rows, band;
+} Band;
+
+static atomic_llong banded;
+
+int64_t exec_banded(void)
+{
+	return atomic_load(&banded);
+}
+
+static void band_task(void *arg, int64_t t, int worker)
+{
+	const Band *b = arg;
+	int64_t r0 = t * b->band, r1 = r0 + b->band < b->rows ? r0 + b->band : b->rows;
+	for (int k = 0; k < b->n; k++)
+		vm_run_rows(b->x[k], r0, r1, worker);
+}
+
+/* Runs statements [si, se) (band_end) band by band; false, having run
+ * nothing, when one of them is no statement of the register machine
+ * (a copy, a row gather, a point-by-point one) or an output overlaps an
+ * input. */
+static bool run_band(const Inst *in, int si, int se, void *const *storage, void **lets, RunErr *err)
+{
+	int nw = pool_threads();
+	Band b = {.n = se - si, .band = INT64_MAX};
+	bool ok = true;
+	for (int k = 0; k < b.n && ok; k++) {
+		X *x = b.x[k] = x_kept(in, si + k, nw);
+		if (!x && (x = b.x[k] = x_new())) {
+			x->nw = nw;
+			ok = setup(x, in, si + k, err) && (x->w = vm_workers(nw));
+		}
+		ok = ok && x && !x->copy && !x->rows;
+	}
+	for (int k = 0; k < b.n && ok; k++) {
+		const PlanStmt *ps = b.x[k]->ps;
+		for (int a = 1; a < ps->ops.n && ok; a++) {
+			const Tensor *t = ((const PlanOperand *)ps->ops.v[a])->t;
+			for (int m = 0; m < b.n && ok && t->role == ROLE_IN; m++) {
+				const Tensor *o = ((const PlanOperand *)b.x[m]->ps->ops.v[0])->t;
+				ok = o->role != ROLE_OUT || !overlap(in, storage, o, t);
+			}
+		}
+		int64_t blk = ps->vars[0].block;
+		b.band = blk > 0 && blk < b.band ? blk : b.band;
+		b.rows = ps->vars[0].n;
+	}
+	if (ok) {
+		int64_t most = i64_ceil_div(b.rows, 4 * (int64_t)nw); /* 4 bands a thread at least */
+		b.band = b.band < most ? b.band : most < 1 ? 1 : most;
+		for (int k = 0; k < b.n; k++)
+			bind_run(b.x[k], storage, lets, err);
+		pool_run(i64_ceil_div(b.rows, b.band), band_task, &b, nw);
+		atomic_fetch_add(&banded, 1);
+	}
+	for (int k = 0; k < b.n; k++) {
+		if (ok && b.x[k] && atomic_load(&err->first) == INT64_MAX)
+			x_keep(in, si + k, b.x[k]);
+		else
+			x_release(b.x[k]);
+	}
+	return ok;
+}
+
 /* ---- the whole run ---- */
 
 static size_t let_bytes(const Inst *in, const Tensor *t)
@@ -1391,6 +1549,11 @@ static void run_body(void *arg)
 		alloc_lets(in, r->d, &r->lets);
 	for (int i = 0; i < in->nplanned; i++) {
 		const PlanStmt *ps = &in->plan[cpu_target.id]->st[i];
+		int se = band_end(in, i);
+		if (se > i && run_band(in, i, se, r->storage, r->lets, &r->err)) {
+			i = se - 1;
+			continue;
+		}
 		if (ps->empty)
 			continue;
 		if (in->planned[i].stmt->at)

@@ -122,6 +122,10 @@ void log_floats(float *d, const float *s, int64_t n);
 /* The same for sqrt (the float instruction: the same bits). */
 void sqrt_floats(float *d, const float *s, int64_t n);
 
+/* a[q] += p[q][i] for i < len, in that order, for 16 lanes q: the adds
+ * in double of a row sum, sixteen rows' chains in flight. */
+void sum_rows16(double *a, const float *const *p, int64_t len, int m);
+
 /* Is any of the n i64 at p (contiguous, any alignment) outside [lo, hi]
  * once mod is added to each negative one? (A row gather's indices, read
  * before it moves a row.) */
@@ -196,6 +200,9 @@ int pw_whole_rows(const PwProg *p);
  * streaming stores (unfenced, see copy_stream_nofence) if stream. */
 void pw_run(const PwProg *p, char *d, int64_t dp, int64_t rows, int64_t cols, bool stream);
 
+/* Tests only: how many groups of statements this process ran band by band
+ * (exec.c, run_band). */
+int64_t exec_banded(void);
 /* Tests only: true forces the portable C kernels (no SIMD) in later plans. */
 void copy_set_portable(bool on);
 /* Tests and benchmarks: the core the transposes are tuned for (machine.c,

@@ -1205,6 +1205,47 @@ void sqrt_floats(float *d, const float *s, int64_t n)
 	floats_fn(d, s, n, sqrt_floats_avx2, sqrt);
 }
 
+#ifdef X86
+/* sum_rows16 in four chains of vector adds: each step transposes 4
+ * values of 4 rows (_MM_TRANSPOSE4_PS) and adds them, widened, in the
+ * rows' order, so each lane adds what the scalar loop adds, in its order. */
+AVX2_FN static void sum_rows16_avx2(double *a, const float *const *p, int64_t len, int ng)
+{
+	__m256d acc[4];
+	for (int g = 0; g < ng; g++)
+		acc[g] = _mm256_loadu_pd(a + 4 * g);
+	int64_t i = 0;
+	for (; i + 4 <= len; i += 4)
+		for (int g = 0; g < ng; g++) {
+			__m128 r0 = _mm_loadu_ps(p[4 * g] + i), r1 = _mm_loadu_ps(p[4 * g + 1] + i);
+			__m128 r2 = _mm_loadu_ps(p[4 * g + 2] + i), r3 = _mm_loadu_ps(p[4 * g + 3] + i);
+			_MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+			acc[g] = _mm256_add_pd(acc[g], _mm256_cvtps_pd(r0));
+			acc[g] = _mm256_add_pd(acc[g], _mm256_cvtps_pd(r1));
+			acc[g] = _mm256_add_pd(acc[g], _mm256_cvtps_pd(r2));
+			acc[g] = _mm256_add_pd(acc[g], _mm256_cvtps_pd(r3));
+		}
+	for (int g = 0; g < ng; g++)
+		_mm256_storeu_pd(a + 4 * g, acc[g]);
+	for (; i < len; i++)
+		for (int q = 0; q < 4 * ng; q++)
+			a[q] += p[q][i];
+}
+#endif
+
+void sum_rows16(double *a, const float *const *p, int64_t len, int m)
+{
+#ifdef X86
+	if (pick_simd() == SIMD_AVX2 && m % 4 == 0 && m <= 16) {
+		sum_rows16_avx2(a, p, len, m / 4);
+		return;
+	}
+#endif
+	for (int q = 0; q < m; q++)
+		for (int64_t i = 0; i < len; i++)
+			a[q] += p[q][i];
+}
+
 void copy_fence(void)
 {
 #ifdef X86

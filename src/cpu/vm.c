@@ -1106,12 +1106,28 @@ static bool chains_apply(const W *w, int s, const Ins *x)
 	       dt_is_float(x->opdt) && a->scope == x->inner && floats(a->dt);
 }
 
-/* d[q] += each lane's values in order, four lanes' chains of dependent
- * adds in flight at once when their domains are as long (a row's sum of
- * x * x, of exp(x - m)); the same adds in the same order as red_step. */
+/* Lanes reduce_chains sums at once. */
+#define CHAIN_LANES 8
+
+/* d[q] += each lane's values in order, sixteen or four lanes' chains of
+ * dependent adds in flight at once when their domains are as long (a
+ * row's sum of x * x, of exp(x - m)); the same adds in the same order as
+ * red_step. */
 static void sum_chains(double *a, const float *const *p, const int64_t *len, int m)
 {
-	if (m == 4 && len[0] == len[1] && len[0] == len[2] && len[0] == len[3]) {
+	bool same = m > 0;
+	for (int q = 1; q < m && same; q++)
+		same = len[q] == len[0];
+	if (m == CHAIN_LANES && same) {
+		sum_rows16(a, p, len[0], m);
+		return;
+	}
+	if (m > 4) {
+		for (int q = 0; q < m; q += 4)
+			sum_chains(a + q, p + q, len + q, m - q < 4 ? m - q : 4);
+		return;
+	}
+	if (m == 4 && same) {
 		double a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
 		for (int64_t i = 0; i < len[0]; i++) {
 			a0 += p[0][i];
@@ -1129,19 +1145,19 @@ static void sum_chains(double *a, const float *const *p, const int64_t *len, int
 
 /* reduce_lanes for chains_apply: each lane's domain evaluated as before,
  * in lane order (the same errors at the same lane), its values collected
- * (red_unit), and four lanes summed at once (sum_chains). */
+ * (red_unit), and CHAIN_LANES lanes summed at once (sum_chains). */
 static void reduce_chains(W *w, int s, const Ins *x)
 {
 	const X *xs = w->x;
 	int c = x->inner, dst = (int)(x - xs->p->ins);
 	const Val *guard = x->guard >= 0 ? arg(w, s, x->guard) : NULL;
-	for (int l0 = 0; l0 < w->lanes[s] && !w->bad; l0 += 4) {
-		int m = 0, lane[4];
-		Red red[4];
-		int64_t start[4], len[4];
+	for (int l0 = 0; l0 < w->lanes[s] && !w->bad; l0 += CHAIN_LANES) {
+		int m = 0, lane[CHAIN_LANES];
+		Red red[CHAIN_LANES];
+		int64_t start[CHAIN_LANES], len[CHAIN_LANES];
 		w->chain_n = 0;
 		w->chain_scope = c;
-		for (int l = l0; l < l0 + 4 && l < w->lanes[s] && !w->bad; l++) {
+		for (int l = l0; l < l0 + CHAIN_LANES && l < w->lanes[s] && !w->bad; l++) {
 			put(w, dst, l, (Val){0});
 			if (guard && !guard[l].i)
 				continue;
@@ -1156,8 +1172,8 @@ static void reduce_chains(W *w, int s, const Ins *x)
 		w->chain_scope = 0;
 		if (w->bad)
 			break;
-		double a[4];
-		const float *p[4];
+		double a[CHAIN_LANES];
+		const float *p[CHAIN_LANES];
 		for (int q = 0; q < m; q++)
 			a[q] = red[q].f, p[q] = len[q] ? w->chain + start[q] : NULL; /* none: an empty domain */
 		sum_chains(a, p, len, m);
@@ -2077,12 +2093,14 @@ static size_t vb_bytes(const X *x)
 	return (size_t)(x->ps->nlhs ? x->ps->nlhs : 1) * XMAXBOX * sizeof(XBox);
 }
 
+static void run_range(const X *x, const int64_t *lo, const int64_t *hi, int worker);
+
 /* Blocks t to t + n - 1, n consecutive ones along fast_g in one row of
  * the grid, as one range of its variable. */
 static void run_block(const X *x, int64_t t, int64_t n, int worker)
 {
 	const PlanStmt *ps = x->ps;
-	int64_t lo[MAXSCOPE], hi[MAXSCOPE], first = 0;
+	int64_t lo[MAXSCOPE], hi[MAXSCOPE];
 	for (int i = 0; i < ps->nlhs; i++) {
 		lo[i] = 0;
 		hi[i] = ps->vars[i].n;
@@ -2096,6 +2114,49 @@ static void run_block(const X *x, int64_t t, int64_t n, int worker)
 	for (int g = ps->ngrid - 1; g >= 0; g--)
 		if (!ps->vars[ps->grid_var[g]].reduce && g != x->fast_g)
 			grid_range(ps, g, &t, lo, hi);
+	run_range(x, lo, hi, worker);
+}
+
+void vm_run_rows(const X *x, int64_t r0, int64_t r1, int worker)
+{
+	const PlanStmt *ps = x->ps;
+	int64_t lo[MAXSCOPE], hi[MAXSCOPE], at[MAXSCOPE] = {0}, nb[MAXSCOPE];
+	int grid[MAXSCOPE], ng = 0;
+	for (int g = 0; g < ps->ngrid; g++) /* the grid's other output variables, an odometer */
+		if (!ps->vars[ps->grid_var[g]].reduce && ps->grid_var[g] != 0) {
+			grid[ng] = ps->grid_var[g];
+			nb[ng++] = i64_ceil_div(ps->vars[ps->grid_var[g]].n, ps->vars[ps->grid_var[g]].block);
+		}
+	for (int i = 0; i < ps->nlhs; i++) {
+		lo[i] = 0;
+		hi[i] = ps->vars[i].n;
+	}
+	int64_t b0 = ps->vars[0].block > 0 ? ps->vars[0].block : ps->vars[0].n;
+	for (;;) {
+		for (int k = 0; k < ng; k++) {
+			const PlanVar *pv = &ps->vars[grid[k]];
+			lo[grid[k]] = at[k] * pv->block;
+			hi[grid[k]] = lo[grid[k]] + pv->block < pv->n ? lo[grid[k]] + pv->block : pv->n;
+		}
+		for (int64_t a = r0 / b0 * b0; a < r1; a += b0) { /* var 0's blocks, cut to [r0, r1) */
+			lo[0] = a > r0 ? a : r0;
+			hi[0] = a + b0 < r1 ? a + b0 : r1;
+			run_range(x, lo, hi, worker);
+		}
+		int k = ng - 1;
+		for (; k >= 0 && ++at[k] == nb[k]; k--)
+			at[k] = 0;
+		if (k < 0)
+			return;
+	}
+}
+
+/* The block of output points lo[i] <= var i < hi[i] (ranges within one
+ * of the plan's blocks, or several of fast_g's). */
+static void run_range(const X *x, const int64_t *lo, const int64_t *hi, int worker)
+{
+	const PlanStmt *ps = x->ps;
+	int64_t first = 0;
 	for (int i = 0; i < ps->nlhs; i++)
 		first += lo[i] * x->pstride[i];
 	if (first > atomic_load(&x->err->first))

@@ -125,6 +125,9 @@ void box_copy(char *dst, const int64_t *ds, const char *src, const int64_t *ss, 
 void vm_block_task(void *arg, int64_t t, int worker);
 /* How many pool tasks vm_block_task takes. */
 int64_t vm_block_tasks(const X *x);
+/* The statement's blocks with its first output variable cut to [r0, r1),
+ * on worker's scratch: one band of a group of statements (exec.c). */
+void vm_run_rows(const X *x, int64_t r0, int64_t r1, int worker);
 int vm_whole_rows(const X *x);
 /* The per-worker scratch of x->w, empty until a worker's first block. */
 struct W *vm_workers(int nw);

@@ -33,6 +33,80 @@ static bool empty_reduce(const Em *e, const Ins *x)
 	return false;
 }
 
+/* The values integer register r of an index computation may take (lo[r],
+ * hi[r]), from its arguments'; false when they may leave int32 or are not
+ * known. A prefetched index, and what is computed from one, is taken to
+ * fit int32 (assumed: the wrapper reads indices so, and a gather's offsets
+ * fit the TPU's int32 addressing). */
+static bool index_range(const Em *e, int r, int64_t *lo, int64_t *hi, bool *assumed)
+{
+	const Prog *p = e->prog;
+	const Ins *x = &p->ins[r];
+	__int128 a = 0, b = 0;
+	assumed[r] = false;
+	for (int i = 0; (x->kind == I_OP || x->kind == I_CAST) && i < x->nargs; i++)
+		assumed[r] |= assumed[x->a[i]];
+	if (x->dt == ATHENE_BOOL) {
+		a = 0, b = 1;
+	} else if (dt_is_float(x->dt)) {
+		return false;
+	} else if (x->kind == I_IVAR) {
+		int v = ep_pvar_index(e->ps, x->var);
+		a = 0, b = v >= 0 && e->ps->vars[v].n > 0 ? e->ps->vars[v].n - 1 : INT32_MAX;
+	} else if (x->kind == I_CONST) {
+		a = b = x->c.i;
+	} else if (x->kind == I_LOAD) {
+		if (!ep_operand(e->ps, x->operand)->prefetch)
+			return false;
+		assumed[r] = true;
+	} else if (x->kind == I_OP && x->op == OP_SHL) {
+		return false; /* 1 << i leaves int32 */
+	} else if (assumed[r]) {
+		;
+	} else if (x->kind == I_CAST) {
+		a = lo[x->a[0]], b = hi[x->a[0]];
+		int bits = dt_bits(x->dt);
+		__int128 tlo = x->dt == ATHENE_U8 ? 0 : -((__int128)1 << (bits - 1)), thi = ((__int128)1 << (bits - (x->dt != ATHENE_U8))) - 1;
+		if (a < tlo || b > thi) /* it wraps */
+			a = tlo, b = thi;
+	} else if (x->kind == I_OP) {
+		int i0 = x->a[0], i1 = x->nargs > 1 ? x->a[1] : i0, i2 = x->nargs > 2 ? x->a[2] : i1;
+		__int128 l0 = lo[i0], h0 = hi[i0], l1 = lo[i1], h1 = hi[i1];
+		__int128 m0 = l0 < 0 ? -l0 : l0, m1 = h0 < 0 ? -h0 : h0, mag = m0 > m1 ? m0 : m1;
+		__int128 n0 = l1 < 0 ? -l1 : l1, n1 = h1 < 0 ? -h1 : h1, div = n0 > n1 ? n0 : n1;
+		__int128 q[4] = {l0 * l1, l0 * h1, h0 * l1, h0 * h1};
+		switch (x->op) {
+		case OP_ADD: a = l0 + l1, b = h0 + h1; break;
+		case OP_SUB: a = l0 - h1, b = h0 - l1; break;
+		case OP_NEG: a = -h0, b = -l0; break;
+		case OP_MUL:
+			a = b = q[0];
+			for (int k = 1; k < 4; k++)
+				a = q[k] < a ? q[k] : a, b = q[k] > b ? q[k] : b;
+			break;
+		case OP_ABS: a = 0, b = mag; break;
+		case OP_FLOORDIV: a = -mag, b = mag; break; /* |a // b| <= |a|; by 0: 0 */
+		case OP_MOD: a = -div, b = div; break;
+		case OP_MIN: a = l0 < l1 ? l0 : l1, b = h0 < h1 ? h0 : h1; break;
+		case OP_MAX: a = l0 > l1 ? l0 : l1, b = h0 > h1 ? h0 : h1; break;
+		case OP_WHERE: a = lo[i1] < lo[i2] ? lo[i1] : lo[i2], b = hi[i1] > hi[i2] ? hi[i1] : hi[i2]; break;
+		case OP_WRAP: a = 0, b = h0 > h1 ? h0 : h1; break;
+		case OP_BAND: case OP_BOR: case OP_BXOR: case OP_BNOT: case OP_SHR:
+			a = INT32_MIN, b = INT32_MAX; /* of int32 values: int32 values */
+			break;
+		default: return false;
+		}
+	} else {
+		return false;
+	}
+	if (assumed[r])
+		a = INT32_MIN, b = INT32_MAX;
+	if (a < INT32_MIN || b > INT32_MAX)
+		return false;
+	lo[r] = (int64_t)a, hi[r] = (int64_t)b;
+	return true;
+}
+
 /* Registers reachable from the result and from the checks; i64 registers
  * that only compute indices are narrowed to int32. */
 static void analyse_regs(Em *e, const bool *check_root)
@@ -42,19 +116,19 @@ static void analyse_regs(Em *e, const bool *check_root)
 	memset(value_use, 0, sizeof value_use);
 	e->used[p->result] = true;
 	value_use[p->result] = true;
-	/* i64 values computed from index variables, int32 constants and
-	 * prefetched indices fit int32 (extents do): the TPU has no i64, so they
-	 * are int32 unless an i64 tensor is stored */
-	bool index[p->n + 1];
+	/* i64 values computed from index variables, constants and prefetched
+	 * indices whose range fits int32 (index_range: extents do, 2147483647 +
+	 * b does not): the TPU has no i64, so they are int32 unless an i64
+	 * tensor is stored */
+	bool index[p->n + 1], assumed[p->n + 1];
+	int64_t lo[p->n + 1], hi[p->n + 1];
 	for (int r = 0; r < p->n; r++) {
 		const Ins *x = &p->ins[r];
-		index[r] = x->kind == I_IVAR || (x->kind == I_CONST && !dt_is_float(x->dt) && x->c.i == (int32_t)x->c.i) ||
-		           (x->kind == I_LOAD && ep_operand(e->ps, x->operand)->prefetch);
-		if ((x->kind == I_OP || x->kind == I_CAST) && !dt_is_float(x->dt)) {
-			index[r] = !(x->kind == I_OP && x->op == OP_SHL); /* 1 << i leaves int32 */
-			for (int i = 0; i < x->nargs; i++)
-				index[r] &= index[x->a[i]] || p->ins[x->a[i]].dt == ATHENE_BOOL;
-		}
+		lo[r] = 0, hi[r] = 1, assumed[r] = false; /* a bool's, whatever computes it */
+		index[r] = x->kind != I_REDUCE && x->kind != I_BITCAST;
+		for (int i = 0; index[r] && (x->kind == I_OP || x->kind == I_CAST) && i < x->nargs; i++)
+			index[r] = index[x->a[i]] || p->ins[x->a[i]].dt == ATHENE_BOOL;
+		index[r] = index[r] && index_range(e, r, lo, hi, assumed);
 		e->narrow[r] |= x->dt == ATHENE_I64 && index[r] && p->out != ATHENE_I64;
 	}
 	/* backwards: every use of r is seen before r */
@@ -492,8 +566,14 @@ static void instruction(Em *e, int r)
 	}
 	case I_OP: {
 		Buf a[3] = {{0}, {0}, {0}}, o = {0};
-		for (int i = 0; i < x->nargs; i++)
+		for (int i = 0; i < x->nargs; i++) {
+			/* int32 arguments of an op index_range does not keep in int32 (2147483647
+			 * + b): in int64, or JAX would wrap in int32 */
+			bool widen = !e->narrow[r] && x->dt == ATHENE_I64 && e->narrow[x->a[i]];
+			buf_printf(&a[i], "%s", widen ? "(" : "");
 			ep_reg(&a[i], e, x->a[i]);
+			buf_printf(&a[i], "%s", widen ? ").astype(jnp.int64)" : "");
+		}
 		const char *p = buf_str(&a[0]), *q = buf_str(&a[1]);
 		/* integer // and % by zero are 0 (jnp's // gives -1 or -2 there); a
 		 * float zero result has NumPy's sign: a // b that of a / b, a % b

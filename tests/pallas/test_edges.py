@@ -158,6 +158,18 @@ def test_constant_bools_cast(tmp_path, const):
     np.testing.assert_array_equal(got, a + (0 if const.startswith("!") else 1))
 
 
+def test_index_arithmetic_past_int32(tmp_path):
+    """i64 values built from index variables, bools and constants stay int32 in the kernel only
+    where their range fits int32 (2147483647 + a bool, i * 10^8 do not; found by
+    tests/pallas/fuzz_emit.py, which saw -2147483648 for 2147483648)."""
+    a = np.array([True, False] * 15)
+    got, want = run_both(tmp_path, "kernel k(a: bool[N]) -> (y: f64[N]) {\n"
+                         "    y[i] = f64(2147483647 + a[i]) + f64(i * 100000000) + f64((i + 1) * (i + 1))\n}\n", [a])
+    same(got, want, "index arithmetic past int32")
+    i = np.arange(30)
+    np.testing.assert_array_equal(got, (2147483647 + a) + i * 100000000.0 + (i + 1.0) ** 2)
+
+
 def test_checked_gather_with_two_outputs(tmp_path):
     """The entry point of a kernel with a checked gather and several outputs returns them all
     (it called a name the module does not define; found by tests/pallas/fuzz_emit.py), and

@@ -1,0 +1,167 @@
+/* Statements that run band by band (exec.c, run_band): Inductor's norms as
+ * it hands them over (a reduction into a let, a let of it, an epilogue that
+ * reads both) and kernels built to break the rules, against the
+ * interpreter, bit for bit (any NaN equals any NaN), with 1, 2 and 3
+ * threads. Each kernel says whether its statements run in bands, and the
+ * executor's count of banded groups (exec_banded) must agree: a reduction
+ * and its epilogue in bands; no bands where an epilogue reads a let in
+ * other rows (reversed, transposed), where every
+ * statement is small, or where an output overlaps an input (the same
+ * storage passed for both: in statement order the column maxima are taken
+ * before any row is written, in bands they would not be). */
+#include <math.h>
+
+#include "cpu/exec.h"
+#include "testlib.h"
+
+static const char *src =
+	/* softmax, as Inductor writes it */
+	"kernel softmax(x: f32[301, 517]) -> (y: f32[301, 517]) {\n"
+	"    let m[i < 301] = max(r < 517: x.flat[517 * i + r])\n"
+	"    let s[i < 301] = sum(r < 517: exp(x.flat[517 * i + r] - m[i]))\n"
+	"    y[i, r] = exp(x.flat[517 * i + r] - m[i]) / s[i]\n"
+	"}\n"
+	/* RMSNorm: a small let between the reduction and the epilogue */
+	"kernel rmsnorm(x: f32[299, 600], w: f32[600]) -> (y: f32[299, 600]) {\n"
+	"    let s[i < 299] = sum(r < 600: x.flat[600 * i + r] * x.flat[600 * i + r])\n"
+	"    let q[i < 299] = rsqrt(s[i] / f32(600.0) + f32(1e-6))\n"
+	"    y[i, r] = x.flat[600 * i + r] * q[i] * w[r]\n"
+	"}\n"
+	/* LayerNorm: two reductions, the second reading the first */
+	"kernel layernorm(x: f32[257, 333], w: f32[333], b: f32[333]) -> (y: f32[257, 333]) {\n"
+	"    let s[i < 257] = sum(r < 333: x[i, r])\n"
+	"    let m[i < 257] = s[i] / f32(333.0)\n"
+	"    let v[i < 257] = sum(r < 333: (x[i, r] - m[i]) * (x[i, r] - m[i]))\n"
+	"    let q[i < 257] = rsqrt(v[i] / f32(333.0) + f32(1e-5))\n"
+	"    y[i, r] = (x[i, r] - m[i]) * q[i] * w[r] + b[r]\n"
+	"}\n"
+	/* three dims, two outputs, f64 */
+	"kernel three(x: f64[70, 30, 40]) -> (y: f64[70, 30, 40], z: f64[70]) {\n"
+	"    let s[i < 70] = sum(j, k: x[i, j, k])\n"
+	"    y[i, j, k] = x[i, j, k] / s[i]\n"
+	"    z[i] = s[i] * 2.0\n"
+	"}\n"
+	/* the epilogue reads the let in other rows: statement order */
+	"kernel reversed(x: f32[300, 200]) -> (y: f32[300, 200]) {\n"
+	"    let m[i < 300] = max(r < 200: x[i, r])\n"
+	"    y[i, r] = x[i, r] - m[299 - i]\n"
+	"}\n"
+	"kernel across(x: f32[256, 256]) -> (y: f32[256, 256]) {\n"
+	"    let m[i < 256, j < 256] = sum(k < 2: x[i, j] * f32(k))\n"
+	"    y[i, j] = m[j, i] + 1.0\n"
+	"}\n"
+	/* every statement small: one after the other on the calling thread */
+	"kernel small(x: f32[30, 20]) -> (y: f32[30, 20]) {\n"
+	"    let m[i < 30] = max(r < 20: x[i, r])\n"
+	"    y[i, r] = x[i, r] - m[i]\n"
+	"}\n"
+	/* column maxima, then rows: run in place (y the storage of x) below */
+	"kernel colmax(x: f32[200, 200]) -> (y: f32[200, 200]) {\n"
+	"    let m[i < 200] = max(k < 200: x[k, i])\n"
+	"    y[i, j] = x[i, j] - m[i]\n"
+	"}\n";
+
+/* Does kernel k run in bands (when its storage does not overlap)? */
+static bool bands(const char *k)
+{
+	return !strcmp(k, "softmax") || !strcmp(k, "rmsnorm") || !strcmp(k, "layernorm") || !strcmp(k, "three") ||
+	       !strcmp(k, "colmax");
+}
+
+static bool same(const void *a, const void *b, athene_dtype dt, int64_t n)
+{
+	size_t es = athene_dtype_size(dt);
+	for (int64_t i = 0; i < n; i++) {
+		if (!memcmp((const char *)a + i * es, (const char *)b + i * es, es))
+			continue;
+		double x = athene_load_f64(a, dt, i), y = athene_load_f64(b, dt, i);
+		if (!(isnan(x) && isnan(y)))
+			return false;
+	}
+	return true;
+}
+
+static void fill(void *p, athene_dtype dt, int64_t n)
+{
+	for (int64_t i = 0; i < n; i++) {
+		unsigned r = rnd(1000);
+		athene_store_f64(p, dt, i, r == 0 ? NAN : r == 1 ? -0.0 : (double)rnd(20001) / 2000.0 - 5.0);
+	}
+}
+
+/* Runs kernel in (inputs filled, storage buffers allocated) with the
+ * interpreter and with the executor on threads threads; inplace: the first
+ * output shares the first input's storage. A fresh instance each time: an
+ * earlier run's lets, which the instance keeps, would hide a band that
+ * reads rows of a let no statement wrote yet. */
+static void check_kernel(athene_inst *in, const char *name, bool inplace, int threads)
+{
+	int np = athene_kernel_nparams(athene_instance_kernel(in));
+	athene_param pi[8];
+	void *ref[8], *got[8], *init[8];
+	size_t bytes[8];
+	for (int p = 0; p < np; p++) {
+		athene_param_info(in, p, &pi[p]);
+		bytes[p] = (size_t)pi[p].storage_elems * athene_dtype_size(pi[p].dtype);
+		init[p] = malloc(bytes[p] ? bytes[p] : 1);
+		ref[p] = malloc(bytes[p] ? bytes[p] : 1);
+		got[p] = malloc(bytes[p] ? bytes[p] : 1);
+		if (pi[p].is_output)
+			memset(init[p], 0x55, bytes[p]);
+		else
+			fill(init[p], pi[p].dtype, pi[p].storage_elems);
+	}
+	int y = 0;
+	while (y < np && !pi[y].is_output)
+		y++;
+	athene_status st;
+	for (int p = 0; p < np; p++)
+		memcpy(ref[p], init[p], bytes[p]);
+	void *sref[8], *sgot[8];
+	for (int p = 0; p < np; p++)
+		sref[p] = ref[p], sgot[p] = got[p];
+	if (inplace)
+		sref[y] = ref[0], sgot[y] = got[0];
+	bool ok = !athene_run(in, sref, ATHENE_REFERENCE, &st);
+	kcheck(ok, "the interpreter runs", name, 0);
+	if (ok) {
+		athene_set_threads(threads);
+		for (int p = 0; p < np; p++)
+			memcpy(got[p], init[p], bytes[p]);
+		int64_t before = exec_banded();
+		bool ran = !athene_run(in, sgot, 0, &st);
+		bool all = ran;
+		for (int p = 0; p < np; p++)
+			all = all && (!pi[p].is_output || (inplace && p == y) || same(ref[p], got[p], pi[p].dtype, pi[p].storage_elems));
+		if (inplace)
+			all = all && same(ref[0], got[0], pi[0].dtype, pi[0].storage_elems);
+		kcheck(all, "the executor's bits are the interpreter's", name, threads);
+		bool want = bands(name) && !inplace;
+		kcheck((exec_banded() - before == 1) == want, want ? "runs in bands" : "runs statement by statement", name,
+		       threads);
+	}
+	athene_set_threads(0);
+	for (int p = 0; p < np; p++)
+		free(init[p]), free(ref[p]), free(got[p]);
+}
+
+int main(void)
+{
+	rng = 20261206;
+	athene_ctx *c = kcheck_load("band_test", src);
+	if (!c)
+		return kcheck_report();
+	for (int round = 0; round < 9; round++)
+		for (int k = 0; k < athene_kernel_count(c); k++) {
+			athene_kernel *kn = athene_kernel_at(c, k);
+			const char *name = athene_kernel_name(kn);
+			for (int inplace = 0; inplace <= !strcmp(name, "colmax"); inplace++) {
+				athene_inst *in = kcheck_instance(kn);
+				if (in)
+					check_kernel(in, name, inplace, 1 + round % 3);
+				athene_instance_free(in);
+			}
+		}
+	athene_destroy(c);
+	return kcheck_report();
+}
