@@ -1200,3 +1200,32 @@ def test_import_athene_without_torch_backend():
                         "assert 'torch' not in sys.modules; print('ok')"], capture_output=True, text=True,
                        env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)), timeout=120)
     assert r.stdout.strip() == "ok", r.stderr[-2000:]
+
+
+def test_compile_takes_each_nodes_own_tiling(monkeypatch):
+    """athene asks Inductor for one range tree per dim and takes each node's own ranges as its
+    tiling: Inductor's search of every memory access for block shapes (sympy matches, a product
+    over the accesses; 30 s of a Llama layer's first call) never runs in athene's compile, also
+    where the scheduler asks SIMDScheduling itself while it fuses; after the compile,
+    SIMDScheduling is as it was."""
+    from torch._inductor.codegen import block_analysis
+    from torch._inductor.codegen.simd import SIMDScheduling
+
+    def searched(*args, **kwargs):
+        raise AssertionError("Inductor's N-D tiling search ran")
+
+    monkeypatch.setattr(block_analysis.BlockPatternMatcher, "match_mod_div_block_expr", staticmethod(searched))
+    own = SIMDScheduling.__dict__["get_nd_tilings"]
+
+    def fn(x, y):  # a permutation into a norm: accesses whose indices Inductor's search matches
+        t = x.permute(0, 2, 1, 3) + y
+        return t * torch.rsqrt(t.pow(2).mean(-1, keepdim=True) + 1e-6)
+
+    x, y = R(2, 8, 4, 16), R(2, 4, 8, 16)
+    before = at.stats()
+    torch._dynamo.reset()
+    with inductor_config.patch(fx_graph_cache=False):
+        torch.testing.assert_close(torch.compile(fn, backend="athene")(x, y), fn(x, y))
+    assert at.stats()["fallbacks"] == before["fallbacks"]
+    assert at.stats()["kernels_written"] > before["kernels_written"]
+    assert SIMDScheduling.__dict__["get_nd_tilings"] is own

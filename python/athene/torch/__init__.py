@@ -36,7 +36,7 @@ import athene
 from athene import _lib
 
 from . import _runtime
-from ._kernel import BACKEND, BACKENDS, AtheneScheduling, Unsupported
+from ._kernel import BACKEND, BACKENDS, AtheneScheduling, Unsupported, node_tilings
 from ._ops import register_op
 
 __all__ = ["backend", "install", "fallbacks", "stats", "explain", "export_pallas", "register_op", "Unsupported"]
@@ -147,7 +147,8 @@ def _inner_compile(explain: bool) -> Any:
         sched_log.setLevel(logging.CRITICAL + 1)
         _runtime._explain["on"] = explain
         try:
-            return compile_fx_inner(gm, example_inputs, **kwargs)
+            with node_tilings():
+                return compile_fx_inner(gm, example_inputs, **kwargs)
         except InductorError as e:
             reason = _reason(e)
         finally:

@@ -25,6 +25,7 @@ whole graph with Inductor's C++ backend instead (see athene.torch)."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 import re
@@ -1136,12 +1137,53 @@ def _pyexpr(e: sympy.Expr) -> str:
     return PythonPrinter().doprint(e)
 
 
+@contextlib.contextmanager
+def node_tilings() -> Any:
+    """While athene compiles a graph: the scheduler's fusion decisions ask SIMDScheduling itself
+    (not the backend's class) for tilings (BaseSchedulerNode.get_tiling), so its N-D search is
+    replaced there too, for the compile's duration."""
+    saved = SIMDScheduling.__dict__["get_nd_tilings"]
+    SIMDScheduling.get_nd_tilings = AtheneScheduling.__dict__["get_nd_tilings"]  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        SIMDScheduling.get_nd_tilings = saved  # type: ignore[method-assign]
+
+
 class AtheneScheduling(SIMDScheduling):
     kernel_type = AtheneKernel  # type: ignore[assignment]
 
     @classmethod
     def get_backend_features(cls, device: torch.device) -> OrderedSet[BackendFeature]:
         return OrderedSet([BackendFeature.REDUCE_TO_SINGLE_ELEMENT])
+
+    @classmethod
+    def get_nd_tilings(cls, node_schedule: Any, pointwise_numel: Any, reduction_numel: Any) -> list:
+        """The N-D tilings that triton.prefer_nd_tiling asks for, one range tree per dim: each
+        node's own ranges (the leading ones merged past three). Inductor's own search adds tilings
+        matched in every memory access's index and takes their product over the accesses (sympy
+        matches in each: 30 s of a Llama layer's first call); athene splits each tree into its
+        digits itself (AtheneKernel.digits), so its candidates add nothing here."""
+        from torch._inductor import scheduler
+        from torch._inductor.codegen.simd_kernel_features import EnableReduction
+        from torch._inductor.utils import sympy_product
+
+        def collapse(dims: Any, numel: Any) -> tuple:
+            dims = [d for d in dims if not V.graph.sizevars.statically_known_equals(d, 1)] or [numel]
+            lead = max(0, len(dims) - 3)
+            return (sympy_product(dims[:lead + 1]),) + tuple(dims[lead + 1:])
+
+        pointwise = reduction_numel == 1
+        tilings: OrderedSet = OrderedSet()
+        for node in EnableReduction.filter(node_schedule):
+            if not isinstance(node, scheduler.SchedulerNode):
+                continue
+            ranges = node.get_ranges()
+            if not pointwise and len(ranges[1]) == 0:
+                continue
+            red = (sympy.S.One,) if pointwise else collapse(ranges[1], reduction_numel)
+            tilings.add(cls.create_tiling(collapse(ranges[0], pointwise_numel), red))
+        return sorted(tilings, key=len, reverse=True)
 
     def define_kernel(self, src_code: str, node_schedule: Any, kernel: AtheneKernel) -> str:
         from . import _runtime
