@@ -122,9 +122,10 @@ void log_floats(float *d, const float *s, int64_t n);
 /* The same for sqrt (the float instruction: the same bits). */
 void sqrt_floats(float *d, const float *s, int64_t n);
 
-/* a[q] += p[q][i] for i < len, in that order, for 16 lanes q: the adds
- * in double of a row sum, sixteen rows' chains in flight. */
-void sum_rows16(double *a, const float *const *p, int64_t len, int m);
+/* a[q] += p[q][i] for i < len, in that order, for m lanes q (vectorised
+ * for 4, 8, 12 or 16): the adds in double of row sums, the rows' chains
+ * in flight side by side. */
+void sum_rows(double *a, const float *const *p, int64_t len, int m);
 
 /* Is any of the n i64 at p (contiguous, any alignment) outside [lo, hi]
  * once mod is added to each negative one? (A row gather's indices, read

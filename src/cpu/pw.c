@@ -1206,10 +1206,10 @@ void sqrt_floats(float *d, const float *s, int64_t n)
 }
 
 #ifdef X86
-/* sum_rows16 in four chains of vector adds: each step transposes 4
+/* sum_rows in up to four chains of vector adds: each step transposes 4
  * values of 4 rows (_MM_TRANSPOSE4_PS) and adds them, widened, in the
  * rows' order, so each lane adds what the scalar loop adds, in its order. */
-AVX2_FN static void sum_rows16_avx2(double *a, const float *const *p, int64_t len, int ng)
+AVX2_FN static void sum_rows_avx2(double *a, const float *const *p, int64_t len, int ng)
 {
 	__m256d acc[4];
 	for (int g = 0; g < ng; g++)
@@ -1233,11 +1233,11 @@ AVX2_FN static void sum_rows16_avx2(double *a, const float *const *p, int64_t le
 }
 #endif
 
-void sum_rows16(double *a, const float *const *p, int64_t len, int m)
+void sum_rows(double *a, const float *const *p, int64_t len, int m)
 {
 #ifdef X86
 	if (pick_simd() == SIMD_AVX2 && m % 4 == 0 && m <= 16) {
-		sum_rows16_avx2(a, p, len, m / 4);
+		sum_rows_avx2(a, p, len, m / 4);
 		return;
 	}
 #endif
