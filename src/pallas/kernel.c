@@ -42,7 +42,7 @@ static bool index_range(const Em *e, int r, int64_t *lo, int64_t *hi, bool *assu
 {
 	const Prog *p = e->prog;
 	const Ins *x = &p->ins[r];
-	__int128 a = 0, b = 0;
+	int64_t a = 0, b = 0; /* the arguments' ranges fit int32: sums and products fit int64 */
 	assumed[r] = false;
 	for (int i = 0; (x->kind == I_OP || x->kind == I_CAST) && i < x->nargs; i++)
 		assumed[r] |= assumed[x->a[i]];
@@ -66,15 +66,16 @@ static bool index_range(const Em *e, int r, int64_t *lo, int64_t *hi, bool *assu
 	} else if (x->kind == I_CAST) {
 		a = lo[x->a[0]], b = hi[x->a[0]];
 		int bits = dt_bits(x->dt);
-		__int128 tlo = x->dt == ATHENE_U8 ? 0 : -((__int128)1 << (bits - 1)), thi = ((__int128)1 << (bits - (x->dt != ATHENE_U8))) - 1;
+		int64_t tlo = x->dt == ATHENE_U8 ? 0 : bits < 64 ? -((int64_t)1 << (bits - 1)) : INT64_MIN;
+		int64_t thi = bits < 64 ? ((int64_t)1 << (bits - (x->dt != ATHENE_U8))) - 1 : INT64_MAX;
 		if (a < tlo || b > thi) /* it wraps */
 			a = tlo, b = thi;
 	} else if (x->kind == I_OP) {
 		int i0 = x->a[0], i1 = x->nargs > 1 ? x->a[1] : i0, i2 = x->nargs > 2 ? x->a[2] : i1;
-		__int128 l0 = lo[i0], h0 = hi[i0], l1 = lo[i1], h1 = hi[i1];
-		__int128 m0 = l0 < 0 ? -l0 : l0, m1 = h0 < 0 ? -h0 : h0, mag = m0 > m1 ? m0 : m1;
-		__int128 n0 = l1 < 0 ? -l1 : l1, n1 = h1 < 0 ? -h1 : h1, div = n0 > n1 ? n0 : n1;
-		__int128 q[4] = {l0 * l1, l0 * h1, h0 * l1, h0 * h1};
+		int64_t l0 = lo[i0], h0 = hi[i0], l1 = lo[i1], h1 = hi[i1];
+		int64_t m0 = l0 < 0 ? -l0 : l0, m1 = h0 < 0 ? -h0 : h0, mag = m0 > m1 ? m0 : m1;
+		int64_t n0 = l1 < 0 ? -l1 : l1, n1 = h1 < 0 ? -h1 : h1, div = n0 > n1 ? n0 : n1;
+		int64_t q[4] = {l0 * l1, l0 * h1, h0 * l1, h0 * h1};
 		switch (x->op) {
 		case OP_ADD: a = l0 + l1, b = h0 + h1; break;
 		case OP_SUB: a = l0 - h1, b = h0 - l1; break;
@@ -103,7 +104,7 @@ static bool index_range(const Em *e, int r, int64_t *lo, int64_t *hi, bool *assu
 		a = INT32_MIN, b = INT32_MAX;
 	if (a < INT32_MIN || b > INT32_MAX)
 		return false;
-	lo[r] = (int64_t)a, hi[r] = (int64_t)b;
+	lo[r] = a, hi[r] = b;
 	return true;
 }
 
