@@ -118,6 +118,8 @@ class Gen:
             a = f"{src}({self.expr(dims, depth + 1)})"
             if self.exact and src in NORMAL_BIT:  # no subnormal from the bits of a small integer
                 a = f"({a} | {src}({NORMAL_BIT[src]}))"
+            elif self.exact and src in ("f16", "bf16", "f32", "f64"):  # a made NaN's sign is the target's
+                a = f"where(isnan({a}), {src}(nan), {a})"
             return f"{BITS[src]}.bits({a})"
         return self._leaf(dims, depth)
 
