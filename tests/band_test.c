@@ -2,11 +2,11 @@
  * it hands them over (a reduction into a let, a let of it, an epilogue that
  * reads both) and kernels built to break the rules, against the
  * interpreter, bit for bit (any NaN equals any NaN), with 1, 2 and 3
- * threads. Each kernel says whether its statements run in bands, and the
- * executor's count of banded groups (exec_banded) must agree: a reduction
- * and its epilogue in bands; no bands where an epilogue reads a let in
- * other rows (reversed, transposed), where every
- * statement is small, or where an output overlaps an input (the same
+ * threads, with SIMD and with the portable loops. Each kernel says whether
+ * its statements run in bands, and the executor's count of banded groups
+ * (exec_banded) must agree: a reduction and its epilogue in bands; no bands
+ * where an epilogue reads a let in other rows (reversed, transposed), where
+ * every statement is small, or where an output overlaps an input (the same
  * storage passed for both: in statement order the column maxima are taken
  * before any row is written, in bands they would not be). */
 #include <math.h>
@@ -68,19 +68,6 @@ static bool bands(const char *k)
 	       !strcmp(k, "colmax");
 }
 
-static bool same(const void *a, const void *b, athene_dtype dt, int64_t n)
-{
-	size_t es = athene_dtype_size(dt);
-	for (int64_t i = 0; i < n; i++) {
-		if (!memcmp((const char *)a + i * es, (const char *)b + i * es, es))
-			continue;
-		double x = athene_load_f64(a, dt, i), y = athene_load_f64(b, dt, i);
-		if (!(isnan(x) && isnan(y)))
-			return false;
-	}
-	return true;
-}
-
 static void fill(void *p, athene_dtype dt, int64_t n)
 {
 	for (int64_t i = 0; i < n; i++) {
@@ -132,9 +119,9 @@ static void check_kernel(athene_inst *in, const char *name, bool inplace, int th
 		bool ran = !athene_run(in, sgot, 0, &st);
 		bool all = ran;
 		for (int p = 0; p < np; p++)
-			all = all && (!pi[p].is_output || (inplace && p == y) || same(ref[p], got[p], pi[p].dtype, pi[p].storage_elems));
+			all = all && (!pi[p].is_output || (inplace && p == y) || kcheck_same_bits(ref[p], got[p], pi[p].dtype, pi[p].storage_elems));
 		if (inplace)
-			all = all && same(ref[0], got[0], pi[0].dtype, pi[0].storage_elems);
+			all = all && kcheck_same_bits(ref[0], got[0], pi[0].dtype, pi[0].storage_elems);
 		kcheck(all, "the executor's bits are the interpreter's", name, threads);
 		bool want = bands(name) && !inplace;
 		kcheck((exec_banded() - before == 1) == want, want ? "runs in bands" : "runs statement by statement", name,
@@ -151,7 +138,8 @@ int main(void)
 	athene_ctx *c = kcheck_load("band_test", src);
 	if (!c)
 		return kcheck_report();
-	for (int round = 0; round < 9; round++)
+	for (int round = 0; round < 12; round++) {
+		copy_set_portable(round >= 9); /* the last three rounds: the portable C loops (sum_rows) */
 		for (int k = 0; k < athene_kernel_count(c); k++) {
 			athene_kernel *kn = athene_kernel_at(c, k);
 			const char *name = athene_kernel_name(kn);
@@ -162,6 +150,8 @@ int main(void)
 				athene_instance_free(in);
 			}
 		}
+	}
+	copy_set_portable(false);
 	athene_destroy(c);
 	return kcheck_report();
 }

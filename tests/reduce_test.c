@@ -49,19 +49,6 @@ static void fill(void *p, athene_dtype dt, int64_t n, bool nans)
 	}
 }
 
-static bool same(const void *a, const void *b, athene_dtype dt, int64_t n)
-{
-	size_t es = athene_dtype_size(dt);
-	for (int64_t i = 0; i < n; i++) {
-		if (!memcmp((const char *)a + i * es, (const char *)b + i * es, es))
-			continue;
-		double x = athene_load_f64(a, dt, i), y = athene_load_f64(b, dt, i);
-		if (!(isnan(x) && isnan(y)))
-			return false;
-	}
-	return true;
-}
-
 int main(void)
 {
 	rng = 20261205;
@@ -91,7 +78,7 @@ int main(void)
 				athene_set_threads(threads);
 				memset(got, 0xaa, yb);
 				bool ran = !athene_run(in, sgot, 0, &st);
-				kcheck(ran && same(ref, got, py.dtype, py.storage_elems), "the executor's bits are the interpreter's",
+				kcheck(ran && kcheck_same_bits(ref, got, py.dtype, py.storage_elems), "the executor's bits are the interpreter's",
 				      name, threads);
 			}
 			athene_set_threads(0);

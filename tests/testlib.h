@@ -42,6 +42,21 @@ static inline int kcheck_report(void)
 	return kcheck_failed != 0;
 }
 
+/* Are the n elements of dtype dt at a and b the same bits (any NaN equal
+ * to any NaN)? */
+static inline bool kcheck_same_bits(const void *a, const void *b, athene_dtype dt, int64_t n)
+{
+	size_t es = athene_dtype_size(dt);
+	for (int64_t i = 0; i < n; i++) {
+		if (!memcmp((const char *)a + i * es, (const char *)b + i * es, es))
+			continue;
+		double x = athene_load_f64(a, dt, i), y = athene_load_f64(b, dt, i);
+		if (!(x != x && y != y))
+			return false;
+	}
+	return true;
+}
+
 /* A context holding the kernels of src (named name), or NULL, the load's
  * errors counted as a failed check. */
 static inline athene_ctx *kcheck_load(const char *name, const char *src)

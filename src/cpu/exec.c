@@ -1246,18 +1246,37 @@ static bool alone(const PlanStmt *ps)
 	return stmt_points(ps, ps->nvars) <= ALONE_POINTS;
 }
 
+/* Statement si laid out for nw workers (kept from an earlier run, or
+ * anew) in *out; false when it is no box statement or memory ran out. */
+static bool x_for(const Inst *in, int si, int nw, RunErr *err, X **out)
+{
+	X *x = *out = x_kept(in, si, nw);
+	if (x)
+		return true;
+	if (!(x = *out = x_new()))
+		return false;
+	x->nw = nw;
+	return setup(x, in, si, err) && (x->w = vm_workers(nw));
+}
+
+/* After a run of statement si (ran: it did run): kept for the next run,
+ * or freed. */
+static void x_done(const Inst *in, int si, X *x, bool ran, const RunErr *err)
+{
+	if (ran && atomic_load(&err->first) == INT64_MAX)
+		x_keep(in, si, x);
+	else
+		x_release(x);
+}
+
 /* Runs planned statement si through its plan; false when it is no box
  * statement (the caller runs it point by point). With untouched, a
  * fast_rows gather reads all its indices before it moves a row. */
 static bool exec_stmt(const Inst *in, int si, void *const *storage, void **lets, RunErr *err, bool untouched)
 {
 	int nw = alone(&in->plan[cpu_target.id]->st[si]) ? 1 : pool_threads();
-	X *x = x_kept(in, si, nw);
-	bool ok = x != NULL;
-	if (!ok && (x = x_new())) {
-		x->nw = nw;
-		ok = setup(x, in, si, err) && (x->w = vm_workers(nw));
-	}
+	X *x;
+	bool ok = x_for(in, si, nw, err, &x);
 	if (ok)
 		bind_run(x, storage, lets, err);
 	if (ok && x->copy)
@@ -1272,18 +1291,23 @@ static bool exec_stmt(const Inst *in, int si, void *const *storage, void **lets,
 	}
 	else if (ok)
 		pool_run(vm_block_tasks(x), vm_block_task, x, nw);
-	if (ok && atomic_load(&err->first) == INT64_MAX)
-		x_keep(in, si, x);
-	else
-		x_release(x);
+	x_done(in, si, x, ok, err);
 	return ok;
 }
 
-static bool may_fail(const Prog *p)
+/* Can planned statement si fail in this binding? A max, min, argmax or
+ * argmin fails only over an empty domain. */
+static bool may_fail(const Inst *in, int si)
 {
-	for (int i = 0; i < p->n; i++)
-		if (ins_can_fail(p, &p->ins[i]))
+	const Prog *p = in->prog[si];
+	for (int i = 0; i < p->n; i++) {
+		const Ins *x = &p->ins[i];
+		bool empty = false;
+		for (int v = 0; x->kind == I_REDUCE && v < p->scopes[x->inner].nvars; v++)
+			empty |= var_extent(in, p->scopes[x->inner].vars[v]) <= 0;
+		if (ins_can_fail(p, x) && (x->kind != I_REDUCE || empty))
 			return true;
+	}
 	return false;
 }
 
@@ -1304,7 +1328,7 @@ bool exec_clean_errors(const Inst *in)
 			wrote = true;
 			continue;
 		}
-		if (may_fail(in->prog[i]) && (wrote || out)) {
+		if (may_fail(in, i) && (wrote || out)) {
 			X *x = x_new(); /* laid out, never bound: nothing runs */
 			clean = !wrote && x && setup(x, in, i, &err) && x->fast;
 			x_release(x);
@@ -1340,19 +1364,6 @@ static bool row_local(const Inst *in, const PlanOperand *op, int64_t rows)
 	       !a->masked && a->stride * rows == tensor_layout(in, op->t)->storage;
 }
 
-/* Can statement ps (program p) fail in this binding? As may_fail, but a
- * max, min, argmax or argmin fails only over an empty domain. */
-static bool fails_here(const Prog *p, const PlanStmt *ps)
-{
-	bool empty = false;
-	for (int v = ps->nlhs; v < ps->nvars; v++)
-		empty |= ps->vars[v].n <= 0;
-	for (int i = 0; i < p->n; i++)
-		if (ins_can_fail(p, &p->ins[i]) && (p->ins[i].kind != I_REDUCE || empty))
-			return true;
-	return false;
-}
-
 static bool written_by(const Tensor *const *w, int n, const Tensor *t)
 {
 	for (int k = 0; k < n; k++)
@@ -1371,11 +1382,13 @@ static int band_end(const Inst *in, int si)
 	int64_t rows = -1;
 	bool large = false;
 	int j = si;
+	if (in->nplanned - si < 2)
+		return si; /* a group has two statements at least */
 	for (; j < in->nplanned && j - si < BAND_MAX; j++) {
 		const PlanStmt *ps = &plan->st[j];
 		const Prog *p = in->prog[j];
 		if (ps->empty || ps->scatter || in->planned[j].stmt->at || ps->nlhs < 1 || ps->vars[0].reduce ||
-		    ps->vars[0].split || fails_here(p, ps) || (rows >= 0 && ps->vars[0].n != rows) ||
+		    ps->vars[0].split || may_fail(in, j) || (rows >= 0 && ps->vars[0].n != rows) ||
 		    (p->n == 1 && p->ins[p->result].kind == I_LOAD)) /* a copy (copy_stmt) */
 			break;
 		rows = ps->vars[0].n;
@@ -1393,15 +1406,6 @@ static int band_end(const Inst *in, int si)
 		large |= !alone(ps);
 	}
 	return j - si >= 2 && large ? j : si;
-}
-
-/* Do the bytes of tensors a and b overlap in this run's storage? */
-static bool overlap(const Inst *in, void *const *storage, const Tensor *a, const Tensor *b)
-{
-	const char *pa = storage[a->index], *pb = storage[b->index];
-	int64_t na = tensor_layout(in, a)->storage * (int64_t)athene_dtype_size(a->dt);
-	int64_t nb = tensor_layout(in, b)->storage * (int64_t)athene_dtype_size(b->dt);
-	return na > 0 && nb > 0 && pa < pb + nb && pb < pa + na;
 }
 
 typedef struct {
@@ -1425,6 +1429,26 @@ static void band_task(void *arg, int64_t t, int worker)
 		vm_run_rows(b->x[k], r0, r1, worker);
 }
 
+/* Does an output of group b overlap an input it reads, in this run's
+ * storage? */
+static bool band_overlaps(const Inst *in, void *const *storage, const Band *b)
+{
+	for (int m = 0; m < b->n; m++) {
+		const Tensor *o = ((const PlanOperand *)b->x[m]->ps->ops.v[0])->t;
+		int64_t no = tensor_layout(in, o)->storage * (int64_t)athene_dtype_size(o->dt);
+		const char *po = storage[o->index];
+		for (int k = 0; k < b->n && o->role == ROLE_OUT; k++)
+			for (int a = 1; a < b->x[k]->ps->ops.n; a++) {
+				const Tensor *t = ((const PlanOperand *)b->x[k]->ps->ops.v[a])->t;
+				int64_t nt = tensor_layout(in, t)->storage * (int64_t)athene_dtype_size(t->dt);
+				const char *pt = storage[t->index];
+				if (t->role == ROLE_IN && no > 0 && nt > 0 && po < pt + nt && pt < po + no)
+					return true;
+			}
+	}
+	return false;
+}
+
 /* Runs statements [si, se) (band_end) band by band; false, having run
  * nothing, when one of them is no statement of the register machine
  * (a copy, a row gather, a point-by-point one) or an output overlaps an
@@ -1434,41 +1458,23 @@ static bool run_band(const Inst *in, int si, int se, void *const *storage, void 
 	int nw = pool_threads();
 	Band b = {.n = se - si, .band = INT64_MAX};
 	bool ok = true;
-	for (int k = 0; k < b.n && ok; k++) {
-		X *x = b.x[k] = x_kept(in, si + k, nw);
-		if (!x && (x = b.x[k] = x_new())) {
-			x->nw = nw;
-			ok = setup(x, in, si + k, err) && (x->w = vm_workers(nw));
-		}
-		ok = ok && x && !x->copy && !x->rows;
-	}
-	for (int k = 0; k < b.n && ok; k++) {
-		const PlanStmt *ps = b.x[k]->ps;
-		for (int a = 1; a < ps->ops.n && ok; a++) {
-			const Tensor *t = ((const PlanOperand *)ps->ops.v[a])->t;
-			for (int m = 0; m < b.n && ok && t->role == ROLE_IN; m++) {
-				const Tensor *o = ((const PlanOperand *)b.x[m]->ps->ops.v[0])->t;
-				ok = o->role != ROLE_OUT || !overlap(in, storage, o, t);
-			}
-		}
-		int64_t blk = ps->vars[0].block;
-		b.band = blk > 0 && blk < b.band ? blk : b.band;
-		b.rows = ps->vars[0].n;
-	}
+	for (int k = 0; k < b.n && ok; k++)
+		ok = x_for(in, si + k, nw, err, &b.x[k]) && !b.x[k]->copy && !b.x[k]->rows;
+	ok = ok && !band_overlaps(in, storage, &b);
 	if (ok) {
+		for (int k = 0; k < b.n; k++) {
+			int64_t blk = b.x[k]->ps->vars[0].block;
+			b.band = blk > 0 && blk < b.band ? blk : b.band;
+			bind_run(b.x[k], storage, lets, err);
+		}
+		b.rows = b.x[0]->ps->vars[0].n;
 		int64_t most = i64_ceil_div(b.rows, 4 * (int64_t)nw); /* 4 bands a thread at least */
 		b.band = b.band < most ? b.band : most < 1 ? 1 : most;
-		for (int k = 0; k < b.n; k++)
-			bind_run(b.x[k], storage, lets, err);
 		pool_run(i64_ceil_div(b.rows, b.band), band_task, &b, nw);
 		atomic_fetch_add(&banded, 1);
 	}
-	for (int k = 0; k < b.n; k++) {
-		if (ok && b.x[k] && atomic_load(&err->first) == INT64_MAX)
-			x_keep(in, si + k, b.x[k]);
-		else
-			x_release(b.x[k]);
-	}
+	for (int k = 0; k < b.n; k++)
+		x_done(in, si + k, b.x[k], ok, err);
 	return ok;
 }
 

@@ -122,9 +122,9 @@ void log_floats(float *d, const float *s, int64_t n);
 /* The same for sqrt (the float instruction: the same bits). */
 void sqrt_floats(float *d, const float *s, int64_t n);
 
-/* a[q] += p[q][i] for i < len, in that order, for m lanes q (vectorised
- * for 4, 8, 12 or 16): the adds in double of row sums, the rows' chains
- * in flight side by side. */
+/* a[q] += p[q][i] for i < len, in that order, for m lanes q: the adds in
+ * double of row sums, the rows' chains in flight side by side (four at a
+ * time, in vectors where the CPU has AVX2). */
 void sum_rows(double *a, const float *const *p, int64_t len, int m);
 
 /* Is any of the n i64 at p (contiguous, any alignment) outside [lo, hi]

@@ -1235,13 +1235,26 @@ AVX2_FN static void sum_rows_avx2(double *a, const float *const *p, int64_t len,
 
 void sum_rows(double *a, const float *const *p, int64_t len, int m)
 {
+	int q = 0;
 #ifdef X86
-	if (pick_simd() == SIMD_AVX2 && m % 4 == 0 && m <= 16) {
-		sum_rows_avx2(a, p, len, m / 4);
-		return;
-	}
+	if (pick_simd() == SIMD_AVX2)
+		while (m - q >= 4) {
+			int ng = (m - q) / 4 < 4 ? (m - q) / 4 : 4;
+			sum_rows_avx2(a + q, p + q, len, ng);
+			q += 4 * ng;
+		}
 #endif
-	for (int q = 0; q < m; q++)
+	for (; q + 4 <= m; q += 4) { /* four chains in flight */
+		double a0 = a[q], a1 = a[q + 1], a2 = a[q + 2], a3 = a[q + 3];
+		for (int64_t i = 0; i < len; i++) {
+			a0 += p[q][i];
+			a1 += p[q + 1][i];
+			a2 += p[q + 2][i];
+			a3 += p[q + 3][i];
+		}
+		a[q] = a0, a[q + 1] = a1, a[q + 2] = a2, a[q + 3] = a3;
+	}
+	for (; q < m; q++)
 		for (int64_t i = 0; i < len; i++)
 			a[q] += p[q][i];
 }

@@ -1112,33 +1112,16 @@ static bool chains_apply(const W *w, int s, const Ins *x)
  * 1024 at one thread). */
 #define CHAIN_LANES 8
 
-/* d[q] += each lane's values in order, CHAIN_LANES or four lanes' chains
- * of dependent adds in flight at once when their domains are as long (a
- * row's sum of x * x, of exp(x - m)); the same adds in the same order as
- * red_step. */
+/* d[q] += each lane's values in order: sum_rows's chains in flight side
+ * by side when the lanes' domains are as long (a row's sum of x * x, of
+ * exp(x - m)); the same adds in the same order as red_step. */
 static void sum_chains(double *a, const float *const *p, const int64_t *len, int m)
 {
 	bool same = m > 0;
 	for (int q = 1; q < m && same; q++)
 		same = len[q] == len[0];
-	if (m == CHAIN_LANES && same) {
+	if (same) {
 		sum_rows(a, p, len[0], m);
-		return;
-	}
-	if (m > 4) {
-		for (int q = 0; q < m; q += 4)
-			sum_chains(a + q, p + q, len + q, m - q < 4 ? m - q : 4);
-		return;
-	}
-	if (m == 4 && same) {
-		double a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
-		for (int64_t i = 0; i < len[0]; i++) {
-			a0 += p[0][i];
-			a1 += p[1][i];
-			a2 += p[2][i];
-			a3 += p[3][i];
-		}
-		a[0] = a0, a[1] = a1, a[2] = a2, a[3] = a3;
 		return;
 	}
 	for (int q = 0; q < m; q++)
