@@ -7,9 +7,14 @@
  * full of signed zeros and ties (max and min keep the first of equal
  * values: -0.0 before 0.0), NaNs (they win) and infinities. Also kernels
  * the fast form does not take (a guard, a reduction of an expression), so
- * the two paths meet in one test. */
+ * the two paths meet in one test, and reductions of expressions over short
+ * rows, which run many rows to a unit (reduce_batch; vm_batched says
+ * which did): every reduction op, several outer and inner variables, a
+ * mask on the index variables, f64 and f16, and epilogues over rows of 40
+ * and 45 floats. */
 #include <math.h>
 
+#include "cpu/exec.h"
 #include "testlib.h"
 
 static const char *src =
@@ -31,7 +36,30 @@ static const char *src =
 	"kernel guarded(x: f32[40, 30]) -> (y: f32[40]) {\n"
 	"    y[i] = where(i % 3 == 0, sum(j: x[i, j]), -1.0)\n"
 	"}\n"
-	"kernel expr(x: f32[40, 30]) -> (y: f32[40]) { y[i] = max(j: x[i, j] * 2.0) }\n";
+	"kernel expr(x: f32[40, 30]) -> (y: f32[40]) { y[i] = max(j: x[i, j] * 2.0) }\n"
+	/* short rows of an expression, many rows to a unit (reduce_batch): b_ must
+	 * run so, n_ must not */
+	"kernel b_causal(x: f32[8, 32, 32]) -> (y: f32[8, 32]) {\n"
+	"    y[b, i] = max(j: where(j > i, f32(-inf), x[b, i, j] / 4.0))\n"
+	"}\n"
+	"kernel b_sumsq(x: f32[64, 64]) -> (y: f32[64]) { y[i] = sum(j: (x[i, j] - 1.5) * (x[i, j] - 1.5)) }\n"
+	"kernel b_mean2(x: f32[7, 9, 5, 6]) -> (y: f32[7, 9]) { y[a, b] = mean(c, d: x[a, b, c, d] * 2.0) }\n"
+	"kernel b_min3(x: f64[300, 3]) -> (y: f64[300]) { y[i] = min(j: x[i, j] + 1.0) }\n"
+	"kernel b_prod(x: f32[40, 12]) -> (y: f32[40]) { y[i] = prod(j: x[i, j] * 0.5) }\n"
+	"kernel b_argmin(x: f32[50, 20]) -> (y: i64[50]) { y[i] = argmin(j: x[i, j] - 1.0) }\n"
+	"kernel b_chunk(x: f32[5, 100, 24]) -> (y: f32[5, 100]) { y[a, b] = max(k: x[a, b, k] - 0.25) }\n"
+	"kernel b_half(x: f16[30, 20]) -> (y: f16[30]) { y[i] = sum(j: x[i, j] * x[i, j]) }\n"
+	/* and their epilogues, rows of 40 and 45 floats (a vector at a time,
+	 * then one by one) */
+	"kernel b_rows40(x: f32[70, 40]) -> (y: f32[70, 40]) {\n"
+	"    let s[i < 70] = sum(j < 40: x[i, j] * x[i, j])\n"
+	"    y[i, j] = x[i, j] / s[i] + 1.0\n"
+	"}\n"
+	"kernel b_rows45(x: f32[70, 45]) -> (y: f32[70, 45]) {\n"
+	"    let s[i < 70] = max(j < 45: x[i, j] * 3.0)\n"
+	"    y[i, j] = exp(x[i, j] - s[i])\n"
+	"}\n"
+	"kernel n_long(x: f32[9, 600]) -> (y: f32[9]) { y[i] = sum(j: x[i, j] * 2.0) }\n";
 
 /* Values full of ties and signed zeros, some far apart in magnitude, and
  * NaNs in some tensors. */
@@ -77,7 +105,12 @@ int main(void)
 			for (int threads = 1; ok && threads <= 2; threads++) {
 				athene_set_threads(threads);
 				memset(got, 0xaa, yb);
+				int64_t before = vm_batched();
 				bool ran = !athene_run(in, sgot, 0, &st);
+				if (name[0] == 'b' && name[1] == '_')
+					kcheck(vm_batched() > before, "runs many rows to a unit", name, threads);
+				if (name[0] == 'n' && name[1] == '_')
+					kcheck(vm_batched() == before, "runs a row to a unit", name, threads);
 				kcheck(ran && kcheck_same_bits(ref, got, py.dtype, py.storage_elems), "the executor's bits are the interpreter's",
 				      name, threads);
 			}

@@ -204,6 +204,9 @@ void pw_run(const PwProg *p, char *d, int64_t dp, int64_t rows, int64_t cols, bo
 /* Tests only: how many groups of statements this process ran band by band
  * (exec.c, run_band). */
 int64_t exec_banded(void);
+/* Tests only: how many reductions this process ran many short rows to a
+ * unit (vm.c, reduce_batch). */
+int64_t vm_batched(void);
 /* Tests only: true forces the portable C kernels (no SIMD) in later plans. */
 void copy_set_portable(bool on);
 /* Tests and benchmarks: the core the transposes are tuned for (machine.c,

@@ -201,10 +201,10 @@ PW_INLINE void pw_chain_half(const PwProg *p, const PwChain *ch, __m256 *val, in
 	}
 }
 
-/* The chain over 8 vectors of row r from column c. */
-PW_INLINE void pw_chain_row(const PwProg *p, const PwChain *ch, __m256 *val, int64_t r, int64_t c)
+/* The chain over N vectors (8, or 1 for a row's last columns) of row r
+ * from column c. */
+PW_INLINE void pw_chain_row(const PwProg *p, const PwChain *ch, __m256 *val, int64_t r, int64_t c, const int N)
 {
-	enum { N = 8 };
 	for (int t = 0; t < ch->n; t++) {
 		const PwStep *st = &ch->st[t];
 		const PwIns *q = st->side >= 0 ? &p->ins[st->side] : NULL;
@@ -316,9 +316,15 @@ PW_FN static void pw_chain_rows(const PwProg *p, const PwChain *ch, char *d, int
 				for (int k = 0; k < 8; k++)
 					val[k] = e;
 			}
-			pw_chain_row(p, ch, val, r, c);
+			pw_chain_row(p, ch, val, r, c, 8);
 			PW_UNROLL for (int k = 0; k < 8; k++)
 				store_4(dr + 4 * (c + 8 * k), val[k], stream);
+		}
+		for (; c + 8 <= cols; c += 8) { /* rows of 32 and 48: a vector at a time */
+			__m256 val = m->kind == PW_LOAD && m->cs ? _mm256_loadu_ps((const float *)(m->p + r * m->rs + c * 4))
+			             : _mm256_set1_ps(m->kind == PW_CONST ? m->c : pw_load1(m, r, 0));
+			pw_chain_row(p, ch, &val, r, c, 1);
+			store_4(dr + 4 * c, val, stream);
 		}
 		pw_scalar(p, d, dp, r, r + 1, c, cols);
 	}
@@ -1023,27 +1029,33 @@ AVX2_FN static inline int exp_unsure(__m256d y)
 /* d[i] = f(s[i]) for n floats, as the interpreter computes f (in double
  * by libm, rounded once), 8 at a time with f4 where x (or |x|, odd: f4
  * then takes |x| and the sign is put back) lies in [lo, hi] and the
- * rounding is sure (exp_unsure), f1 for the rest. d may be s. */
+ * rounding is sure (exp_unsure), 0 where x <= zero (exp's -inf and
+ * everything below -104, where e^x is under half the least subnormal:
+ * the masked lanes of a causal softmax; NaN: none), f1 for the rest. d
+ * may be s. */
 AVX2_FN static inline __attribute__((always_inline)) void floats_by4(float *d, const float *s, int64_t n, float lo,
-								      float hi, bool odd, __m256d (*f4)(__m256d),
-								      double (*f1)(double))
+								      float hi, float zero, bool odd,
+								      __m256d (*f4)(__m256d), double (*f1)(double))
 {
-	const __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi), sign = _mm256_set1_ps(-0.0f);
+	const __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi), vzero = _mm256_set1_ps(zero);
+	const __m256 sign = _mm256_set1_ps(-0.0f);
 	int64_t i = 0;
 	for (; i + 8 <= n; i += 8) {
 		float xs[8];
 		__m256 x = _mm256_loadu_ps(s + i), ax = odd ? _mm256_andnot_ps(sign, x) : x;
 		_mm256_storeu_ps(xs, x);
 		int in = _mm256_movemask_ps(_mm256_and_ps(_mm256_cmp_ps(ax, vlo, _CMP_GE_OQ), _mm256_cmp_ps(ax, vhi, _CMP_LE_OQ)));
-		if (!in) { /* none in range: f1 alone */
+		__m256 z = _mm256_cmp_ps(x, vzero, _CMP_LE_OQ);
+		int zs = _mm256_movemask_ps(z);
+		if (!(in | zs)) { /* none in range: f1 alone */
 			for (int k = 0; k < 8; k++)
 				d[i + k] = (float)f1((double)xs[k]);
 			continue;
 		}
 		__m256d y0 = f4(_mm256_cvtps_pd(_mm256_castps256_ps128(ax)));
 		__m256d y1 = f4(_mm256_cvtps_pd(_mm256_extractf128_ps(ax, 1)));
-		int sure = in & ~(exp_unsure(y0) | exp_unsure(y1) << 4);
-		__m256 y = _mm256_set_m128(_mm256_cvtpd_ps(y1), _mm256_cvtpd_ps(y0));
+		int sure = (in & ~(exp_unsure(y0) | exp_unsure(y1) << 4)) | zs;
+		__m256 y = _mm256_andnot_ps(z, _mm256_set_m128(_mm256_cvtpd_ps(y1), _mm256_cvtpd_ps(y0)));
 		_mm256_storeu_ps(d + i, odd ? _mm256_or_ps(y, _mm256_and_ps(sign, x)) : y);
 		if (sure != 0xff)
 			for (int k = 0; k < 8; k++)
@@ -1118,27 +1130,27 @@ AVX2_FN static inline __m256d log4(__m256d x)
  * 44] (past 9 it is 1 in float anyway), log of positive normal floats. */
 AVX2_FN static void exp_floats_avx2(float *d, const float *s, int64_t n)
 {
-	floats_by4(d, s, n, -87.0f, 88.0f, false, exp4, exp);
+	floats_by4(d, s, n, -87.0f, 88.0f, -104.0f, false, exp4, exp);
 }
 
 FMA_FN static void exp_floats_fma(float *d, const float *s, int64_t n)
 {
-	floats_by4(d, s, n, -87.0f, 88.0f, false, exp4_fma, exp);
+	floats_by4(d, s, n, -87.0f, 88.0f, -104.0f, false, exp4_fma, exp);
 }
 
 AVX2_FN static void sigmoid_floats_avx2(float *d, const float *s, int64_t n)
 {
-	floats_by4(d, s, n, -87.0f, 87.0f, false, sigmoid4, sigmoid1);
+	floats_by4(d, s, n, -87.0f, 87.0f, NAN, false, sigmoid4, sigmoid1);
 }
 
 AVX2_FN static void tanh_floats_avx2(float *d, const float *s, int64_t n)
 {
-	floats_by4(d, s, n, 0x1p-126f, 44.0f, true, tanh4, tanh);
+	floats_by4(d, s, n, 0x1p-126f, 44.0f, NAN, true, tanh4, tanh);
 }
 
 AVX2_FN static void log_floats_avx2(float *d, const float *s, int64_t n)
 {
-	floats_by4(d, s, n, 0x1p-126f, 0x1.fffffep+127f, false, log4, log);
+	floats_by4(d, s, n, 0x1p-126f, 0x1.fffffep+127f, NAN, false, log4, log);
 }
 
 /* sqrt in float is sqrt in double rounded to float: rounding twice is
