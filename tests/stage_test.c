@@ -390,13 +390,15 @@ static void narrow_trans_cases(void)
 	free(dst);
 }
 
-/* exp_floats, sigmoid_floats, tanh_floats, log_floats and sqrt_floats
- * against libm's functions rounded once, bit for bit (any NaN equals any
- * NaN), vectorised and portable: the edges of the vector ranges, of
- * overflow and of float subnormals, the two inputs that need the check of
- * the rounding (of all 2^32 float patterns, checked once against glibc's
- * exp, the only ones exp4 alone rounds otherwise; for the others there
- * were none), and 2^22 random float patterns, half of them in [-87, 88]. */
+/* exp_floats, sigmoid_floats, tanh_floats, log_floats, sqrt_floats and
+ * erf_floats against libm's functions rounded once, bit for bit (any NaN
+ * equals any NaN), vectorised and portable: the edges of the vector ranges,
+ * of overflow, of exp's zeros and of float subnormals, the two inputs that
+ * need the check of the rounding (of all 2^32 float patterns, checked once
+ * against glibc's exp, the only ones exp4 alone rounds otherwise; for the
+ * others there were none; erf's every float in [-4.5, 4.5] agreed once),
+ * and 2^22 random float patterns, half of them in [-87, 88], a quarter in
+ * [-5, 5]. */
 static void exp_cases(void)
 {
 	enum { N = 1 << 16 };
@@ -406,7 +408,9 @@ static void exp_cases(void)
 				     INFINITY, -INFINITY, NAN, 0.6931472f, -0.6931472f, 0.34657359f, 0.34657362f,
 				     /* the two floats whose exp the vector form alone rounds the other way */
 				     0x1.060e1ep+6f, -0x1.03d5bep+0f, 0.5f, -0.5f, 0.49999997f, 44.0f, -44.00001f, 9.01f,
-				     1.00000012f, 0.99999994f, 1.41421354f, 1.41421366f, 0x1p-126f, 0x1.fffffep+127f};
+				     1.00000012f, 0.99999994f, 1.41421354f, 1.41421366f, 0x1p-126f, 0x1.fffffep+127f,
+				     -104.0f, -103.99999f, -104.00001f, -1e30f, 2.0f, 1.99999988f, -2.00000024f, 4.0f,
+				     -4.0f, 4.00000048f, 3.92f, 1e-38f, 0x1p-127f};
 	for (int pass = 0; pass < 2 * 64; pass++) {
 		int n = 0;
 		if (pass < 2)
@@ -417,11 +421,13 @@ static void exp_cases(void)
 			memcpy(&x[n], &u, 4);
 			if (n % 2)
 				x[n] = -87.0f + (float)(u % 175000000u) * 1e-6f;
+			else if (n % 4 == 2)
+				x[n] = -5.0f + (float)(u % 10000000u) * 1e-6f;
 		}
-		for (int f = 0; f < 5; f++) {
-			static void (*const fn[5])(float *, const float *, int64_t) = {exp_floats, sigmoid_floats,
-										      tanh_floats, log_floats, sqrt_floats};
-			static const char *name[5] = {"exp", "sigmoid", "tanh", "log", "sqrt"};
+		for (int f = 0; f < 6; f++) {
+			static void (*const fn[6])(float *, const float *, int64_t) = {
+				exp_floats, sigmoid_floats, tanh_floats, log_floats, sqrt_floats, erf_floats};
+			static const char *name[6] = {"exp", "sigmoid", "tanh", "log", "sqrt", "erf"};
 			copy_set_portable(pass % 2);
 			if (pass % 4 == 2) { /* in place */
 				memcpy(y, x, sizeof y);
@@ -434,13 +440,13 @@ static void exp_cases(void)
 			for (int i = 0; i < N - pass && ok; i++) {
 				double v = x[i];
 				float want = (float)(f == 0 ? exp(v) : f == 1 ? 1.0 / (1.0 + exp(-v)) : f == 2 ? tanh(v) :
-						     f == 3 ? log(v) : sqrt(v));
+						     f == 3 ? log(v) : f == 4 ? sqrt(v) : erf(v));
 				ok = !memcmp(&want, &y[i], 4) || (isnan(want) && isnan(y[i]));
 				if (!ok)
 					printf("%s(%a): %a, not %a\n", name[f], v, (double)y[i], (double)want);
 			}
-			check(ok, "exp_floats, sigmoid_floats, tanh_floats, log_floats and sqrt_floats are libm's, rounded once",
-			      5 * pass + f);
+			check(ok, "exp_floats, sigmoid_floats, tanh_floats, log_floats, sqrt_floats and erf_floats are libm's, rounded once",
+			      6 * pass + f);
 		}
 	}
 }

@@ -117,6 +117,8 @@ void exp_floats(float *d, const float *s, int64_t n);
 void sigmoid_floats(float *d, const float *s, int64_t n);
 /* The same for tanh (vectorised where |x| is in [2^-126, 44]). */
 void tanh_floats(float *d, const float *s, int64_t n);
+/* The same for erf (vectorised where |x| is in [2^-126, 4]). */
+void erf_floats(float *d, const float *s, int64_t n);
 /* The same for log (vectorised for positive normal floats). */
 void log_floats(float *d, const float *s, int64_t n);
 /* The same for sqrt (the float instruction: the same bits). */

@@ -599,6 +599,7 @@ static bool float_fn_lanes(int op, float *r, const float *a, int n)
 	case OP_SIGMOID: sigmoid_floats(r, a, n); break;
 	case OP_LOG: log_floats(r, a, n); break;
 	case OP_TANH: tanh_floats(r, a, n); break;
+	case OP_ERF: erf_floats(r, a, n); break;
 	case OP_SQRT: sqrt_floats(r, a, n); break;
 	default: for (int i = 0; i < n; i++) r[i] = (float)val_fop1(op, (double)a[i]); break;
 	}
