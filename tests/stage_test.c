@@ -742,6 +742,7 @@ static float some_float(void)
 }
 
 static long pw_ran, pw_ran_rows; /* programs run with a transposed load, and without */
+static long pw_ran_trees;        /* ... without, no chain (pw_tree_rows) */
 static long pw_ran_form;         /* those that ran in the tiles' fixed form */
 static long pw_ran_collide;      /* those with the transposed load's rows 4 KiB apart */
 
@@ -847,7 +848,7 @@ static void pw_case(long id)
 		check(pw_fits(&p), "a chain without a transposed load fits pw_run", id);
 	if (!chain && nops >= 2 && p.result == last && p.ins[last].kind == PW_OP && p.ins[p.ins[last].a].kind == PW_OP &&
 	    p.ins[p.ins[last].b].kind == PW_OP && p.ins[last].op != SOP_NEG && p.ins[last].op != SOP_RELU)
-		check(!pw_fits(&p), "two ops meeting is no chain", id);
+		check(pw_fits(&p) == !any_trans, "two ops meeting is no chain: it runs as a tree when it reads along rows", id);
 	if (!pw_fits(&p)) {
 		free(src);
 		return;
@@ -856,6 +857,7 @@ static void pw_case(long id)
 	pw_ran_collide += chain && any_trans && collide;
 	pw_ran_form += pw_form_fits(&p);
 	pw_ran_rows += !any_trans;
+	pw_ran_trees += !any_trans && !chain;
 	/* elements; line-aligned rows half the time, so streamed tiles have
 	 * heads of every width to go element by element */
 	int64_t dp = rnd(2) ? (cols + 15) / 16 * 16 : cols + rnd(3) * 5, skew = rnd(2) ? rnd(16) : 0;
@@ -969,12 +971,13 @@ int main(int argc, char **argv)
 		pw_case(i);
 	check(pw_ran > count / 80 && pw_ran_rows > count / 20, "enough chains ran, transposed and not", 0);
 	check(pw_ran_form > count / 40, "enough chains ran in the tiles' fixed form", 0);
+	check(pw_ran_trees > count / 40, "enough programs that are no chain ran along rows", 0);
 	check(pw_ran_collide > count / 400, "enough transposed chains ran with their source rows 4 KiB apart", 0);
 	for (long i = 0; i < count; i++)
 		index_case(i);
 	printf("stage_test: %ld fused programs over tiles with a transposed load (%ld in the fixed form, %ld with its "
-	       "rows 4 KiB apart), %ld along rows; %ld boxes walked dim 0's tiles among the outer dims\n",
-	       pw_ran, pw_ran_form, pw_ran_collide, pw_ran_rows, t0_among);
+	       "rows 4 KiB apart), %ld along rows (%ld no chain); %ld boxes walked dim 0's tiles among the outer dims\n",
+	       pw_ran, pw_ran_form, pw_ran_collide, pw_ran_rows, pw_ran_trees, t0_among);
 	copy_set_portable(false);
 	copy_set_profile(COPY_PROFILE_AUTO);
 	pool_checks();

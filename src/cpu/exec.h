@@ -128,6 +128,11 @@ void sqrt_floats(float *d, const float *s, int64_t n);
  * double of row sums, the rows' chains in flight side by side (four at a
  * time, in vectors where the CPU has AVX2). */
 void sum_rows(double *a, const float *const *p, int64_t len, int m);
+/* The largest (maxi) or least of f[0..n) into *m, in vectors, when it is
+ * what any order of comparisons gives: false when f holds a NaN (the first
+ * one wins), when the extreme is a zero (the first of -0.0 and 0.0 wins),
+ * and without AVX2. */
+bool row_extreme(const float *f, int64_t n, bool maxi, float *m);
 
 /* Is any of the n i64 at p (contiguous, any alignment) outside [lo, hi]
  * once mod is added to each negative one? (A row gather's indices, read
@@ -187,7 +192,8 @@ typedef struct {
 	int n, result;
 	PwIns ins[PW_MAX];
 } PwProg;
-/* Is every load of p one of the three kinds, and p such a chain? */
+/* Is every load of p one of the three kinds, and p such a chain, or, when
+ * no load is transposed, any tree of ops (pw.c, pw_tree_rows)? */
 bool pw_fits(const PwProg *p);
 /* Does a load of p read through a transpose (neither along rows nor one
  * value per row)? */

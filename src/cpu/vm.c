@@ -1728,9 +1728,16 @@ static void red_fold(Red *red, W *w, int s, int acc, int from, int n)
 		for (; l < n; l++)
 			a += f[l];
 	} else {
-		if (!red->count)
-			a = f[l++];
 		bool maxi = op == R_MAX;
+		float m;
+		if (!(red->count && isnan(a)) && row_extreme(f, n, maxi, &m)) {
+			/* the lanes' one extreme, a nonzero value: the first lane
+			 * holding it, or a, if as large, wins (the same bits) */
+			a = !red->count || (maxi ? m > a : m < a) ? m : a;
+			l = n;
+		}
+		if (!red->count && l < n)
+			a = f[l++];
 		for (; l < n && !isnan(a); l++) {
 			double v = f[l];
 			if (isnan(v) || (maxi ? v > a : v < a))
