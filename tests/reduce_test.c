@@ -11,7 +11,7 @@
  * rows, which run many rows to a unit (reduce_batch; vm_batched says
  * which did): every reduction op, several outer and inner variables, a
  * mask on the index variables, f64 and f16, and epilogues over rows of 40
- * and 45 floats. */
+ * and 45 floats; and a pointwise tree whose rows are short. */
 #include <math.h>
 
 #include "cpu/exec.h"
@@ -59,7 +59,12 @@ static const char *src =
 	"    let s[i < 70] = max(j < 45: x[i, j] * 3.0)\n"
 	"    y[i, j] = exp(x[i, j] - s[i])\n"
 	"}\n"
-	"kernel n_long(x: f32[9, 600]) -> (y: f32[9]) { y[i] = sum(j: x[i, j] * 2.0) }\n";
+	"kernel n_long(x: f32[9, 600]) -> (y: f32[9]) { y[i] = sum(j: x[i, j] * 2.0) }\n"
+	/* a pointwise tree whose rows (c) are short: its longest dim (b) serves
+	 * as the rows (vm.c, pw_box) */
+	"kernel t_short(x: f32[3, 2, 40, 24]) -> (y: f32[3, 40, 2, 24]) {\n"
+	"    y[a, b, c, d] = x[a, c, b, d] * 2.0 - x[a, c, b, d] * x[a, c, b, d]\n"
+	"}\n";
 
 /* Values full of ties and signed zeros, some far apart in magnitude, and
  * NaNs in some tensors. */

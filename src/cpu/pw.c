@@ -322,11 +322,16 @@ PW_FN static void pw_chain_rows(const PwProg *p, const PwChain *ch, char *d, int
 			PW_UNROLL for (int k = 0; k < 8; k++)
 				store_4(dr + 4 * (c + 8 * k), val[k], stream);
 		}
-		for (; c + 8 <= cols; c += 8) { /* rows of 32 and 48: a vector at a time */
-			__m256 val = m->kind == PW_LOAD && m->cs ? _mm256_loadu_ps((const float *)(m->p + r * m->rs + c * 4))
-			             : _mm256_set1_ps(m->kind == PW_CONST ? m->c : pw_load1(m, r, 0));
-			pw_chain_row(p, ch, &val, r, c, 1);
-			store_4(dr + 4 * c, val, stream);
+		if (c + 8 <= cols) { /* the last whole vectors at once (rows of 16 to 56) */
+			int nv = (int)((cols - c) / 8);
+			__m256 val[8];
+			for (int k = 0; k < nv; k++)
+				val[k] = m->kind == PW_LOAD && m->cs ? _mm256_loadu_ps((const float *)(m->p + r * m->rs + (c + 8 * k) * 4))
+				         : _mm256_set1_ps(m->kind == PW_CONST ? m->c : pw_load1(m, r, 0));
+			pw_chain_row(p, ch, val, r, c, nv);
+			for (int k = 0; k < nv; k++)
+				store_4(dr + 4 * (c + 8 * k), val[k], stream);
+			c += 8 * nv;
 		}
 		pw_scalar(p, d, dp, r, r + 1, c, cols);
 	}
@@ -399,9 +404,12 @@ PW_FN static void pw_tree_rows(const PwProg *p, char *d, int64_t dp, int64_t row
 			PW_UNROLL for (int k = 0; k < 8; k++)
 				store_4(dr + 4 * (c + 8 * k), v[p->result][k], stream);
 		}
-		for (; c + 8 <= cols; c += 8) {
-			pw_tree_step(p, live, v, r, c, 1);
-			store_4(dr + 4 * c, v[p->result][0], stream);
+		if (c + 8 <= cols) { /* the last whole vectors at once: rows of 16 take one step */
+			int nv = (int)((cols - c) / 8);
+			pw_tree_step(p, live, v, r, c, nv);
+			for (int k = 0; k < nv; k++)
+				store_4(dr + 4 * (c + 8 * k), v[p->result][k], stream);
+			c += 8 * nv;
 		}
 		pw_scalar(p, d, dp, r, r + 1, c, cols);
 	}

@@ -2048,6 +2048,25 @@ static bool pw_box(W *w, const XBox *b)
 		return false;
 	if (cols < 16 || (pw_transposes(&w->pw) && rows < 8))
 		return false; /* it would be all edges, element by element: the register machine's */
+	if (drow >= 0 && rows < 8 && !pw_transposes(&w->pw)) {
+		/* few rows a slice (RoPE's halves of (2, 32, 2, 16): 64 slices of 2
+		 * rows): the longest dim before the columns serves as the rows
+		 * instead (every operand has a stride along it), where no load then
+		 * reads across the rows */
+		int best = drow;
+		for (int k = 0; k < nsd - 1; k++) {
+			int d = x->sd[0][k];
+			if (b->hi[d] - b->lo[d] > b->hi[best] - b->lo[best])
+				best = d;
+		}
+		if (best != drow && (!pw_strides(x, &w->pw, w->pw_acc, best, din, b->hi[best] - b->lo[best], cols) ||
+		                     pw_transposes(&w->pw)))
+			best = drow;
+		drow = best;
+		rows = b->hi[drow] - b->lo[drow];
+		if (!pw_strides(x, &w->pw, w->pw_acc, drow, din, rows, cols))
+			return false;
+	}
 	for (int k = 0; k < nsd; k++) {
 		if (b->hi[x->sd[0][k]] <= b->lo[x->sd[0][k]])
 			return true; /* an empty box */
@@ -2055,9 +2074,11 @@ static bool pw_box(W *w, const XBox *b)
 	}
 	for (;;) {
 		pw_slice(x, &w->pw, w->pw_acc, w->coord, drow, rows, cols);
-		int k = nsd - 3; /* the next slice: the dims before the last two */
+		int k = nsd - 2; /* the next slice: the dims before the columns, but the rows */
 		for (; k >= 0; k--) {
 			int d = x->sd[0][k];
+			if (d == drow)
+				continue;
 			if (++w->coord[d] < b->hi[d])
 				break;
 			w->coord[d] = b->lo[d];
