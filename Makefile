@@ -120,7 +120,7 @@ asan:
 # ThreadSanitizer (clang): the C tests that run threads (the pool; inst_test's
 # gathers on 1-4 threads), and the differential test with 3 threads.
 TSAN = B=build-tsan CC=clang CFLAGS="-O1 -g -fsanitize=thread -fno-omit-frame-pointer"
-TTESTS = $(B)/stage_test $(B)/inst_test $(B)/band_test $(B)/gather_test $(B)/scatter_test $(B)/tuning_test
+TTESTS = $(B)/stage_test $(B)/inst_test $(B)/reduce_test $(B)/band_test $(B)/gather_test $(B)/scatter_test $(B)/tuning_test
 
 tsan:
 	$(MAKE) $(TSAN) $(TTESTS:$(B)/%=build-tsan/%) $(DTESTS:$(B)/%=build-tsan/%)
