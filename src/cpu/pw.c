@@ -203,8 +203,8 @@ PW_INLINE void pw_chain_half(const PwProg *p, const PwChain *ch, __m256 *val, in
 	}
 }
 
-/* The chain over N vectors (8, or 1 for a row's last columns) of row r
- * from column c. */
+/* The chain over N vectors (8, or fewer: a row's last whole vectors) of
+ * row r from column c. */
 PW_INLINE void pw_chain_row(const PwProg *p, const PwChain *ch, __m256 *val, int64_t r, int64_t c, const int N)
 {
 	for (int t = 0; t < ch->n; t++) {
@@ -337,9 +337,10 @@ PW_FN static void pw_chain_rows(const PwProg *p, const PwChain *ch, char *d, int
 	}
 }
 
-/* Instruction by instruction, over N vectors (8, or 1) of row r from
- * column c, into v[i]: the instructions live[] marks, every load along
- * the row or one value per row (no transposes). */
+/* Instruction by instruction, over N vectors (8, or fewer: a row's last
+ * whole vectors) of row r from column c, into v[i]: the instructions
+ * live[] marks, every load along the row or one value per row (no
+ * transposes). */
 AVX2_FN static inline __attribute__((always_inline)) void pw_tree_step(const PwProg *p, const bool *live, __m256 (*v)[8], int64_t r, int64_t c, const int N)
 {
 	for (int i = 0; i < p->n; i++) {
@@ -384,7 +385,7 @@ AVX2_FN static inline __attribute__((always_inline)) void pw_tree_step(const PwP
  * of two ops) and reads along rows: pw_tree_step over 64 lanes at a time,
  * each instruction's vectors in a small array (L1, where the register
  * machine's lanes of a unit are 4 KiB a register, one pass per op), then
- * 8 lanes, then one by one. */
+ * the row's last whole vectors in one step, then one by one. */
 PW_FN static void pw_tree_rows(const PwProg *p, char *d, int64_t dp, int64_t rows, int64_t cols, bool stream)
 {
 	__m256 v[PW_MAX][8];
@@ -1271,7 +1272,8 @@ ERF4(erf4_fma, FMA_FN, poly4_fma, exp4_fma)
 
 /* The vectorised forms: exp where x is in [-87, 88] (no overflow, no
  * float subnormal), sigmoid in [-87, 87], tanh where |x| is in [2^-126,
- * 44] (past 9 it is 1 in float anyway), log of positive normal floats. */
+ * 44] (past 9 it is 1 in float anyway), erf where |x| is in [2^-126, 4],
+ * log of positive normal floats. */
 AVX2_FN static void exp_floats_avx2(float *d, const float *s, int64_t n)
 {
 	floats_by4(d, s, n, -87.0f, 88.0f, -104.0f, false, exp4, exp);
