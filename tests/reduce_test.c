@@ -49,8 +49,8 @@ static const char *src =
 	"kernel b_argmin(x: f32[50, 20]) -> (y: i64[50]) { y[i] = argmin(j: x[i, j] - 1.0) }\n"
 	"kernel b_chunk(x: f32[5, 100, 24]) -> (y: f32[5, 100]) { y[a, b] = max(k: x[a, b, k] - 0.25) }\n"
 	"kernel b_half(x: f16[30, 20]) -> (y: f16[30]) { y[i] = sum(j: x[i, j] * x[i, j]) }\n"
-	/* and their epilogues, rows of 40 and 45 floats (a vector at a time,
-	 * then one by one) */
+	/* and their epilogues, rows of 40 and 45 floats (their whole vectors
+	 * in one step, then one by one) */
 	"kernel b_rows40(x: f32[70, 40]) -> (y: f32[70, 40]) {\n"
 	"    let s[i < 70] = sum(j < 40: x[i, j] * x[i, j])\n"
 	"    y[i, j] = x[i, j] / s[i] + 1.0\n"
