@@ -1327,6 +1327,8 @@ AVX2_FN static void sqrt_floats_avx2(float *d, const float *s, int64_t n)
 #define sigmoid_floats_avx2 NULL
 #define tanh_floats_avx2 NULL
 #define erf_floats_avx2 NULL
+#define exp_floats_fma NULL
+#define erf_floats_fma NULL
 #endif
 #undef LN2_HI
 #undef LN2_LO
@@ -1343,15 +1345,25 @@ static void floats_fn(float *d, const float *s, int64_t n, void (*avx2)(float *,
 		d[i] = (float)f1((double)s[i]);
 }
 
-void exp_floats(float *d, const float *s, int64_t n)
+/* floats_fn with fma, the form with fused multiply-adds, where the CPU
+ * has them. */
+static void floats_fma_fn(float *d, const float *s, int64_t n, void (*fma)(float *, const float *, int64_t),
+			  void (*avx2)(float *, const float *, int64_t), double (*f1)(double))
 {
 #ifdef X86
 	if (has_fma()) {
-		exp_floats_fma(d, s, n);
+		fma(d, s, n);
 		return;
 	}
+#else
+	(void)fma;
 #endif
-	floats_fn(d, s, n, exp_floats_avx2, exp);
+	floats_fn(d, s, n, avx2, f1);
+}
+
+void exp_floats(float *d, const float *s, int64_t n)
+{
+	floats_fma_fn(d, s, n, exp_floats_fma, exp_floats_avx2, exp);
 }
 
 void sigmoid_floats(float *d, const float *s, int64_t n)
@@ -1366,13 +1378,7 @@ void tanh_floats(float *d, const float *s, int64_t n)
 
 void erf_floats(float *d, const float *s, int64_t n)
 {
-#ifdef X86
-	if (has_fma()) {
-		erf_floats_fma(d, s, n);
-		return;
-	}
-#endif
-	floats_fn(d, s, n, erf_floats_avx2, erf);
+	floats_fma_fn(d, s, n, erf_floats_fma, erf_floats_avx2, erf);
 }
 
 void log_floats(float *d, const float *s, int64_t n)

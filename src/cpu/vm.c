@@ -1031,6 +1031,23 @@ RED_ROWS(red_rows_min_f64, double, RED_MIN1)
 #undef RED_MAX1
 #undef RED_MIN1
 
+/* Is reduction scope c's domain non-empty with every variable one box
+ * (reduce_domain's single-box case)? Then its dims' ranges go into box. */
+static bool one_box_domain(const X *xs, int c, XBox *box)
+{
+	const Scope *sc = &xs->p->scopes[c];
+	XBox vb[2];
+	for (int j = 0; j < sc->nvars; j++) {
+		int i = 0;
+		while (i < xs->ps->nvars && xs->ps->vars[i].var != sc->vars[j])
+			i++;
+		if (i == xs->ps->nvars || xs->ps->vars[i].n <= 0 || var_boxes(xs, i, 0, xs->ps->vars[i].n, vb, 2) != 1)
+			return false;
+		copy_var(xs, i, &vb[0], box);
+	}
+	return true;
+}
+
 /* A reduction of scope 0 whose inner scope is one plain load of f32 or
  * f64 (no gather, mask or guard), reduced by sum, mean, max or min over a
  * non-empty domain whose every variable is one box: each lane's values
@@ -1056,17 +1073,9 @@ static bool reduce_fast(W *w, int s, const Ins *x)
 	const XOp *o = &xs->op[ld->operand];
 	if (o->point || o->masked || o->piece || o->op->view->ngat || o->dt != x->opdt)
 		return false;
-	/* the domain: every variable one box (reduce_domain's single-box case) */
-	const Scope *sc = &p->scopes[c];
-	XBox box, vb[2];
-	for (int j = 0; j < sc->nvars; j++) {
-		int i = 0;
-		while (i < xs->ps->nvars && xs->ps->vars[i].var != sc->vars[j])
-			i++;
-		if (i == xs->ps->nvars || xs->ps->vars[i].n <= 0 || var_boxes(xs, i, 0, xs->ps->vars[i].n, vb, 2) != 1)
-			return false;
-		copy_var(xs, i, &vb[0], &box);
-	}
+	XBox box;
+	if (!one_box_domain(xs, c, &box))
+		return false;
 	RDom r = {.nk = xs->nsd[c], .total = 1};
 	if (r.nk <= 0)
 		return false;
@@ -1251,18 +1260,10 @@ static bool reduce_batch(W *w, int s, const Ins *x)
 	int c = x->inner, dst = (int)(x - p->ins), n = w->lanes[s], acc = x->a[0];
 	if (s != 0 || n < 2 || !batch_fits(w, x))
 		return false;
-	/* the domain: every variable one box */
-	const Scope *sc = &p->scopes[c];
-	XBox ub = *w->unit[0], vb[2];
+	XBox ub = *w->unit[0];
 	int64_t T = 1;
-	for (int j = 0; j < sc->nvars; j++) {
-		int i = 0;
-		while (i < xs->ps->nvars && xs->ps->vars[i].var != sc->vars[j])
-			i++;
-		if (i == xs->ps->nvars || xs->ps->vars[i].n <= 0 || var_boxes(xs, i, 0, xs->ps->vars[i].n, vb, 2) != 1)
-			return false;
-		copy_var(xs, i, &vb[0], &ub);
-	}
+	if (!one_box_domain(xs, c, &ub))
+		return false;
 	for (int k = 0; k < xs->nsd[c]; k++) {
 		int d = xs->sd[c][k];
 		T *= ub.hi[d] - ub.lo[d];
