@@ -11,7 +11,9 @@
  * rows, which run many rows to a unit (reduce_batch; vm_batched says
  * which did): every reduction op, several outer and inner variables, a
  * mask on the index variables, f64 and f16, and epilogues over rows of 40
- * and 45 floats; and a pointwise tree whose rows are short. */
+ * and 45 floats; and a pointwise tree whose rows are short. Float max
+ * and min of contiguous rows by vectors (row_extreme), and a softmax
+ * whose row values are spread over a unit's lanes. */
 #include <math.h>
 
 #include "cpu/exec.h"
@@ -33,6 +35,14 @@ static const char *src =
 	"kernel rev(x: f32[17, 90]) -> (y: f32[17]) { y[i] = max(j < 90: x[16 - i, 89 - j]) }\n"
 	"kernel wide(x: f32[3, 5000]) -> (y: f64[3]) { y[i] = f64(mean(j: x[i, j])) }\n"
 	"kernel one(x: f32[1, 1]) -> (y: f32[1]) { y[i] = min(j: x[i, j]) }\n"
+	/* float max and min of contiguous rows by vectors (row_extreme), where
+	 * no NaN or zero makes the order matter: rows of 8, of 40 with no value
+	 * above zero (z_: their max is a signed zero, the first of the row), of
+	 * 1000, and a domain of three variables that is one contiguous run */
+	"kernel rowmax8(x: f32[4000, 8]) -> (y: f32[4000]) { y[i] = max(j: x[i, j]) }\n"
+	"kernel z_rowmax(x: f32[500, 40]) -> (y: f32[500]) { y[i] = max(j: x[i, j]) }\n"
+	"kernel rowmin1000(x: f32[90, 1000]) -> (y: f32[90]) { y[i] = min(j: x[i, j]) }\n"
+	"kernel runmax3(x: f32[50, 4, 7, 9]) -> (y: f32[50]) { y[i] = max(a, b, c: x[i, a, b, c]) }\n"
 	"kernel guarded(x: f32[40, 30]) -> (y: f32[40]) {\n"
 	"    y[i] = where(i % 3 == 0, sum(j: x[i, j]), -1.0)\n"
 	"}\n"
@@ -60,6 +70,13 @@ static const char *src =
 	"    y[i, j] = exp(x[i, j] - s[i])\n"
 	"}\n"
 	"kernel n_long(x: f32[9, 600]) -> (y: f32[9]) { y[i] = sum(j: x[i, j] * 2.0) }\n"
+	/* a softmax over rows of 300: a unit is one row, and the lets read along
+	 * it are one value each, spread over the lanes, not staged */
+	"kernel u_softmax(x: f32[70, 300]) -> (y: f32[70, 300]) {\n"
+	"    let m[i < 70] = max(j < 300: x[i, j])\n"
+	"    let s[i < 70] = sum(j < 300: exp(x[i, j] - m[i]))\n"
+	"    y[i, j] = exp(x[i, j] - m[i]) / s[i]\n"
+	"}\n"
 	/* a pointwise tree whose rows (c) are short: its longest dim (b) serves
 	 * as the rows (vm.c, pw_box) */
 	"kernel t_short(x: f32[3, 2, 40, 24]) -> (y: f32[3, 40, 2, 24]) {\n"
@@ -67,8 +84,8 @@ static const char *src =
 	"}\n";
 
 /* Values full of ties and signed zeros, some far apart in magnitude, and
- * NaNs in some tensors. */
-static void fill(void *p, athene_dtype dt, int64_t n, bool nans)
+ * NaNs in some tensors; none above zero when nonpos. */
+static void fill(void *p, athene_dtype dt, int64_t n, bool nans, bool nonpos)
 {
 	static const double pick[] = {0.0, -0.0, 1.0, -1.0, 2.5, -2.5, INFINITY, -INFINITY};
 	for (int64_t i = 0; i < n; i++) {
@@ -76,6 +93,8 @@ static void fill(void *p, athene_dtype dt, int64_t n, bool nans)
 		double v = r < 50 ? pick[rnd(6)] : r < 52 ? pick[6 + rnd(2)] : (double)rnd(20001) / 1000.0 - 10.0;
 		if (r >= 52 && r < 60) /* magnitudes a double sum loses bits over: its order shows */
 			v *= r < 56 ? 1e25 : 1e-20;
+		if (nonpos && v > 0)
+			v = -v;
 		if (nans && rnd(200) == 0)
 			v = NAN;
 		athene_store_f64(p, dt, i, v);
@@ -101,7 +120,7 @@ int main(void)
 			size_t xb = (size_t)px.storage_elems * athene_dtype_size(px.dtype);
 			size_t yb = (size_t)py.storage_elems * athene_dtype_size(py.dtype);
 			void *x = malloc(xb), *ref = malloc(yb), *got = malloc(yb);
-			fill(x, px.dtype, px.storage_elems, round % 7 == 3 || (round + k) % 5 == 0);
+			fill(x, px.dtype, px.storage_elems, round % 7 == 3 || (round + k) % 5 == 0, name[0] == 'z' && name[1] == '_');
 			athene_status st;
 			void *sref[2] = {x, ref}, *sgot[2] = {x, got};
 			memset(ref, 0x55, yb);

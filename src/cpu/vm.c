@@ -438,6 +438,22 @@ static bool mask_copy(const W *w, const XOp *o, const int *dims, int n, const in
 	return true;
 }
 
+/* Lane 0 of r into lanes 1..n-1 (floats: r holds floats). The value is
+ * read once: a loop that read r[0] at every step could not be
+ * vectorised (its stores might change it), and took 38 % of a LayerNorm. */
+HOT static void spread(Val *r, bool fl, int n)
+{
+	if (fl) {
+		float v = ((float *)r)[0], *f = (float *)r;
+		for (int l = 1; l < n; l++)
+			f[l] = v;
+	} else {
+		Val v = r[0];
+		for (int l = 1; l < n; l++)
+			r[l] = v;
+	}
+}
+
 /* Stages operand j of load `ins` for the unit of scope s into r. */
 static void load_lanes(W *w, int s, const Ins *ins, Val *r)
 {
@@ -489,12 +505,7 @@ static void load_lanes(W *w, int s, const Ins *ins, Val *r)
 		one &= ss[k] == 0 || shape[k] == 1;
 	if (one) {
 		to_lanes(r, src, o->dt, 1);
-		if (floats(o->dt))
-			for (int l = 1; l < w->lanes[s]; l++)
-				((float *)r)[l] = ((float *)r)[0];
-		else
-			for (int l = 1; l < w->lanes[s]; l++)
-				r[l] = r[0];
+		spread(r, floats(o->dt), w->lanes[s]);
 		return;
 	}
 	if (contiguous(shape, ss, ds, n)) {
@@ -1048,6 +1059,28 @@ static bool one_box_domain(const X *xs, int c, XBox *box)
 	return true;
 }
 
+/* acc[l] = the max (maxi) or min of lane l's domain of floats (n lanes,
+ * lane l's first at base + lb[l]) when the domain is one contiguous run
+ * and row_extreme finds each lane's extreme with vectors: no NaN, and not
+ * zero, so that no order of the comparisons could change its bits. False,
+ * having set nothing that counts, when some lane's is not found so. */
+static bool extreme_rows(double *acc, const float *base, const int64_t *lb, int n, const RDom *r, bool maxi)
+{
+	int64_t run = 1;
+	for (int k = r->nk - 1; k >= 0; k--) {
+		if (r->st[k] != run)
+			return false;
+		run *= r->ext[k];
+	}
+	for (int l = 0; l < n; l++) {
+		float m;
+		if (!row_extreme(base + lb[l], run, maxi, &m))
+			return false;
+		acc[l] = m;
+	}
+	return true;
+}
+
 /* A reduction of scope 0 whose inner scope is one plain load of f32 or
  * f64 (no gather, mask or guard), reduced by sum, mean, max or min over a
  * non-empty domain whose every variable is one box: each lane's values
@@ -1102,7 +1135,9 @@ static bool reduce_fast(W *w, int s, const Ins *x)
 	double acc[VM_LANES];
 	int op = x->op == R_MEAN ? R_SUM : x->op;
 	bool f32 = o->dt == ATHENE_F32, first = op != R_SUM;
-	if (lanes && f32)
+	if (!lanes && f32 && first && extreme_rows(acc, (const float *)o->base, lb, n, &r, op == R_MAX))
+		;
+	else if (lanes && f32)
 		(op == R_SUM ? red_lanes_sum_f32 : op == R_MAX ? red_lanes_max_f32 : red_lanes_min_f32)(
 			acc, (const float *)o->base + lb[0], ls, n, &r, first);
 	else if (lanes)
@@ -1878,21 +1913,24 @@ static void stage_copy(W *w, const XBox *b, int j, bool out)
 
 /* Is operand o contiguous over every unit of the scope-0 box b (cut at
  * dim cj in steps of step: unit_split), in the unit's dense order (then it
- * is read or written in place)? */
-static bool unit_in_place(const W *w, const XOp *o, const XBox *b, int cj, int64_t step)
+ * is read or written in place), or, a load, one element over each unit (a row's
+ * value broadcast along it: load_lanes spreads it; staging it would copy
+ * it to every lane through the box copy's transpose)? */
+static bool unit_in_place(const W *w, const XOp *o, const XBox *b, int cj, int64_t step, bool load)
 {
 	const X *x = w->x;
 	int64_t want = 1;
+	bool dense = true, one = true;
 	for (int k = x->nsd[0] - 1; k >= (cj > 0 ? cj : 0); k--) {
 		int d = x->sd[0][k];
 		int64_t e = b->hi[d] - b->lo[d];
 		if (k == cj && e > step)
 			e = step;
-		if (e > 1 && o->stride[d] != want)
-			return false;
+		dense &= e == 1 || o->stride[d] == want;
+		one &= e == 1 || o->stride[d] == 0;
 		want *= e;
 	}
-	return true;
+	return dense || (load && one && !o->masked);
 }
 
 /* Decides which operands of the scope-0 box b are staged whole: the store
@@ -1913,7 +1951,7 @@ static void stage_box(W *w, const XBox *b)
 		const XOp *o = &x->op[j];
 		bool want = j == 0 || (x->opreg[j] >= 0 && x->p->ins[x->opreg[j]].scope == 0 && !o->point &&
 		                       !o->op->view->ngat);
-		want &= !unit_in_place(w, o, b, cj, step);
+		want &= !unit_in_place(w, o, b, cj, step, j > 0);
 		if (j == 0 && stream_result(x) && o->stride[x->sd[0][x->nsd[0] - 1]] == 1 &&
 		    b->hi[x->sd[0][x->nsd[0] - 1]] - b->lo[x->sd[0][x->nsd[0] - 1]] >= 64)
 			want = false; /* rows of 256 bytes and more: op_stream writes them in place */
