@@ -1059,6 +1059,33 @@ static bool one_box_domain(const X *xs, int c, XBox *box)
 	return true;
 }
 
+/* The domain's points when they are one contiguous run, else -1. */
+static int64_t contiguous_run(const RDom *r)
+{
+	int64_t run = 1;
+	for (int k = r->nk - 1; k >= 0; k--) {
+		if (r->st[k] != run)
+			return -1;
+		run *= r->ext[k];
+	}
+	return run;
+}
+
+/* acc[l] = the sum of lane l's domain of floats, in its order from 0, in
+ * double, when the domain is one contiguous run: sum_rows's vector chains,
+ * sixteen rows at a time. False when it is not one run. */
+static bool sum_runs(double *acc, const float *base, const int64_t *lb, int n, const RDom *r)
+{
+	int64_t run = contiguous_run(r);
+	if (run < 0)
+		return false;
+	const float *p[VM_LANES];
+	for (int l = 0; l < n; l++)
+		acc[l] = 0, p[l] = base + lb[l];
+	sum_rows(acc, p, run, n);
+	return true;
+}
+
 /* acc[l] = the max (maxi) or min of lane l's domain of floats (n lanes,
  * lane l's first at base + lb[l]) when the domain is one contiguous run
  * and row_extreme finds each lane's extreme with vectors: no NaN, and not
@@ -1066,12 +1093,9 @@ static bool one_box_domain(const X *xs, int c, XBox *box)
  * having set nothing that counts, when some lane's is not found so. */
 static bool extreme_rows(double *acc, const float *base, const int64_t *lb, int n, const RDom *r, bool maxi)
 {
-	int64_t run = 1;
-	for (int k = r->nk - 1; k >= 0; k--) {
-		if (r->st[k] != run)
-			return false;
-		run *= r->ext[k];
-	}
+	int64_t run = contiguous_run(r);
+	if (run < 0)
+		return false;
 	for (int l = 0; l < n; l++) {
 		float m;
 		if (!row_extreme(base + lb[l], run, maxi, &m))
@@ -1136,6 +1160,8 @@ static bool reduce_fast(W *w, int s, const Ins *x)
 	int op = x->op == R_MEAN ? R_SUM : x->op;
 	bool f32 = o->dt == ATHENE_F32, first = op != R_SUM;
 	if (!lanes && f32 && first && extreme_rows(acc, (const float *)o->base, lb, n, &r, op == R_MAX))
+		;
+	else if (!lanes && f32 && !first && sum_runs(acc, (const float *)o->base, lb, n, &r))
 		;
 	else if (lanes && f32)
 		(op == R_SUM ? red_lanes_sum_f32 : op == R_MAX ? red_lanes_max_f32 : red_lanes_min_f32)(
