@@ -41,6 +41,11 @@ static const char *src =
 	 * 1000, and a domain of three variables that is one contiguous run */
 	"kernel rowmax8(x: f32[4000, 8]) -> (y: f32[4000]) { y[i] = max(j: x[i, j]) }\n"
 	"kernel z_rowmax(x: f32[500, 40]) -> (y: f32[500]) { y[i] = max(j: x[i, j]) }\n"
+	/* float sums of contiguous rows (sum_rows's vector chains), of finite
+	 * values of like magnitudes (f_: an infinity, or a value of 1e25, in a
+	 * long row would hide a wrong element) */
+	"kernel f_rows(x: f32[37, 1029]) -> (y: f32[37]) { y[i] = sum(j: x[i, j]) }\n"
+	"kernel f_run2(x: f32[5, 3, 700]) -> (y: f32[5]) { y[i] = mean(a, b: x[i, a, b]) }\n"
 	"kernel rowmin1000(x: f32[90, 1000]) -> (y: f32[90]) { y[i] = min(j: x[i, j]) }\n"
 	"kernel runmax3(x: f32[50, 4, 7, 9]) -> (y: f32[50]) { y[i] = max(a, b, c: x[i, a, b, c]) }\n"
 	"kernel guarded(x: f32[40, 30]) -> (y: f32[40]) {\n"
@@ -84,15 +89,18 @@ static const char *src =
 	"}\n";
 
 /* Values full of ties and signed zeros, some far apart in magnitude, and
- * NaNs in some tensors; none above zero when nonpos. */
-static void fill(void *p, athene_dtype dt, int64_t n, bool nans, bool nonpos)
+ * NaNs in some tensors; none above zero when nonpos; when finite, no
+ * infinity or NaN and none far apart (a sum of them shows every value). */
+static void fill(void *p, athene_dtype dt, int64_t n, bool nans, bool nonpos, bool finite)
 {
 	static const double pick[] = {0.0, -0.0, 1.0, -1.0, 2.5, -2.5, INFINITY, -INFINITY};
 	for (int64_t i = 0; i < n; i++) {
 		unsigned r = rnd(100);
 		double v = r < 50 ? pick[rnd(6)] : r < 52 ? pick[6 + rnd(2)] : (double)rnd(20001) / 1000.0 - 10.0;
-		if (r >= 52 && r < 60) /* magnitudes a double sum loses bits over: its order shows */
+		if (r >= 52 && r < 60 && !finite) /* magnitudes a double sum loses bits over: its order shows */
 			v *= r < 56 ? 1e25 : 1e-20;
+		if (finite && isinf(v))
+			v = 3.0;
 		if (nonpos && v > 0)
 			v = -v;
 		if (nans && rnd(200) == 0)
@@ -120,7 +128,9 @@ int main(void)
 			size_t xb = (size_t)px.storage_elems * athene_dtype_size(px.dtype);
 			size_t yb = (size_t)py.storage_elems * athene_dtype_size(py.dtype);
 			void *x = malloc(xb), *ref = malloc(yb), *got = malloc(yb);
-			fill(x, px.dtype, px.storage_elems, round % 7 == 3 || (round + k) % 5 == 0, name[0] == 'z' && name[1] == '_');
+			bool finite = name[0] == 'f' && name[1] == '_';
+			fill(x, px.dtype, px.storage_elems, !finite && (round % 7 == 3 || (round + k) % 5 == 0),
+			     name[0] == 'z' && name[1] == '_', finite);
 			athene_status st;
 			void *sref[2] = {x, ref}, *sgot[2] = {x, got};
 			memset(ref, 0x55, yb);
