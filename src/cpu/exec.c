@@ -1553,6 +1553,10 @@ static void run_body(void *arg)
 	const Inst *in = r->in;
 	if (!(r->lets = lets_take(in)))
 		alloc_lets(in, r->d, &r->lets);
+	for (int i = in->k->nin; i < in->k->params.n; i++) {
+		const Tensor *t = in->k->params.v[i];
+		advise_fresh(r->storage[i], (size_t)tensor_layout(in, t)->storage * athene_dtype_size(t->dt));
+	}
 	for (int i = 0; i < in->nplanned; i++) {
 		const PlanStmt *ps = &in->plan[cpu_target.id]->st[i];
 		int se = band_end(in, i);

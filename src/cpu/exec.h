@@ -44,6 +44,12 @@ void pool_shutdown(void);
  * for 0 bytes. big_free takes the size given to big_alloc. */
 void *big_alloc(size_t bytes);
 void big_free(void *p, size_t bytes);
+/* An output of bytes at p whose memory is mapped but not yet in memory (a
+ * fresh mapping, as a large malloc gets: each 4 KiB page faults on its
+ * first write) is advised to use huge pages over its whole 2 MiB-aligned
+ * pages, from 4 MiB on: its first write then faults once per 2 MiB. A
+ * hint: its values, and any memory already in use, are left as they are. */
+void advise_fresh(void *p, size_t bytes);
 
 /* --------------------------------------------------------------- stage.c */
 

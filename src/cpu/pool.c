@@ -307,6 +307,7 @@ void pool_shutdown(void)
 
 #define HUGE_PAGE ((size_t)2 << 20)
 #define HUGE_MIN ((size_t)1 << 20) /* from here on, whole huge pages */
+#define FRESH_MIN ((size_t)4 << 20) /* advise_fresh: outputs of this size and more */
 
 /* The length big_alloc maps for a request of bytes. */
 static size_t map_len(size_t bytes)
@@ -341,6 +342,22 @@ void *big_alloc(size_t bytes)
 	madvise(p, len, MADV_HUGEPAGE); /* a hint; failure changes nothing */
 #endif
 	return p;
+}
+
+void advise_fresh(void *p, size_t bytes)
+{
+#if defined(MADV_HUGEPAGE) && defined(__linux__)
+	if (bytes < FRESH_MIN)
+		return;
+	uintptr_t a = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+	uintptr_t b = ((uintptr_t)p + bytes) & ~(uintptr_t)(HUGE_PAGE - 1);
+	unsigned char res = 1;
+	if (b <= a || mincore((void *)a, 1, &res) || (res & 1))
+		return; /* no whole huge page, not mapped, or in memory already */
+	madvise((void *)a, b - a, MADV_HUGEPAGE); /* a hint; failure changes nothing */
+#else
+	(void)p, (void)bytes;
+#endif
 }
 
 void big_free(void *p, size_t bytes)
