@@ -207,6 +207,16 @@ ATHENE_API int athene_inst_clean_errors(athene_inst *in);
 ATHENE_API void athene_set_threads(int n);
 ATHENE_API int athene_threads(void);
 
+/* The parallel-region entry of an OpenMP runtime this process already
+ * runs, libgomp's GOMP_parallel (void (void (*fn)(void *), void *data,
+ * unsigned nthreads, unsigned flags)), or NULL. With one, a kernel's run on
+ * more than one thread runs on that runtime's team of threads instead of
+ * athene's own workers, so the two never compete for cores: athene.torch
+ * passes torch's, whose threads spin for a while after each of its
+ * kernels. athene_team_runs counts the runs made so. Process-wide. */
+ATHENE_API void athene_set_team(void *gomp_parallel);
+ATHENE_API long long athene_team_runs(void);
+
 /* Zeroed memory for a parameter's storage: mapped pages, 2 MiB-aligned and
  * advised to use huge pages when large (a streaming kernel then pays no
  * page fault or TLB miss per 4 KiB). NULL when it cannot be had. Free it

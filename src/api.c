@@ -771,6 +771,16 @@ void athene_set_threads(int n)
 	pool_set_threads(n > 0 ? n : 0);
 }
 
+void athene_set_team(void *gomp_parallel)
+{
+	pool_set_team(gomp_parallel);
+}
+
+long long athene_team_runs(void)
+{
+	return (long long)pool_team_runs();
+}
+
 int athene_threads(void)
 {
 	int n = atomic_load(&threads);

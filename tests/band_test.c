@@ -8,10 +8,12 @@
  * where an epilogue reads a let in other rows (reversed, transposed), where
  * every statement is small, or where an output overlaps an input (the same
  * storage passed for both: in statement order the column maxima are taken
- * before any row is written, in bands they would not be). And a large
+ * before any row is written, in bands they would not be). Three rounds run
+ * on another runtime's team of threads (pool_set_team). And a large
  * output in fresh memory is advised to use huge pages (advise_fresh). */
 #define _GNU_SOURCE /* MAP_ANONYMOUS */
 #include <math.h>
+#include <pthread.h>
 #include <sys/mman.h>
 
 #include "cpu/exec.h"
@@ -135,6 +137,34 @@ static void check_kernel(athene_inst *in, const char *name, bool inplace, int th
 		free(init[p]), free(ref[p]), free(got[p]);
 }
 
+/* A team of threads as an OpenMP runtime's GOMP_parallel runs one: fn on
+ * the caller and on nthreads - 1 threads started for the region, joined
+ * before it returns (pool_set_team). */
+typedef struct {
+	void (*fn)(void *);
+	void *data;
+} Region;
+
+static void *region_thread(void *arg)
+{
+	const Region *r = arg;
+	r->fn(r->data);
+	return NULL;
+}
+
+static void fake_team(void (*fn)(void *), void *data, unsigned nthreads, unsigned flags)
+{
+	(void)flags;
+	pthread_t t[8];
+	Region r = {fn, data};
+	unsigned n = 0;
+	while (n + 1 < nthreads && n < 8 && !pthread_create(&t[n], NULL, region_thread, &r))
+		n++;
+	fn(data);
+	for (unsigned i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+}
+
 /* The VmFlags of the mapping that holds address a (/proc/self/smaps), into
  * flags; false when there is none to read. */
 static bool vm_flags(const void *a, char *flags, size_t cap)
@@ -212,8 +242,11 @@ int main(void)
 	athene_ctx *c = kcheck_load("band_test", src);
 	if (!c)
 		return kcheck_report();
+	int64_t team_before = pool_team_runs();
 	for (int round = 0; round < 12; round++) {
 		copy_set_portable(round >= 9); /* the last three rounds: the portable C loops (sum_rows) */
+		/* rounds 3 to 5: on another runtime's team of threads */
+		pool_set_team(round >= 3 && round < 6 ? (void *)fake_team : NULL);
 		for (int k = 0; k < athene_kernel_count(c); k++) {
 			athene_kernel *kn = athene_kernel_at(c, k);
 			const char *name = athene_kernel_name(kn);
@@ -226,6 +259,8 @@ int main(void)
 		}
 	}
 	copy_set_portable(false);
+	pool_set_team(NULL);
+	kcheck(pool_team_runs() > team_before, "runs on another runtime's team when given one", "band_test", 2);
 	athene_destroy(c);
 	check_fresh();
 	return kcheck_report();

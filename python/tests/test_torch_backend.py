@@ -8,6 +8,7 @@ import re
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 import torch
@@ -1090,6 +1091,60 @@ def test_options_threads_and_explain(caplog):
         athene.set_threads(t)
     text = "\n".join(r.getMessage() for r in caplog.records)
     assert "athene explain" in text and "plan" in text
+
+
+def test_kernels_run_on_torchs_openmp_team():
+    """athene's kernels run on torch's OpenMP team (athene_set_team), not on a second pool:
+    torch's runtime is found among the mapped libraries, and a kernel on two threads runs there
+    and gives eager's values."""
+    from athene import _lib
+
+    if "parallel backend: OpenMP" not in torch.__config__.parallel_info():
+        pytest.skip("torch's parallel backend is not OpenMP")
+    assert at._torch_team()
+    t = athene.threads()
+    try:
+        x = R(64, 48, 96)
+        f = torch.compile(lambda a: a.permute(2, 0, 1).contiguous() * 2, backend="athene",
+                          options={"threads": 2})
+        f(x)
+        before = _lib.lib.athene_team_runs()
+        torch.testing.assert_close(f(x), x.permute(2, 0, 1).contiguous() * 2, rtol=0, atol=0)
+        assert _lib.lib.athene_team_runs() > before
+    finally:
+        athene.set_threads(t)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork() here")
+def test_kernels_run_in_a_forked_child():
+    """A child of fork() has none of the OpenMP team's threads (libgomp would wait for them
+    forever): its athene kernels run on athene's own workers and give the right values."""
+    x = R(64, 48, 96)
+    want = (x.permute(2, 0, 1).contiguous() * 2).numpy()
+    t = athene.threads()
+    try:
+        f = torch.compile(lambda a: a.permute(2, 0, 1).contiguous() * 2, backend="athene",
+                          options={"threads": 2})
+        f(x)
+        pid = os.fork()
+        if pid == 0:  # the child: no torch op of its own (torch's own would wait for the team)
+            ok = False
+            try:
+                ok = bool((f(x).numpy() == want).all())
+            finally:
+                os._exit(0 if ok else 1)
+        for _ in range(600):
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                break
+            time.sleep(0.1)
+        else:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+            pytest.fail("the forked child's kernel did not finish in 60 s")
+        assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+    finally:
+        athene.set_threads(t)
 
 
 EXPLAINED = {  # what athene's analysis makes of the load of the input, in `athene explain`

@@ -35,6 +35,14 @@ void pool_run(int64_t ntasks, PoolFn fn, void *arg, int nthreads);
  * bits the claim word has for them); a run of more goes as several jobs. */
 void pool_set_max_tasks(int64_t n);
 
+/* fn: an OpenMP runtime's parallel-region entry that the process already
+ * runs (libgomp's GOMP_parallel), or NULL. With one, a pool_run of more
+ * than one thread runs on that runtime's team (pool_threads() threads at
+ * most, the caller as worker 0) instead of the pool's workers, so that the
+ * two never compete for cores; pool_team_runs counts such runs. */
+void pool_set_team(void *fn);
+int64_t pool_team_runs(void);
+
 /* Joins the workers (also run at exit); a later pool_run starts them again. */
 void pool_shutdown(void);
 

@@ -272,10 +272,92 @@ static void run_shared(int64_t ntasks, PoolFn fn, void *arg, int nthreads)
 	pthread_mutex_unlock(&P.lock);
 }
 
+/* ------------------------------------------------ another runtime's team */
+
+/* An OpenMP runtime's parallel-region entry (libgomp's GOMP_parallel), or
+ * NULL: pool_set_team. */
+typedef void (*TeamFn)(void (*fn)(void *), void *data, unsigned nthreads, unsigned flags);
+static _Atomic(TeamFn) team;
+static atomic_llong team_count;
+
+/* A child of fork() has none of the team's threads, and libgomp, given a
+ * region there, waits for them: the child goes back to the pool. */
+static void team_forget(void)
+{
+	atomic_store(&team, (TeamFn)NULL);
+}
+
+static void team_at_fork(void)
+{
+	pthread_atfork(NULL, NULL, team_forget);
+}
+
+void pool_set_team(void *fn)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	if (fn)
+		pthread_once(&once, team_at_fork);
+	atomic_store(&team, (TeamFn)fn);
+}
+
+int64_t pool_team_runs(void)
+{
+	return atomic_load(&team_count);
+}
+
+/* A run on the team: its tasks and the claim word (first task left << 32 |
+ * last + 1), worker ids handed out as the team's threads arrive (the
+ * caller is worker 0). */
+typedef struct {
+	PoolFn fn;
+	void *arg;
+	int nthreads;
+	pthread_t caller;
+	_Atomic uint64_t next;
+	atomic_int ids;
+} Team;
+
+/* Each team thread's part: as work() claims, even workers from the front,
+ * odd ones from the back. A thread past the run's count takes nothing. */
+static void team_body(void *data)
+{
+	Team *tm = data;
+	int w = pthread_equal(pthread_self(), tm->caller) ? 0 : atomic_fetch_add(&tm->ids, 1);
+	if (w >= tm->nthreads)
+		return;
+	bool back = w & 1;
+	for (;;) {
+		uint64_t v = atomic_load(&tm->next);
+		int64_t lo = (int64_t)(v >> 32), hi = (int64_t)(v & 0xffffffff);
+		if (lo >= hi)
+			return;
+		if (!atomic_compare_exchange_weak(&tm->next, &v, back ? v - 1 : v + ((uint64_t)1 << 32)))
+			continue;
+		tm->fn(tm->arg, back ? hi - 1 : lo, w);
+	}
+}
+
+/* Runs tasks [0, ntasks) (fewer than 2^31) on the team of nthreads; the
+ * runtime returns when all its threads are done. */
+static void run_team(TeamFn fn, int64_t ntasks, PoolFn f, void *arg, int nthreads)
+{
+	Team tm = {.fn = f, .arg = arg, .nthreads = nthreads, .caller = pthread_self()};
+	atomic_init(&tm.next, (uint64_t)ntasks);
+	atomic_init(&tm.ids, 1);
+	atomic_fetch_add(&team_count, 1);
+	fn(team_body, &tm, (unsigned)nthreads, 0);
+}
+
 void pool_run(int64_t ntasks, PoolFn fn, void *arg, int nthreads)
 {
 	if (ntasks <= 0)
 		return;
+	TeamFn tf = atomic_load(&team);
+	if (tf && nthreads != 1 && ntasks > 1 && ntasks < ((int64_t)1 << 31)) {
+		int most = pool_threads();
+		run_team(tf, ntasks, fn, arg, nthreads <= 0 || nthreads > most ? most : nthreads);
+		return;
+	}
 	if (nthreads == 1 || ntasks == 1 || pthread_mutex_trylock(&P.run)) {
 		run_inline(ntasks, fn, arg);
 		return;

@@ -21,6 +21,7 @@ every other option goes to Inductor's config.
 
 from __future__ import annotations
 
+import ctypes
 import glob
 import hashlib
 import logging
@@ -68,6 +69,37 @@ class _CacheKey(CustomGraphModulePass):
                     h.update(fh.read())
             _CacheKey._digest = h.hexdigest()
         return _CacheKey._digest
+
+
+def _torch_team() -> Optional[int]:
+    """The address of ``GOMP_parallel`` in the OpenMP runtime torch runs its kernels on (libgomp,
+    or Intel's, which has the same entry), found among the libraries this process has mapped;
+    None when torch's parallel backend is not OpenMP or no such runtime is mapped."""
+    if "parallel backend: OpenMP" not in torch.__config__.parallel_info():
+        return None
+    try:
+        with open("/proc/self/maps") as f:
+            paths = sorted({line.split()[-1] for line in f if line.rstrip().endswith((".so", ".so.1", ".so.5"))})
+    except OSError:
+        return None
+    for path in paths:
+        if not os.path.basename(path).startswith(("libgomp", "libiomp")):
+            continue
+        try:
+            fn = ctypes.CDLL(path).GOMP_parallel  # already mapped: the same runtime, not a second one
+        except (OSError, AttributeError):
+            continue
+        return ctypes.cast(fn, ctypes.c_void_p).value
+    return None
+
+
+def _join_team() -> None:
+    """athene's kernels run on torch's OpenMP team (athene_set_team), not on athene's own
+    workers: torch's threads spin for a while after each of its kernels, and on as many cores as
+    threads two pools would take turns on them (docs/torch.md, Threads). ATHENE_TORCH_TEAM=0
+    keeps athene's own workers."""
+    if os.environ.get("ATHENE_TORCH_TEAM", "1") != "0":
+        _lib.lib.athene_set_team(_torch_team())
 
 
 def install() -> None:
@@ -265,4 +297,5 @@ def _register() -> None:
 
 
 install()
+_join_team()
 _register()
