@@ -4,10 +4,12 @@
  * byte for byte, with 1, 2 and 3 threads: tables of 1- to 8-byte elements, rows of 1 to
  * 128 elements, i64, i32, i16 and u8 indices, with and without wrap(),
  * table and output at addresses off their lines (as NumPy's are), and one
- * output large enough to be streamed. A third of the runs hold one index
- * just outside its range (or far outside): every run must then fail with
+ * output large enough to be streamed, run streamed and not. A third of the
+ * runs hold one index just outside its range (or far outside): every run
+ * must then fail with
  * the interpreter's message, and with ATHENE_UNTOUCHED leave the output as
  * it was. */
+#include "cpu/exec.h"
 #include "testlib.h"
 
 /* Storage for n elements of es bytes at off bytes past a 64-byte line. */
@@ -110,9 +112,14 @@ int main(void)
 	for (int bad = 0; bad <= 3; bad++)
 		for (int k = 0; k < 4; k++)
 			run_case(ATHENE_F32, 16 << (k % 2), ATHENE_I64, k >= 2, 1500, 3000, k % 2 ? 16 : 0, k % 3 ? 16 : 0, bad);
-	/* an output of 12 MiB, streamed where its rows are whole lines */
-	run_case(ATHENE_F32, 128, ATHENE_I64, false, 4096, 24576, 0, 0, 0);
-	run_case(ATHENE_F32, 128, ATHENE_I64, true, 4096, 24576, 16, 16, 0);
-	run_case(ATHENE_F32, 128, ATHENE_I64, false, 4096, 24576, 0, 0, 1);
+	/* an output of 12 MiB, streamed where its rows are whole lines (with an
+	 * L3 smaller than what the kernel touches), and not (a larger one) */
+	for (int l3 = 0; l3 < 2; l3++) {
+		copy_set_l3(l3 ? (int64_t)1 << 40 : 1);
+		run_case(ATHENE_F32, 128, ATHENE_I64, false, 4096, 24576, 0, 0, 0);
+		run_case(ATHENE_F32, 128, ATHENE_I64, true, 4096, 24576, 16, 16, 0);
+		run_case(ATHENE_F32, 128, ATHENE_I64, false, 4096, 24576, 0, 0, 1);
+	}
+	copy_set_l3(0);
 	return kcheck_report();
 }

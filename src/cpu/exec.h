@@ -249,5 +249,10 @@ void copy_set_profile(int which);
  * prefetchers alone read faster (stage.c's pointwise rows, vm.c's reads in
  * place). */
 bool seq_prefetch_pays(void);
+/* The last-level (L3) cache's bytes, -1 when the system does not say.
+ * Asked once. copy_set_l3 (tests) puts another size in its place, 0 the
+ * system's back. */
+int64_t l3_bytes(void);
+void copy_set_l3(int64_t bytes);
 
 #endif

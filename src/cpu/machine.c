@@ -3,6 +3,7 @@
  * of core, told apart by their caches and vendor), and the widest vector
  * kernels it may run. Tests force a profile or the portable kernels. */
 #include <stdatomic.h>
+#include <stdio.h>
 #include <unistd.h>
 
 #include "simd.h"
@@ -67,6 +68,44 @@ int core_profile(void)
 		atomic_store_explicit(&profile, k, memory_order_relaxed);
 	}
 	return k;
+}
+
+/* The L3 the kernel reports for cpu 0 (sysfs: the cache one core shares
+ * with its neighbours), -1 when there is none to read. glibc's sysconf
+ * is no help here: on this AMD EPYC it says 320 MiB for a 32 MiB L3. */
+static int64_t read_l3(void)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/cpu0/cache/index3/size", "r");
+	if (!f)
+		return -1;
+	long long n = -1;
+	char unit = 0;
+	int got = fscanf(f, "%lld%c", &n, &unit);
+	fclose(f);
+	if (got < 1 || n <= 0)
+		return -1;
+	return unit == 'K' ? n << 10 : unit == 'M' ? n << 20 : n;
+}
+
+static _Atomic int64_t l3_forced; /* copy_set_l3; 0: the system's */
+
+void copy_set_l3(int64_t bytes)
+{
+	atomic_store(&l3_forced, bytes > 0 ? bytes : 0);
+}
+
+int64_t l3_bytes(void)
+{
+	static _Atomic int64_t known = -2;
+	int64_t f = atomic_load_explicit(&l3_forced, memory_order_relaxed);
+	if (f > 0)
+		return f;
+	int64_t n = atomic_load_explicit(&known, memory_order_relaxed);
+	if (n == -2) {
+		n = read_l3();
+		atomic_store_explicit(&known, n, memory_order_relaxed);
+	}
+	return n;
 }
 
 bool seq_prefetch_pays(void)
