@@ -6,9 +6,8 @@
  * table and output at addresses off their lines (as NumPy's are), and one
  * output large enough to be streamed, run streamed and not. A third of the
  * runs hold one index just outside its range (or far outside): every run
- * must then fail with
- * the interpreter's message, and with ATHENE_UNTOUCHED leave the output as
- * it was. */
+ * must then fail with the interpreter's message, and with ATHENE_UNTOUCHED
+ * leave the output as it was. */
 #include "cpu/exec.h"
 #include "testlib.h"
 

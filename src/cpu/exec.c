@@ -597,24 +597,32 @@ static void bind_run(X *x, void *const *storage, void **lets, RunErr *err)
 /* Lays statement si out for runs (bind_run then says where its operands
  * lie); false when it is no box statement. */
 /* Does the statement write its output of bytes with streaming stores? From
- * 8 MiB on, where its output and the tensors it reads together outgrow the
- * L3 (where the system says how big it is): what fits stays in cache for
- * the next kernel, and a streamed store sends its line to memory (measured
- * in one process on a Zen 4, 32 MiB L3, torch.compile of 8 MiB 4-D
- * permutations alternating with Inductor's: rows of 8 KiB copied 0.24-0.27
- * ms plain against 0.35-0.37 streamed, 16-byte rows 1.23 against 1.33; a
- * 2048² transpose, 32 MiB in all, and RoPE's 48 MiB lost twice as much
- * without streaming). */
+ * 8 MiB on; but not where every load reads along the output's rows (no
+ * transpose) and the output and the tensors it reads together fit in the
+ * L3 (the size the kernel reports): there the output stays in cache for
+ * the next kernel, while a streamed line goes to memory. Measured in one
+ * process on a Zen 4 (32 MiB L3), torch.compile of (2, 4, 128, 2048)
+ * permutations alternating with Inductor's: rows of 8 KiB copied in
+ * 0.22-0.28 ms plain against 0.32 streamed (and Inductor's calls between
+ * them 0.16-0.21 ms against 0.23-0.27); the transposes among them lost
+ * 1.3-1.6x plain ((3,1,2,0) 3.8 ms against 2.4-2.7). */
 static bool streams(const X *x, const Inst *in, int64_t bytes)
 {
 	if (bytes < (8 << 20))
 		return false;
 	int64_t l3 = l3_bytes(), all = bytes;
-	for (int j = 1; j < x->pd->acc.n && l3 > 0 && all < l3; j++) {
+	int d0 = 0;
+	while (d0 < x->nd && x->op[0].stride[d0] != 1)
+		d0++;
+	if (l3 <= 0 || d0 == x->nd)
+		return true;
+	for (int j = 1; j < x->pd->acc.n && all < l3; j++) {
 		const XOp *o = &x->op[j];
+		if (o->point || (o->stride[d0] != 0 && o->stride[d0] != 1))
+			return true; /* read across the rows: a transpose streams */
 		all += tensor_layout(in, o->op->t)->storage * (int64_t)o->es;
 	}
-	return l3 <= 0 || all >= l3;
+	return all >= l3;
 }
 
 static bool setup(X *x, const Inst *in, int si, RunErr *err)
