@@ -41,13 +41,13 @@ static const char *src =
 	 * 1000, and a domain of three variables that is one contiguous run */
 	"kernel rowmax8(x: f32[4000, 8]) -> (y: f32[4000]) { y[i] = max(j: x[i, j]) }\n"
 	"kernel z_rowmax(x: f32[500, 40]) -> (y: f32[500]) { y[i] = max(j: x[i, j]) }\n"
+	"kernel rowmin1000(x: f32[90, 1000]) -> (y: f32[90]) { y[i] = min(j: x[i, j]) }\n"
+	"kernel runmax3(x: f32[50, 4, 7, 9]) -> (y: f32[50]) { y[i] = max(a, b, c: x[i, a, b, c]) }\n"
 	/* float sums of contiguous rows (sum_rows's vector chains), of finite
 	 * values of like magnitudes (f_: an infinity, or a value of 1e25, in a
 	 * long row would hide a wrong element) */
 	"kernel f_rows(x: f32[37, 1029]) -> (y: f32[37]) { y[i] = sum(j: x[i, j]) }\n"
 	"kernel f_run2(x: f32[5, 3, 700]) -> (y: f32[5]) { y[i] = mean(a, b: x[i, a, b]) }\n"
-	"kernel rowmin1000(x: f32[90, 1000]) -> (y: f32[90]) { y[i] = min(j: x[i, j]) }\n"
-	"kernel runmax3(x: f32[50, 4, 7, 9]) -> (y: f32[50]) { y[i] = max(a, b, c: x[i, a, b, c]) }\n"
 	"kernel guarded(x: f32[40, 30]) -> (y: f32[40]) {\n"
 	"    y[i] = where(i % 3 == 0, sum(j: x[i, j]), -1.0)\n"
 	"}\n"

@@ -8,7 +8,6 @@ import re
 import subprocess
 import sys
 import textwrap
-import time
 
 import pytest
 import torch
@@ -1115,36 +1114,38 @@ def test_kernels_run_on_torchs_openmp_team():
         athene.set_threads(t)
 
 
+FORKED_CHILD = """
+import os, sys, time
+import torch, athene.torch
+x = torch.randn(64, 48, 96)
+want = (x.permute(2, 0, 1).contiguous() * 2).numpy()
+f = torch.compile(lambda a: a.permute(2, 0, 1).contiguous() * 2, backend="athene", options={"threads": 2})
+f(x)
+pid = os.fork()
+if pid == 0:  # no torch op of its own here: torch's own would wait for the team
+    ok = False
+    try:
+        ok = bool((f(x).numpy() == want).all())
+    finally:
+        os._exit(0 if ok else 1)
+for _ in range(600):
+    done, status = os.waitpid(pid, os.WNOHANG)
+    if done:
+        sys.exit(0 if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 else 3)
+    time.sleep(0.1)
+os.kill(pid, 9)
+sys.exit(4)
+"""
+
+
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork() here")
 def test_kernels_run_in_a_forked_child():
     """A child of fork() has none of the OpenMP team's threads (libgomp would wait for them
-    forever): its athene kernels run on athene's own workers and give the right values."""
-    x = R(64, 48, 96)
-    want = (x.permute(2, 0, 1).contiguous() * 2).numpy()
-    t = athene.threads()
-    try:
-        f = torch.compile(lambda a: a.permute(2, 0, 1).contiguous() * 2, backend="athene",
-                          options={"threads": 2})
-        f(x)
-        pid = os.fork()
-        if pid == 0:  # the child: no torch op of its own (torch's own would wait for the team)
-            ok = False
-            try:
-                ok = bool((f(x).numpy() == want).all())
-            finally:
-                os._exit(0 if ok else 1)
-        for _ in range(600):
-            done, status = os.waitpid(pid, os.WNOHANG)
-            if done:
-                break
-            time.sleep(0.1)
-        else:
-            os.kill(pid, 9)
-            os.waitpid(pid, 0)
-            pytest.fail("the forked child's kernel did not finish in 60 s")
-        assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
-    finally:
-        athene.set_threads(t)
+    forever): its athene kernels run on athene's own workers and give the right values. In a
+    process of its own, with no other library's threads (JAX's, in this one) across the fork."""
+    r = subprocess.run([sys.executable, "-c", FORKED_CHILD], env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)),
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, (r.returncode, "3: wrong values, 4: the child hung", r.stderr[-2000:])
 
 
 EXPLAINED = {  # what athene's analysis makes of the load of the input, in `athene explain`

@@ -594,8 +594,6 @@ static void bind_run(X *x, void *const *storage, void **lets, RunErr *err)
 	}
 }
 
-/* Lays statement si out for runs (bind_run then says where its operands
- * lie); false when it is no box statement. */
 /* Does the statement write its output of bytes with streaming stores? From
  * 8 MiB on; but not where every load reads along the output's rows (no
  * transpose) and the output and the tensors it reads together fit in the
@@ -625,6 +623,8 @@ static bool streams(const X *x, const Inst *in, int64_t bytes)
 	return all >= l3;
 }
 
+/* Lays statement si out for runs (bind_run then says where its operands
+ * lie); false when it is no box statement. */
 static bool setup(X *x, const Inst *in, int si, RunErr *err)
 {
 	x->in = in;
