@@ -184,21 +184,30 @@ static bool alias(W *w, int r, const unsigned char *at, DType dt)
 	return true;
 }
 
+/* Lane l of register src (floats: both hold floats) into lanes 0..n-1 of
+ * d, which may be src. The value is read once: a loop that read it at
+ * every step could not be vectorised (its stores might change it), and
+ * took 38 % of a LayerNorm. */
+HOT static void spread(Val *d, const Val *src, int l, bool fl, int n)
+{
+	if (fl) {
+		float v = ((const float *)src)[l], *f = (float *)d;
+		for (int i = 0; i < n; i++)
+			f[i] = v;
+	} else {
+		Val v = src[l];
+		for (int i = 0; i < n; i++)
+			d[i] = v;
+	}
+}
+
 static const Val *arg(W *w, int s, int r)
 {
 	int rs = w->x->p->ins[r].scope;
 	if (rs == s)
 		return regv(w, r);
 	Val *sp = &w->splat[(size_t)r * REG_STRIDE];
-	if (flt_reg(w->x, r)) {
-		float v = regf(w, r)[w->lane[rs]], *f = (float *)sp;
-		for (int i = 0; i < w->lanes[s]; i++)
-			f[i] = v;
-		return sp;
-	}
-	Val v = regv(w, r)[w->lane[rs]];
-	for (int i = 0; i < w->lanes[s]; i++)
-		sp[i] = v;
+	spread(sp, regv(w, r), w->lane[rs], flt_reg(w->x, r), w->lanes[s]);
 	return sp;
 }
 
@@ -438,22 +447,6 @@ static bool mask_copy(const W *w, const XOp *o, const int *dims, int n, const in
 	return true;
 }
 
-/* Lane 0 of r into lanes 1..n-1 (floats: r holds floats). The value is
- * read once: a loop that read r[0] at every step could not be
- * vectorised (its stores might change it), and took 38 % of a LayerNorm. */
-HOT static void spread(Val *r, bool fl, int n)
-{
-	if (fl) {
-		float v = ((float *)r)[0], *f = (float *)r;
-		for (int l = 1; l < n; l++)
-			f[l] = v;
-	} else {
-		Val v = r[0];
-		for (int l = 1; l < n; l++)
-			r[l] = v;
-	}
-}
-
 /* Stages operand j of load `ins` for the unit of scope s into r. */
 static void load_lanes(W *w, int s, const Ins *ins, Val *r)
 {
@@ -505,7 +498,7 @@ static void load_lanes(W *w, int s, const Ins *ins, Val *r)
 		one &= ss[k] == 0 || shape[k] == 1;
 	if (one) {
 		to_lanes(r, src, o->dt, 1);
-		spread(r, floats(o->dt), w->lanes[s]);
+		spread(r, r, 0, floats(o->dt), w->lanes[s]);
 		return;
 	}
 	if (contiguous(shape, ss, ds, n)) {
@@ -1159,10 +1152,11 @@ static bool reduce_fast(W *w, int s, const Ins *x)
 	double acc[VM_LANES];
 	int op = x->op == R_MEAN ? R_SUM : x->op;
 	bool f32 = o->dt == ATHENE_F32, first = op != R_SUM;
-	if (!lanes && f32 && first && extreme_rows(acc, (const float *)o->base, lb, n, &r, op == R_MAX))
-		;
-	else if (!lanes && f32 && !first && sum_runs(acc, (const float *)o->base, lb, n, &r))
-		;
+	bool runs = !lanes && f32 &&
+		    (first ? extreme_rows(acc, (const float *)o->base, lb, n, &r, op == R_MAX)
+			   : sum_runs(acc, (const float *)o->base, lb, n, &r));
+	if (runs)
+		; /* each lane's domain one contiguous run: done in vectors */
 	else if (lanes && f32)
 		(op == R_SUM ? red_lanes_sum_f32 : op == R_MAX ? red_lanes_max_f32 : red_lanes_min_f32)(
 			acc, (const float *)o->base + lb[0], ls, n, &r, first);
