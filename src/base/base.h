@@ -364,6 +364,25 @@ Val val_op(int op, DType t, const Val *v);
 /* A one-argument float op in double, before the dtype's rounding (what
  * val_op computes for it). */
 double val_fop1(int op, double x);
+/* base/narrow.c: the same at a narrow float dtype (f32, f16, bf16), whose
+ * values are f32's: exp, sigmoid and tanh by athene's own formulas in f32
+ * arithmetic, erf by one in double; every other op as val_fop1. The
+ * executor's vector forms take the same steps with the same constants. */
+double val_fop1_narrow(int op, double x);
+/* e^x for x in [NARROW_EXP_LO, NARROW_EXP_HI], as those functions compute it */
+float narrow_exp_core(float x);
+#define NARROW_EXP_LO (-104.0f)
+#define NARROW_EXP_HI 89.0f
+#define NARROW_LOG2E 1.44269504f
+#define NARROW_LN2_HI 0.693359375f
+#define NARROW_LN2_LO (-2.12194440e-4f)
+#define NARROW_TANH_SMALL 0.625f
+#define NARROW_EXP_N 6
+#define NARROW_TANH_N 5
+#define NARROW_ERF_LO_N 14
+#define NARROW_ERF_HI_N 11
+extern const float narrow_exp_c[NARROW_EXP_N], narrow_tanh_c[NARROW_TANH_N];
+extern const double narrow_erf_lo_c[NARROW_ERF_LO_N], narrow_erf_hi_c[NARROW_ERF_HI_N];
 /* base/bessel.c: a Bessel function (OP_I0 ... OP_SPHERICAL_J0) of x, and
  * a polynomial (OP_CHEBYSHEV_T ... OP_LEGENDRE_P) of x of degree n, which
  * val_op computes at float dtype t, in double. */

@@ -409,7 +409,8 @@ Val val_op(int op, DType t, const Val *v)
 		return (Val){.i = iop2(OP_MIN, iop2(OP_MAX, v[0].i, v[1].i), v[2].i)};
 	}
 	if (dt_is_float(t))
-		return (Val){.f = dt_round_float(t, oi->arity == 1 ? val_fop1(op, v[0].f) : fop2(op, v[0].f, v[1].f))};
+		return (Val){.f = dt_round_float(t, oi->arity == 2 ? fop2(op, v[0].f, v[1].f) :
+						  t == ATHENE_F64 ? val_fop1(op, v[0].f) : val_fop1_narrow(op, v[0].f))};
 	return (Val){.i = dt_wrap_int(t, oi->arity == 1 ? iop1(op, v[0].i) : iop2(op, v[0].i, v[1].i))};
 }
 
