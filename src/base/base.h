@@ -364,11 +364,17 @@ Val val_op(int op, DType t, const Val *v);
 /* A one-argument float op in double, before the dtype's rounding (what
  * val_op computes for it). */
 double val_fop1(int op, double x);
-/* base/narrow.c: the same at a narrow float dtype (f32, f16, bf16), whose
- * values are f32's: exp, sigmoid and tanh by athene's own formulas in f32
- * arithmetic, erf by one in double; every other op as val_fop1. The
- * executor's vector forms take the same steps with the same constants. */
+/* The same at a narrow float dtype (f32, f16, bf16), whose values are
+ * f32's: exp, sigmoid, tanh and erf by base/narrow.c, every other op as
+ * val_fop1. */
 double val_fop1_narrow(int op, double x);
+/* base/narrow.c: athene's own exp, sigmoid and tanh of an f32 in f32
+ * arithmetic and erf of one in double (docs/language.md); the executor's
+ * vector forms take the same steps with the same constants. */
+float narrow_exp(float x);
+float narrow_sigmoid(float x);
+float narrow_tanh(float x);
+double narrow_erf(double x);
 /* e^x for x in [NARROW_EXP_LO, NARROW_EXP_HI], as those functions compute it */
 float narrow_exp_core(float x);
 #define NARROW_EXP_LO (-104.0f)

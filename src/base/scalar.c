@@ -382,6 +382,17 @@ double val_fop1(int op, double x)
 	die("bad float op");
 }
 
+double val_fop1_narrow(int op, double x)
+{
+	switch (op) {
+	case OP_EXP: return narrow_exp((float)x);
+	case OP_SIGMOID: return narrow_sigmoid((float)x);
+	case OP_TANH: return narrow_tanh((float)x);
+	case OP_ERF: return narrow_erf(x);
+	default: return val_fop1(op, x);
+	}
+}
+
 Val val_op(int op, DType t, const Val *v)
 {
 	const struct OpInfo *oi = &op_info[op];

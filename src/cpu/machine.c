@@ -143,17 +143,4 @@ bool has_f16c(void)
 	}
 	return k && pick_simd() == SIMD_AVX2;
 }
-
-/* CPUID leaf 1, ECX bit 12: fused multiply-add, beside AVX2. Asked once. */
-bool has_fma(void)
-{
-	static atomic_int known = -1;
-	int k = atomic_load_explicit(&known, memory_order_relaxed);
-	if (k < 0) {
-		unsigned a, b, c = 0, d;
-		k = __get_cpuid(1, &a, &b, &c, &d) && (c & bit_FMA);
-		atomic_store_explicit(&known, k, memory_order_relaxed);
-	}
-	return k && pick_simd() == SIMD_AVX2;
-}
 #endif

@@ -1049,22 +1049,17 @@ void f16_from_floats(uint16_t *d, const float *s, int64_t n)
  * ones below) */
 static double narrow_exp1(double x)
 {
-	return val_fop1_narrow(OP_EXP, x);
+	return narrow_exp((float)x);
 }
 
 static double narrow_sigmoid1(double x)
 {
-	return val_fop1_narrow(OP_SIGMOID, x);
+	return narrow_sigmoid((float)x);
 }
 
 static double narrow_tanh1(double x)
 {
-	return val_fop1_narrow(OP_TANH, x);
-}
-
-static double narrow_erf1(double x)
-{
-	return val_fop1_narrow(OP_ERF, x);
+	return narrow_tanh((float)x);
 }
 
 #ifdef X86
@@ -1299,7 +1294,7 @@ AVX2_FN static void tanh_floats_avx2(float *d, const float *s, int64_t n)
 
 AVX2_FN static void erf_floats_avx2(float *d, const float *s, int64_t n)
 {
-	fm_floats(d, s, n, erf8, narrow_erf1);
+	fm_floats(d, s, n, erf8, narrow_erf);
 }
 
 /* sqrt in float is sqrt in double rounded to float: rounding twice is
@@ -1353,7 +1348,7 @@ void tanh_floats(float *d, const float *s, int64_t n)
 
 void erf_floats(float *d, const float *s, int64_t n)
 {
-	floats_fn(d, s, n, erf_floats_avx2, narrow_erf1);
+	floats_fn(d, s, n, erf_floats_avx2, narrow_erf);
 }
 
 void log_floats(float *d, const float *s, int64_t n)

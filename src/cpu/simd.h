@@ -16,7 +16,6 @@
 #define X86 1
 #include <immintrin.h>
 #define AVX2_FN __attribute__((target("avx2")))
-#define FMA_FN __attribute__((target("avx2,fma")))
 #endif
 
 enum { K_RUN, K_RUNTILE, K_TRANS, K_GEN };
@@ -93,7 +92,6 @@ static inline bool few_misses(void)
 int pick_simd(void);
 #ifdef X86
 bool has_f16c(void); /* and AVX2 (pick_simd) */
-bool has_fma(void);  /* and AVX2 */
 #endif
 
 /* ---------------------------------------------------------------- pw.c */
