@@ -438,6 +438,57 @@ def test_error_in_a_value_the_result_does_not_need(tmp_path, expr):
     assert len(set(errors)) == 1, errors
 
 
+# ------------------------------------------------------- what the body IR decides once
+
+def needed(body):
+    """The instructions of a `-d body` listing that the store reads, through operands (not
+    guards): the work left for the executor."""
+    ins = {}
+    for line in body.splitlines():
+        m = re.match(r"\s+%(\d+) = (.*)", line)
+        if m:
+            ins[int(m.group(1))] = re.sub(r"\s+\[.*", "", m.group(2))
+    todo = [int(m) for m in re.findall(r"(?:store|max over scope \d+ of) %(\d+)", body)]
+    seen = set()
+    while todo:
+        r = todo.pop()
+        if r in seen or r not in ins:
+            continue
+        seen.add(r)
+        todo += [int(a) for a in re.findall(r"%(\d+)", ins[r])]
+    return [ins[r] for r in sorted(seen)]
+
+
+def test_causal_mask_is_one_comparison():
+    """Inductor's causal mask `!((-1 * x0 + r <= 0) && true)` (examples/inductor.ath,
+    causal_max) is one comparison of the two index variables in the body IR: the constant of
+    `&& true` is decided, `!` of an integer comparison is the opposite one, and the difference
+    compared with 0 is the two variables compared. The values are the interpreter's (--check)."""
+    r = athene("-d", "body", "run", REPO / "examples" / "inductor.ath", "--kernel", "causal_max", "--check")
+    assert r.returncode == 0, r.stderr
+    assert "max_diff=0 ok" in r.stdout, r.stdout
+    t = r.stdout.split("\n  t\n")[1].split("\n  m\n")[0]
+    ops = needed(t)
+    assert sum(".i64" in o for o in ops) == 1 and any(re.match(r"bool >\.i64 %\d+ %\d+", o) for o in ops), ops
+    assert not any("&&" in o or "!." in o or "*.i64" in o or "neg" in o for o in ops), ops
+
+
+@pytest.mark.parametrize("expr, want", [("true && (x[j] > 0.0)", "x[j] > 0.0"), ("(x[j] > 0.0) || false", "x[j] > 0.0"),
+                                        ("!(j < 2)", "j >= 2"), ("!(!(j != 1))", "j != 1"),
+                                        ("f32(-inf) < x[j]", "x[j] > f32(-inf)")])
+def test_decided_logic_keeps_values(tmp_path, expr, want):
+    """The logic the body IR decides from constants gives what the undecided form gives."""
+    src = tmp_path / "k.ath"
+    src.write_text(f"kernel k(x: f32[4]) -> (y: bool[4], z: bool[4]) {{\n    y[j] = {expr}\n    z[j] = {want}\n}}\n")
+    np.save(tmp_path / "x.npy", np.array([1.0, -2.0, np.nan, 0.5], dtype=np.float32))
+    for mode in ([], ["--reference"]):
+        outs = [tmp_path / f"{n}.npy" for n in "yz"]
+        r = athene("run", src, "--in", f"x={tmp_path / 'x.npy'}", "--out", f"y={outs[0]}", "--out", f"z={outs[1]}", *mode)
+        assert r.returncode == 0, r.stderr
+        y, z = (np.load(o) for o in outs)
+        assert (y == z).all(), (expr, y, z)
+
+
 # ----------------------------------------------------------------------------- emit's command line
 
 EMIT_SRC = "kernel k(x: f32[N]) -> (y: f32[N]) {\n    y[i] = x[i] + 1.0\n}\n"

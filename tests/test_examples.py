@@ -1178,6 +1178,13 @@ def softmax_flat(rng):
     return {"x": x}, {"y": (e / e.sum(axis=1, keepdims=True)).astype(f32)}
 
 
+@case(IND)
+def causal_max(rng):
+    x = randn(rng, 8, 32, 32)
+    masked = np.where(np.arange(32)[None, None, :] > np.arange(32)[None, :, None], -np.inf, x / f32(4.0))
+    return {"x": x}, {"m": masked.max(axis=2).astype(f32)}
+
+
 @case(MSK)
 def pad_cols_flat(rng):
     x = randn(rng, 4, 16)

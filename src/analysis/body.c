@@ -81,12 +81,14 @@ static int op(Builder *b, int o, DType dt, DType opdt, int n, const int *args, c
 	return emit(b, ins);
 }
 
+static int not_of(Builder *b, int x, const Node *src);
+
 /* Narrows the guard to `cond` (true: cond holds, false: it does not). */
 static int narrow_guard(Builder *b, int cond, bool holds)
 {
 	int saved = b->guard;
 	if (!holds)
-		cond = op(b, OP_NOT, ATHENE_BOOL, ATHENE_BOOL, 1, &cond, NULL);
+		cond = not_of(b, cond, NULL);
 	if (b->guard >= 0)
 		cond = op(b, OP_AND, ATHENE_BOOL, ATHENE_BOOL, 2, (int[]){b->guard, cond}, NULL);
 	b->guard = cond;
@@ -226,14 +228,59 @@ static int variable(Builder *b, const Node *n, const Env *env)
 	return emit(b, (Ins){.kind = I_IVAR, .dt = ATHENE_I64, .var = n->var, .src = n});
 }
 
+/* The comparison that is op's negation on integers (on floats a NaN makes
+ * both false). */
+static int negated_cmp(int o)
+{
+	switch (o) {
+	case OP_EQ: return OP_NE;
+	case OP_NE: return OP_EQ;
+	case OP_LT: return OP_GE;
+	case OP_LE: return OP_GT;
+	case OP_GT: return OP_LE;
+	default: return OP_LT; /* OP_GE */
+	}
+}
+
+/* r's value when it is a constant: 0 or 1 (a bool), else -1 */
+static int known_bool(const Builder *b, int r)
+{
+	const Ins *x = &b->p->ins[r];
+	return x->kind == I_CONST ? x->c.i != 0 : -1;
+}
+
+/* !x, x a bool register */
+static int not_of(Builder *b, int x, const Node *src)
+{
+	const Ins *xi = &b->p->ins[x];
+	if (xi->kind == I_CONST)
+		return constant(b, ATHENE_BOOL, (Val){.i = !xi->c.i}, src);
+	if (xi->kind == I_OP && op_info[xi->op].kind == K_CMP && dt_is_int(xi->opdt))
+		return op(b, negated_cmp(xi->op), ATHENE_BOOL, xi->opdt, 2, (int[]){xi->a[0], xi->a[1]}, src);
+	return op(b, OP_NOT, ATHENE_BOOL, ATHENE_BOOL, 1, &x, src);
+}
+
+/* !, && and ||. What a constant decides is decided here, so that a mask
+ * Inductor writes as `!(c && true)` costs one comparison: ! of a constant
+ * is one, ! of an integer comparison the opposite comparison, `x && true`
+ * and `x || false` are x, `true && y` and `false || y` are y (built with
+ * no guard: it always runs), `false && y` and `true || y` are x (y is
+ * never evaluated, as in the interpreter). */
 static int logic(Builder *b, const Node *n, const Env *env)
 {
 	int x = cast(b, expr(b, n->args[0], env), ATHENE_BOOL);
 	if (n->op == OP_NOT)
-		return op(b, OP_NOT, ATHENE_BOOL, ATHENE_BOOL, 1, &x, n);
+		return not_of(b, x, n);
+	int kx = known_bool(b, x), unit = n->op == OP_AND; /* the value that leaves the other side */
+	if (kx == unit)
+		return cast(b, expr(b, n->args[1], env), ATHENE_BOOL);
+	if (kx >= 0)
+		return x;
 	int saved = narrow_guard(b, x, n->op == OP_AND);
 	int y = cast(b, expr(b, n->args[1], env), ATHENE_BOOL);
 	b->guard = saved;
+	if (known_bool(b, y) == unit)
+		return x;
 	return op(b, n->op, ATHENE_BOOL, ATHENE_BOOL, 2, (int[]){x, y}, n);
 }
 
@@ -249,6 +296,44 @@ static int where(Builder *b, const Node *n, const Env *env)
 	return op(b, OP_WHERE, n->dt, n->dt, 3, (int[]){c, x, y}, n);
 }
 
+/* Is r the I_IVAR of an index variable (a value in [0, its extent), below
+ * 2^62), and r2 -1 times one? */
+static bool is_ivar(const Builder *b, int r)
+{
+	return b->p->ins[r].kind == I_IVAR;
+}
+
+static int negated_ivar(const Builder *b, int r)
+{
+	const Ins *x = &b->p->ins[r];
+	if (x->kind != I_OP || x->op != OP_MUL)
+		return -1;
+	for (int k = 0; k < 2; k++) {
+		const Ins *c = &b->p->ins[x->a[k]];
+		if (c->kind == I_CONST && c->c.i == -1 && is_ivar(b, x->a[1 - k]))
+			return x->a[1 - k];
+	}
+	return -1;
+}
+
+/* A comparison of (-1 * u + v) with 0, u and v index variables, as
+ * Inductor writes a causal mask (`x0 - y0 <= 0`): v compared with u, the
+ * same truth (no wrap: both lie in [0, 2^62)) in one instruction. */
+static void difference_compared(const Builder *b, int *args)
+{
+	const Ins *l = &b->p->ins[args[0]], *r = &b->p->ins[args[1]];
+	if (r->kind != I_CONST || r->c.i != 0 || l->kind != I_OP || l->op != OP_ADD)
+		return;
+	for (int k = 0; k < 2; k++) {
+		int u = negated_ivar(b, l->a[k]);
+		if (u >= 0 && is_ivar(b, l->a[1 - k])) {
+			args[0] = l->a[1 - k];
+			args[1] = u;
+			return;
+		}
+	}
+}
+
 static int operation(Builder *b, const Node *n, const Env *env)
 {
 	int kind = op_info[n->op].kind, args[3];
@@ -256,11 +341,19 @@ static int operation(Builder *b, const Node *n, const Env *env)
 		return logic(b, n, env);
 	if (n->op == OP_WHERE)
 		return where(b, n, env);
+	bool consts = true;
+	Val v[3];
 	for (int i = 0; i < n->nargs; i++) {
 		args[i] = expr(b, n->args[i], env);
 		if (kind != K_PRED)
 			args[i] = cast(b, args[i], n->opdt);
+		consts &= b->p->ins[args[i]].kind == I_CONST;
+		v[i] = b->p->ins[args[i]].c;
 	}
+	if (consts) /* folded: an op of constants is one (a value op cannot fail) */
+		return constant(b, n->dt, val_op(n->op, kind == K_PRED ? n->args[0]->dt : n->opdt, v), n);
+	if (kind == K_CMP && dt_is_int(n->opdt))
+		difference_compared(b, args);
 	return op(b, n->op, n->dt, n->opdt, n->nargs, args, n);
 }
 
