@@ -368,13 +368,13 @@ double val_fop1(int op, double x);
  * f32's: exp, sigmoid, tanh and erf by base/narrow.c, every other op as
  * val_fop1. */
 double val_fop1_narrow(int op, double x);
-/* base/narrow.c: athene's own exp, sigmoid and tanh of an f32 in f32
- * arithmetic and erf of one in double (docs/language.md); the executor's
- * vector forms take the same steps with the same constants. */
+/* base/narrow.c: athene's own exp, sigmoid, tanh and erf of an f32, in f32
+ * arithmetic (docs/language.md); the executor's vector forms take the same
+ * steps with the same constants. */
 float narrow_exp(float x);
 float narrow_sigmoid(float x);
 float narrow_tanh(float x);
-double narrow_erf(double x);
+float narrow_erf(float x);
 /* e^x for x in [NARROW_EXP_LO, NARROW_EXP_HI], as those functions compute it */
 float narrow_exp_core(float x);
 #define NARROW_EXP_LO (-104.0f)
@@ -385,10 +385,13 @@ float narrow_exp_core(float x);
 #define NARROW_TANH_SMALL 0.625f
 #define NARROW_EXP_N 6
 #define NARROW_TANH_N 5
-#define NARROW_ERF_LO_N 14
-#define NARROW_ERF_HI_N 11
+#define NARROW_ERF0_N 8
+#define NARROW_ERF1_N 10
+#define NARROW_ERF2_N 9
+#define NARROW_ERF3_N 7
 extern const float narrow_exp_c[NARROW_EXP_N], narrow_tanh_c[NARROW_TANH_N];
-extern const double narrow_erf_lo_c[NARROW_ERF_LO_N], narrow_erf_hi_c[NARROW_ERF_HI_N];
+extern const float narrow_erf0_c[NARROW_ERF0_N], narrow_erf1_c[NARROW_ERF1_N], narrow_erf2_c[NARROW_ERF2_N],
+	narrow_erf3_c[NARROW_ERF3_N];
 /* base/bessel.c: a Bessel function (OP_I0 ... OP_SPHERICAL_J0) of x, and
  * a polynomial (OP_CHEBYSHEV_T ... OP_LEGENDRE_P) of x of degree n, which
  * val_op computes at float dtype t, in double. */

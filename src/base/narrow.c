@@ -1,9 +1,8 @@
 /* exp, sigmoid, tanh and erf of the narrow floats (f32, f16, bf16): athene's
  * own short formulas (docs/language.md, "Functions"), whose result val_op
- * rounds to the result dtype. exp, sigmoid and tanh are computed in f32
- * arithmetic, at most 1 unit in the last place of f32 from libm's double
- * rounded to f32 (sigmoid 2); erf in double, with e^-x^2 from the f32 exp,
- * at most 1. Every step is one IEEE operation (a multiply, an add, a divide, a
+ * rounds to the result dtype, computed in f32 arithmetic: at most 1 unit
+ * in the last place of f32 from libm's double rounded to f32 (sigmoid 2).
+ * Every step is one IEEE operation (a multiply, an add, a divide, a
  * rounding to an integer, a power of two put together in the exponent
  * bits; no fused multiply-add), so the executor's vector forms (cpu/pw.c),
  * which take the same steps in the same order, give the same bits, several
@@ -14,7 +13,7 @@
  * and rounded to the format they are evaluated in; the bounds above were
  * measured on every f32 (stage_test checks every 251st), whose results
  * equal libm's rounded double but for 0.4 % of them (exp), 0.15 % (tanh),
- * 3 % (sigmoid) and 0.0005 % (erf). */
+ * 3 % (sigmoid) and 3 % (erf). */
 #include <math.h>
 #include <string.h>
 
@@ -26,35 +25,29 @@ const float narrow_exp_c[NARROW_EXP_N] = {0.5f, 0.1666666716337204f, 0.041666463
 /* (tanh(a) / a - 1) / u in u = a^2 on [0, 0.625^2] */
 const float narrow_tanh_c[NARROW_TANH_N] = {-0.333333283662796f, 0.1333276927471161f, -0.05385090783238411f,
 					    0.020997179672122f, -0.006096714176237583f};
-/* erf(a) / a in v = a^2 - 2 on [-2, 2] (a < 2): a times it within 2^-41
- * of erf */
-const double narrow_erf_lo_c[NARROW_ERF_LO_N] = {
-	0.6749332360398007, -0.13055593046563163, 0.029869784648894202, -0.006082847180924954,
-	0.0010705215500029486, -0.00016358987075707968, 2.1954532129733733e-05, -2.6183075417512413e-06,
-	2.804879099277154e-07, -2.7239752189316855e-08, 2.4122208877712104e-09, -1.9717255795163909e-10,
-	1.5940304792560102e-11, -1.1135555084236513e-12};
-/* erfcx(a) = e^(a^2) erfc(a) in w = a - 3 on [-1, 1] (2 <= a < 4), within
- * 2^-33 */
-const double narrow_erf_hi_c[NARROW_ERF_HI_N] = {
-	0.17900115118138996, -0.05437226082750891, 0.01588437134380639, -0.004479414652149056,
-	0.0012230353824378567, -0.00032421661405247293, 8.357456550238927e-05, -2.0783956920239128e-05,
-	5.1003227571248005e-06, -1.4332136568157824e-06, 3.341543348951629e-07};
+/* erf in pieces of a = |x|: (erf(a) / a - 1) in u = a^2 on [0, 1] (a < 1),
+ * then erf itself in a - 1.5, a - 2.5, a - 3.5 on [1, 2), [2, 3), [3, 4),
+ * each constant term erf at the middle rounded to f32 and the others
+ * fitted to what it leaves */
+const float narrow_erf0_c[NARROW_ERF0_N] = {0.12837916612625122f, -0.37612637877464294f, 0.11283782124519348f,
+					    -0.026865430176258087f, 0.005221031606197357f, -0.0008484080317430198f,
+					    0.00011265958892181516f, -9.667044650996104e-06f};
+const float narrow_erf1_c[NARROW_ERF1_N] = {0.9661051630973816f, 0.11893028765916824f, -0.1783963143825531f,
+					    0.1387520432472229f, -0.044586483389139175f, -0.01486807782202959f,
+					    0.01926409639418125f, -0.004717159550637007f, -0.002278426196426153f,
+					    0.0015705132391303778f};
+const float narrow_erf2_c[NARROW_ERF2_N] = {0.9995930194854736f, 0.002178291790187359f, -0.0054420651867985725f,
+					    0.00834912434220314f, -0.008695046417415142f, 0.006136669311672449f,
+					    -0.0023372580762952566f, 0.000418379670009017f, -0.0006361299310810864f};
+const float narrow_erf3_c[NARROW_ERF3_N] = {0.9999992847442627f, 5.4306674428517e-06f, -2.0920217139064334e-05f,
+					    4.005374648841098e-05f, -4.5072967623127624e-05f, 0.00010556544293649495f,
+					    -0.00014809012645855546f};
 
 /* c[0] + c[1] x + ... + c[n-1] x^(n-1) by Horner's rule, a multiply and an
  * add a step, in f32 and in double */
 static float polyf(float x, const float *c, int n)
 {
 	float p = c[n - 1];
-	for (int k = n - 2; k >= 0; k--) {
-		p = p * x;
-		p = p + c[k];
-	}
-	return p;
-}
-
-static double polyd(double x, const double *c, int n)
-{
-	double p = c[n - 1];
 	for (int k = n - 2; k >= 0; k--) {
 		p = p * x;
 		p = p + c[k];
@@ -125,23 +118,25 @@ float narrow_tanh(float x)
 	return copysignf(q, x);
 }
 
-/* In double, a = |x|: a P(a^2 - 2) below 2 (a^2 is exact), 1 - e^-a^2
- * Q(a - 3) below 4, e^-a^2 narrow_exp_core's of -a^2 rounded to f32 (its
- * error times erfc(a) < 0.005 stays far below f32's unit at 1), else 1
- * (erf(4) is within 2^-26 of 1: every narrow float rounds it to 1); x's
- * sign. */
-double narrow_erf(double x)
+/* In f32, a = |x|: a + a P(a^2) below 1, erf's polynomial of its piece
+ * below 4, else 1 (erf(4) is within 2^-26 of 1: every narrow float rounds
+ * it to 1); x's sign */
+float narrow_erf(float x)
 {
 	if (isnan(x))
 		return x;
-	double a = fabs(x), u = a * a, q;
-	if (a < 2.0) {
-		q = a * polyd(u - 2.0, narrow_erf_lo_c, NARROW_ERF_LO_N);
-	} else if (a < 4.0) {
-		q = (double)narrow_exp_core((float)-u) * polyd(a - 3.0, narrow_erf_hi_c, NARROW_ERF_HI_N);
-		q = 1.0 - q;
+	float a = fabsf(x), q;
+	if (a < 1.0f) {
+		q = a * polyf(a * a, narrow_erf0_c, NARROW_ERF0_N);
+		q = a + q;
+	} else if (a < 2.0f) {
+		q = polyf(a - 1.5f, narrow_erf1_c, NARROW_ERF1_N);
+	} else if (a < 3.0f) {
+		q = polyf(a - 2.5f, narrow_erf2_c, NARROW_ERF2_N);
+	} else if (a < 4.0f) {
+		q = polyf(a - 3.5f, narrow_erf3_c, NARROW_ERF3_N);
 	} else {
-		q = 1.0;
+		q = 1.0f;
 	}
-	return copysign(q, x);
+	return copysignf(q, x);
 }

@@ -388,7 +388,7 @@ double val_fop1_narrow(int op, double x)
 	case OP_EXP: return narrow_exp((float)x);
 	case OP_SIGMOID: return narrow_sigmoid((float)x);
 	case OP_TANH: return narrow_tanh((float)x);
-	case OP_ERF: return narrow_erf(x);
+	case OP_ERF: return narrow_erf((float)x);
 	default: return val_fop1(op, x);
 	}
 }

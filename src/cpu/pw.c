@@ -1062,6 +1062,11 @@ static double narrow_tanh1(double x)
 	return narrow_tanh((float)x);
 }
 
+static double narrow_erf1(double x)
+{
+	return narrow_erf((float)x);
+}
+
 #ifdef X86
 /* c[0] + c[1]·x + ... + c[n-1]·x^(n-1) by Horner's rule. */
 AVX2_FN static inline __m256d poly4(__m256d x, const double *c, int n)
@@ -1212,41 +1217,30 @@ AVX2_FN static inline __m256 tanh8(__m256 x)
 	return _mm256_or_ps(_mm256_blendv_ps(big, small, lo), _mm256_and_ps(sign, x));
 }
 
-/* narrow_erf's first part on 4 doubles a (below 2), and its second's
- * polynomial (from 2) */
-AVX2_FN static inline __m256d erf_lo4(__m256d a)
+/* erf's pieces: the lanes of q whose a lies in [lo, hi) (mask m) take
+ * their piece's polynomial in a - mid */
+AVX2_FN static inline __m256 erf_piece8(__m256 q, __m256 a, __m256 lo, __m256 hi, float mid, const float *c, int n)
 {
-	return _mm256_mul_pd(a, poly4(_mm256_sub_pd(_mm256_mul_pd(a, a), _mm256_set1_pd(2.0)), narrow_erf_lo_c,
-				      NARROW_ERF_LO_N));
-}
-
-AVX2_FN static inline __m256d erf_hi4(__m256d a, __m128 e)
-{
-	__m256d q = _mm256_mul_pd(_mm256_cvtps_pd(e), poly4(_mm256_sub_pd(a, _mm256_set1_pd(3.0)), narrow_erf_hi_c,
-							    NARROW_ERF_HI_N));
-	return _mm256_sub_pd(_mm256_set1_pd(1.0), q);
+	__m256 m = _mm256_andnot_ps(lo, hi);
+	if (!_mm256_movemask_ps(m))
+		return q;
+	return _mm256_blendv_ps(q, poly8(_mm256_sub_ps(a, _mm256_set1_ps(mid)), c, n), m);
 }
 
 AVX2_FN static inline __m256 erf8(__m256 x)
 {
-	const __m256 sign = _mm256_set1_ps(-0.0f), one = _mm256_set1_ps(1.0f);
-	__m256 a = _mm256_andnot_ps(sign, x);
-	__m256 lo = _mm256_cmp_ps(a, _mm256_set1_ps(2.0f), _CMP_LT_OQ), mid = _mm256_cmp_ps(a, _mm256_set1_ps(4.0f), _CMP_LT_OQ);
-	int ml = _mm256_movemask_ps(lo), mm = _mm256_movemask_ps(mid);
-	__m256d a0 = _mm256_cvtps_pd(_mm256_castps256_ps128(a)), a1 = _mm256_cvtps_pd(_mm256_extractf128_ps(a, 1));
-	__m256 p = _mm256_setzero_ps(), q = one;
-	if (ml)
-		p = _mm256_set_m128(_mm256_cvtpd_ps(erf_lo4(a1)), _mm256_cvtpd_ps(erf_lo4(a0)));
-	if (mm & ~ml) {
-		/* -a^2 in double, rounded to f32, e^ that by the f32 exp (in range: a < 4 in these lanes) */
-		__m256d u0 = _mm256_mul_pd(a0, a0), u1 = _mm256_mul_pd(a1, a1);
-		__m256 nu = _mm256_xor_ps(sign, _mm256_set_m128(_mm256_cvtpd_ps(u1), _mm256_cvtpd_ps(u0)));
-		__m256 e = exp_core8(_mm256_max_ps(nu, _mm256_set1_ps(NARROW_EXP_LO)));
-		__m256 h = _mm256_set_m128(_mm256_cvtpd_ps(erf_hi4(a1, _mm256_extractf128_ps(e, 1))),
-					   _mm256_cvtpd_ps(erf_hi4(a0, _mm256_castps256_ps128(e))));
-		q = _mm256_blendv_ps(one, h, mid);
+	const __m256 sign = _mm256_set1_ps(-0.0f);
+	__m256 a = _mm256_andnot_ps(sign, x), q = _mm256_set1_ps(1.0f);
+	__m256 b1 = _mm256_cmp_ps(a, _mm256_set1_ps(1.0f), _CMP_LT_OQ), b2 = _mm256_cmp_ps(a, _mm256_set1_ps(2.0f), _CMP_LT_OQ);
+	__m256 b3 = _mm256_cmp_ps(a, _mm256_set1_ps(3.0f), _CMP_LT_OQ), b4 = _mm256_cmp_ps(a, _mm256_set1_ps(4.0f), _CMP_LT_OQ);
+	q = erf_piece8(q, a, b3, b4, 3.5f, narrow_erf3_c, NARROW_ERF3_N);
+	q = erf_piece8(q, a, b2, b3, 2.5f, narrow_erf2_c, NARROW_ERF2_N);
+	q = erf_piece8(q, a, b1, b2, 1.5f, narrow_erf1_c, NARROW_ERF1_N);
+	if (_mm256_movemask_ps(b1)) {
+		__m256 s = _mm256_mul_ps(a, poly8(_mm256_mul_ps(a, a), narrow_erf0_c, NARROW_ERF0_N));
+		q = _mm256_blendv_ps(q, _mm256_add_ps(a, s), b1);
 	}
-	return _mm256_or_ps(_mm256_blendv_ps(q, p, lo), _mm256_and_ps(sign, x));
+	return _mm256_or_ps(q, _mm256_and_ps(sign, x));
 }
 
 /* f8 of x, a NaN lane keeping its NaN */
@@ -1294,7 +1288,7 @@ AVX2_FN static void tanh_floats_avx2(float *d, const float *s, int64_t n)
 
 AVX2_FN static void erf_floats_avx2(float *d, const float *s, int64_t n)
 {
-	fm_floats(d, s, n, erf8, narrow_erf);
+	fm_floats(d, s, n, erf8, narrow_erf1);
 }
 
 /* sqrt in float is sqrt in double rounded to float: rounding twice is
@@ -1348,7 +1342,7 @@ void tanh_floats(float *d, const float *s, int64_t n)
 
 void erf_floats(float *d, const float *s, int64_t n)
 {
-	floats_fn(d, s, n, erf_floats_avx2, narrow_erf);
+	floats_fn(d, s, n, erf_floats_avx2, narrow_erf1);
 }
 
 void log_floats(float *d, const float *s, int64_t n)
