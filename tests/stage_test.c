@@ -774,6 +774,8 @@ static void alloc_checks(void)
 
 /* ---- fused pointwise programs ---- */
 
+#define SOPS (SOP_ERF + 1) /* the ops, the functions among them */
+
 /* The ops' semantics written here on their own, not taken from stage.c's
  * scalar path: that path is one of those this test checks. */
 static float ref_op(int op, float a, float b)
@@ -786,7 +788,12 @@ static float ref_op(int op, float a, float b)
 	case SOP_NEG: return -a;
 	case SOP_RELU: return a > 0 || a != a ? a : 0.0f;
 	case SOP_MAX: return a != a || b != b ? NAN : a > b ? a : b;
-	default: return a != a || b != b ? NAN : a < b ? a : b;
+	case SOP_MIN: return a != a || b != b ? NAN : a < b ? a : b;
+	default: { /* the functions: the interpreter's f32 value (base/narrow.c through val_op) */
+		Val v = {.f = a};
+		int fop = op == SOP_EXP ? OP_EXP : op == SOP_SIGMOID ? OP_SIGMOID : op == SOP_TANH ? OP_TANH : OP_ERF;
+		return (float)val_op(fop, ATHENE_F32, &v).f;
+	}
 	}
 }
 
@@ -823,11 +830,11 @@ static void form_chain(PwProg *p, const float *src, int64_t pitch)
 		if (op == -2)
 			op = (int[]){SOP_RELU, SOP_MAX, SOP_MIN}[rnd(3)];
 		if (rnd(8) == 0)
-			op = (int)rnd(8); /* out of order: the general tiles */
+			op = (int)rnd(SOPS); /* out of order: the general tiles */
 		int side = 1 + (int)rnd(3);
-		bool rev = op != SOP_NEG && op != SOP_RELU && rnd(2);
+		bool rev = !SOP_UNARY(op) && rnd(2);
 		p->ins[n] = (PwIns){.kind = PW_OP, .op = op, .a = rev ? side : last, .b = rev ? last : side};
-		if (op == SOP_NEG || op == SOP_RELU)
+		if (SOP_UNARY(op))
 			p->ins[n].b = last;
 		last = n++;
 	}
@@ -883,8 +890,8 @@ static void pw_case(long id)
 		nops = (int)rnd(6), last = (int)rnd((unsigned)n);
 		int leaves = n;
 		for (int k = 0; k < nops; k++) { /* a chain's side: a load or the constant */
-			int op = (int)rnd(8), a = chain ? last : (int)rnd((unsigned)n), b = (int)rnd(chain ? (unsigned)leaves : (unsigned)n);
-			if (chain && rnd(2) && op != SOP_NEG && op != SOP_RELU) { /* the value on either side */
+			int op = (int)rnd(SOPS), a = chain ? last : (int)rnd((unsigned)n), b = (int)rnd(chain ? (unsigned)leaves : (unsigned)n);
+			if (chain && rnd(2) && !SOP_UNARY(op)) { /* the value on either side */
 				b = a;
 				a = (int)rnd((unsigned)nloads);
 			}
@@ -902,7 +909,7 @@ static void pw_case(long id)
 	if (chain && !any_trans)
 		check(pw_fits(&p), "a chain without a transposed load fits pw_run", id);
 	if (!chain && nops >= 2 && p.result == last && p.ins[last].kind == PW_OP && p.ins[p.ins[last].a].kind == PW_OP &&
-	    p.ins[p.ins[last].b].kind == PW_OP && p.ins[last].op != SOP_NEG && p.ins[last].op != SOP_RELU)
+	    p.ins[p.ins[last].b].kind == PW_OP && !SOP_UNARY(p.ins[last].op))
 		check(pw_fits(&p) == !any_trans, "two ops meeting is no chain: it runs as a tree when it reads along rows", id);
 	if (!pw_fits(&p)) {
 		free(src);

@@ -175,13 +175,17 @@ typedef struct {
  * streamed rows. */
 int64_t copy_gathered_rows(const RowGather *g, int64_t r0, int64_t n);
 
+/* The f32 ops of the vector kernels below; exp, sigmoid, tanh and erf as
+ * the language defines them at f32 (base/narrow.c). */
+enum { SOP_ADD, SOP_SUB, SOP_MUL, SOP_DIV, SOP_NEG, SOP_RELU, SOP_MAX, SOP_MIN, SOP_EXP, SOP_SIGMOID, SOP_TANH, SOP_ERF };
+/* Is op one of one operand? */
+#define SOP_UNARY(op) ((op) == SOP_NEG || (op) == SOP_RELU || (op) >= SOP_EXP)
 /* dst[i] = a[i] op b[i] (b unused for the unary ones) for n floats, each
  * rounded as float arithmetic rounds it (relu: a where a > 0 or a is NaN,
  * else +0), with streaming stores where the CPU has them and no fence:
  * computed in vector registers and stored, so the result is never read
  * back (a read just after a streamed store to an address equal modulo
  * 4 KiB waits for it). */
-enum { SOP_ADD, SOP_SUB, SOP_MUL, SOP_DIV, SOP_NEG, SOP_RELU, SOP_MAX, SOP_MIN };
 void stream_op_f32(int op, void *dst, const float *a, const float *b, int64_t n);
 
 /* A fused f32 pointwise program over a 2-D tile, Y[r][c] for r < rows and

@@ -2003,6 +2003,10 @@ static int sop_of(int op)
 	case OP_RELU: return SOP_RELU;
 	case OP_MAX: return SOP_MAX;
 	case OP_MIN: return SOP_MIN;
+	case OP_EXP: return SOP_EXP;
+	case OP_SIGMOID: return SOP_SIGMOID;
+	case OP_TANH: return SOP_TANH;
+	case OP_ERF: return SOP_ERF;
 	default: return -1;
 	}
 }
