@@ -209,7 +209,8 @@ def backend(gm: torch.fx.GraphModule, example_inputs: Any, **kwargs: Any) -> Any
     # follows torch's count unless told otherwise (docs/torch.md, bench/torch_threads.py)
     athene.set_threads(int(threads) if threads is not None else torch.get_num_threads())
     # the target is part of cpu_backend's value, so it is part of the FX graph cache's key
-    patches = {"triton.max_tiles": 3, "triton.prefer_nd_tiling": True, "fallback_random": True, **options,
+    patches = {"triton.max_tiles": 3, "triton.prefer_nd_tiling": True, "triton.tiling_prevents_reduction_fusion": False,
+               "fallback_random": True, **options,
                "cpu_backend": BACKEND if target == "cpu" else f"{BACKEND}-{target}"}
     try:
         return compile_fx(gm, example_inputs, inner_compile=_inner_compile(explain), config_patches=patches)
