@@ -296,13 +296,14 @@ static int where(Builder *b, const Node *n, const Env *env)
 	return op(b, OP_WHERE, n->dt, n->dt, 3, (int[]){c, x, y}, n);
 }
 
-/* Is r the I_IVAR of an index variable (a value in [0, its extent), below
- * 2^62), and r2 -1 times one? */
+/* Is r an index variable's value (in [0, its extent): a difference of two
+ * never wraps)? */
 static bool is_ivar(const Builder *b, int r)
 {
 	return b->p->ins[r].kind == I_IVAR;
 }
 
+/* u when r is -1 * u or u * -1, u an index variable's value; else -1 */
 static int negated_ivar(const Builder *b, int r)
 {
 	const Ins *x = &b->p->ins[r];
@@ -316,9 +317,9 @@ static int negated_ivar(const Builder *b, int r)
 	return -1;
 }
 
-/* A comparison of (-1 * u + v) with 0, u and v index variables, as
- * Inductor writes a causal mask (`x0 - y0 <= 0`): v compared with u, the
- * same truth (no wrap: both lie in [0, 2^62)) in one instruction. */
+/* A comparison of (-1 * u + v) with 0, u and v index variables' values,
+ * as Inductor writes a causal mask (`x0 - y0 <= 0`): becomes v compared
+ * with u (args rewritten), the same truth in one instruction. */
 static void difference_compared(const Builder *b, int *args)
 {
 	const Ins *l = &b->p->ins[args[0]], *r = &b->p->ins[args[1]];

@@ -272,8 +272,8 @@ AVX2_FN static inline void store_4(char *d, __m256 v, bool stream)
 }
 
 /* The vector forms of base/narrow.c's exp, sigmoid, tanh and erf: the same
- * steps on 8 floats (erf's in double on 4 and 4), so the same bits.
- * fm_floats puts a NaN lane's NaN back after. */
+ * steps on 8 floats, so the same bits. fm8 puts a NaN lane's NaN back
+ * after. */
 
 /* c[0] + c[1]·x + ... + c[n-1]·x^(n-1) by Horner's rule in f32, a multiply
  * and an add a step (polyf) */
@@ -335,8 +335,9 @@ AVX2_FN static inline __m256 tanh8(__m256 x)
 	return _mm256_or_ps(_mm256_blendv_ps(big, small, lo), _mm256_and_ps(sign, x));
 }
 
-/* erf's pieces: the lanes of q whose a lies in [lo, hi) (mask m) take
- * their piece's polynomial in a - mid */
+/* erf's pieces: the lanes of q whose a is below hi's bound and not below
+ * lo's (lo, hi: the comparisons of a with the piece's ends) take the
+ * piece's polynomial in a - mid */
 AVX2_FN static inline __m256 erf_piece8(__m256 q, __m256 a, __m256 lo, __m256 hi, float mid, const float *c, int n)
 {
 	__m256 m = _mm256_andnot_ps(lo, hi);

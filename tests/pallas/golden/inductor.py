@@ -1101,3 +1101,70 @@ _softmax_flat = jax.jit(softmax_flat_pure, static_argnames="interpret")
 def softmax_flat(x, *, interpret=None):
     """softmax_flat(x f32[64, 32]) -> y f32[64, 32]."""
     return _run(_softmax_flat, (x,), interpret)
+
+
+# ---- kernel causal_max
+
+def _causal_max_t(x_ref, t_ref):
+    # t[x1, x0] = max(r < 32: where(!((((-1 * x0) + r) <= 0) && true), f32(-inf), (x.flat[(((1024 * x1) + (32 * x0)) + r)] / f32(4))))
+    r = jax.lax.broadcasted_iota(jnp.int32, (1, 1, 32), 2)
+    x0 = jax.lax.broadcasted_iota(jnp.int32, (1, 32, 1), 1)
+    v8 = r > x0
+    v13 = x_ref[...]
+    v16 = v13 / jnp.float32(4)
+    v17 = jnp.where(v8, jnp.float32(-jnp.inf), v16)
+    v18 = jnp.broadcast_to(v17, (8, 32, 32))
+    v18 = jnp.max(v18, axis=(2,), keepdims=True).astype(jnp.float32)
+    out = jnp.broadcast_to(v18, (8, 32, 1))
+    out = out.reshape((8, 32))
+    t_ref[...] = out
+
+
+_causal_max_t_grid = pl.GridSpec(
+    grid=(1,),
+    in_specs=[
+        pl.BlockSpec((8, 32, 32), lambda _: (np.int32(0), np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8, 32), lambda _: (np.int32(0), np.int32(0))))
+
+def _causal_max_m(t_ref, m_ref):
+    # m[i, j] = t[i, j]
+    v0 = t_ref[...]
+    out = v0
+    m_ref[...] = out
+
+
+_causal_max_m_grid = pl.GridSpec(
+    grid=(1,),
+    in_specs=[
+        pl.BlockSpec((8, 32), lambda _: (np.int32(0), np.int32(0)))],
+    out_specs=pl.BlockSpec((8, 32), lambda _: (np.int32(0), np.int32(0))))
+
+
+def causal_max_pure(x, *, interpret=False):
+    """Traceable causal_max(x f32[8, 32, 32]) -> m f32[8, 32]."""
+    x = jnp.asarray(x).reshape(-1)
+    # t
+    t = pl.pallas_call(
+        _causal_max_t,
+        out_shape=jax.ShapeDtypeStruct((8, 32), jnp.float32),
+        grid_spec=_causal_max_t_grid,
+        interpret=interpret,
+    )(x.reshape(8, 32, 32))
+    t = t.reshape(-1)
+    # m
+    m = pl.pallas_call(
+        _causal_max_m,
+        out_shape=jax.ShapeDtypeStruct((8, 32), jnp.float32),
+        grid_spec=_causal_max_m_grid,
+        interpret=interpret,
+    )(t.reshape(8, 32))
+    m = m.reshape(-1)
+    return m.reshape(8, 32)
+
+
+_causal_max = jax.jit(causal_max_pure, static_argnames="interpret")
+
+
+def causal_max(x, *, interpret=None):
+    """causal_max(x f32[8, 32, 32]) -> m f32[8, 32]."""
+    return _run(_causal_max, (x,), interpret)
