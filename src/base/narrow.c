@@ -4,14 +4,14 @@
  * in the last place of f32 from libm's double rounded to f32 (sigmoid 2).
  * Every step is one IEEE operation (a multiply, an add, a divide, a
  * rounding to an integer, a power of two put together in the exponent
- * bits; no fused multiply-add), so the executor's vector forms (cpu/pw.c),
+ * bits; no fused multiply-add), so the executor's vector forms (cpu/simd.h),
  * which take the same steps in the same order, give the same bits, several
  * times faster than libm's double rounded to float. f64 keeps libm's
  * functions (val_fop1).
  *
  * The polynomials were fitted in 50-digit arithmetic (mpmath's chebyfit)
- * and rounded to the format they are evaluated in; the bounds above were
- * measured on every f32 (stage_test checks every 251st), whose results
+ * and rounded to f32; the bounds above were measured on every 251st f32
+ * pattern (stage_test; exp and sigmoid once on all of them), whose results
  * equal libm's rounded double but for 0.4 % of them (exp), 0.15 % (tanh),
  * 3 % (sigmoid) and 3 % (erf). */
 #include <math.h>
@@ -44,7 +44,7 @@ const float narrow_erf3_c[NARROW_ERF3_N] = {0.9999992847442627f, 5.4306674428517
 					    -0.00014809012645855546f};
 
 /* c[0] + c[1] x + ... + c[n-1] x^(n-1) by Horner's rule, a multiply and an
- * add a step, in f32 and in double */
+ * add a step */
 static float polyf(float x, const float *c, int n)
 {
 	float p = c[n - 1];

@@ -1186,6 +1186,16 @@ AVX2_FN static inline __attribute__((always_inline)) void fm_floats(float *d, co
 		d[i] = (float)f1((double)s[i]);
 }
 
+AVX2_FN __attribute__((noinline)) __m256 sop8_fn(int op, __m256 a)
+{
+	switch (op) {
+	case SOP_EXP: return fm8(exp8, a);
+	case SOP_SIGMOID: return fm8(sigmoid8, a);
+	case SOP_TANH: return fm8(tanh8, a);
+	default: return fm8(erf8, a);
+	}
+}
+
 AVX2_FN static void exp_floats_avx2(float *d, const float *s, int64_t n)
 {
 	fm_floats(d, s, n, exp8, narrow_exp1);

@@ -368,6 +368,11 @@ AVX2_FN static inline __attribute__((always_inline)) __m256 fm8(__m256 (*f8)(__m
 	return _mm256_blendv_ps(f8(x), x, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
 }
 
+/* One of the functions (SOP_EXP ...) of 8 floats, fm8 of its vector form:
+ * out of line (pw.c), so that the pointwise kernels' many unrolled steps
+ * call one copy of each. */
+AVX2_FN __m256 sop8_fn(int op, __m256 a);
+
 AVX2_FN static inline __m256 sop8(int op, __m256 a, __m256 b)
 {
 	switch (op) {
@@ -380,10 +385,10 @@ AVX2_FN static inline __m256 sop8(int op, __m256 a, __m256 b)
 		return _mm256_blendv_ps(_mm256_max_ps(a, b), _mm256_set1_ps(NAN), _mm256_cmp_ps(a, b, _CMP_UNORD_Q));
 	case SOP_MIN:
 		return _mm256_blendv_ps(_mm256_min_ps(a, b), _mm256_set1_ps(NAN), _mm256_cmp_ps(a, b, _CMP_UNORD_Q));
-	case SOP_EXP: return fm8(exp8, a);
-	case SOP_SIGMOID: return fm8(sigmoid8, a);
-	case SOP_TANH: return fm8(tanh8, a);
-	case SOP_ERF: return fm8(erf8, a);
+	case SOP_EXP:
+	case SOP_SIGMOID:
+	case SOP_TANH:
+	case SOP_ERF: return sop8_fn(op, a);
 	default: { /* relu: a where a > 0 or a is NaN, else +0 */
 		return _mm256_and_ps(a, _mm256_cmp_ps(a, _mm256_setzero_ps(), _CMP_NLE_UQ)); /* not a <= 0 */
 	}
