@@ -246,7 +246,9 @@ def test_special_functions(name, dtype):
 # (trigamma's sin(pi x), airy_ai's series): at float32 the reference is eager on the inputs in
 # float64, rounded; at float64 eager itself (its trigamma's series is cut at 5e-9), except for
 # airy_ai, whose rational approximation in [-3, -2.09] is off by up to 2e-5 (mpmath there)
-GAMMA_X = torch.cat([torch.randn(100) * 4, torch.tensor([0.0, -0.0, 1.0, 2.0, -2.5, 0.5, 1e-4, 30.0, 1e-40, 7.0,
+# seeded: the values must not depend on what ran before (zeta(1 + |a|, b) of an unlucky |a| near 0
+# is ill-conditioned: its f32 argument rounds where the f64 reference does not)
+GAMMA_X = torch.cat([torch.randn(100, generator=torch.Generator().manual_seed(2)) * 4, torch.tensor([0.0, -0.0, 1.0, 2.0, -2.5, 0.5, 1e-4, 30.0, 1e-40, 7.0,
                                                          -0.75, float("nan"), float("inf"), float("-inf")])])
 NDTRI_P = torch.cat([torch.rand(100, generator=torch.Generator().manual_seed(3)),
                      torch.tensor([0.0, 1.0, 0.5, 1e-30, 1 - 2**-24, 2**-24, 0.975, -0.5, 1.5, float("nan")])])
