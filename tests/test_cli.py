@@ -489,6 +489,19 @@ def test_decided_logic_keeps_values(tmp_path, expr, want):
         assert (y == z).all(), (expr, y, z)
 
 
+def test_wrap_of_constants_below_1_is_still_an_error(tmp_path):
+    """An op of constants is folded in the body IR, but wrap() with a modulus below 1 is an error
+    at run time, constants or not: every engine reports it and writes nothing."""
+    src = tmp_path / "k.ath"
+    src.write_text("kernel k(x: i64[4]) -> (y: i64[4]) {\n    y[i] = x[i] + wrap(3, 0)\n}\n")
+    np.save(tmp_path / "x.npy", np.arange(4, dtype=np.int64))
+    for mode in ([], ["--reference"], ["--threads", "2"]):
+        out = tmp_path / "y.npy"
+        r = athene("run", src, "--in", f"x={tmp_path / 'x.npy'}", "--out", f"y={out}", *mode)
+        assert r.returncode == 1 and "wrap() needs a positive modulus, not 0" in r.stderr, (mode, r.stderr)
+        assert not out.exists()
+
+
 # ----------------------------------------------------------------------------- emit's command line
 
 EMIT_SRC = "kernel k(x: f32[N]) -> (y: f32[N]) {\n    y[i] = x[i] + 1.0\n}\n"

@@ -351,7 +351,9 @@ static int operation(Builder *b, const Node *n, const Env *env)
 		consts &= b->p->ins[args[i]].kind == I_CONST;
 		v[i] = b->p->ins[args[i]].c;
 	}
-	if (consts) /* folded: an op of constants is one (a value op cannot fail) */
+	/* folded: an op of constants is one, but for a wrap() whose modulus is
+	 * below 1, an error at run time (the only value op that can fail) */
+	if (consts && !(n->op == OP_WRAP && v[1].i < 1))
 		return constant(b, n->dt, val_op(n->op, kind == K_PRED ? n->args[0]->dt : n->opdt, v), n);
 	if (kind == K_CMP && dt_is_int(n->opdt))
 		difference_compared(b, args);
