@@ -1141,7 +1141,7 @@ sys.exit(4)
 """
 
 
-@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork() here")
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="the test forks a child process; this platform has no fork()")
 def test_kernels_run_in_a_forked_child():
     """A child of fork() has none of the OpenMP team's threads (libgomp would wait for them
     forever): its athene kernels run on athene's own workers and give the right values. In a
