@@ -85,6 +85,7 @@ typedef struct BoxPlan {
 	size_t elem;     /* bytes a kernel moves per index of loop dim 0 */
 	int64_t n[BOX_MAX_RANK], ds[BOX_MAX_RANK], ss[BOX_MAX_RANK];
 	int64_t blk[2];  /* tile extents of loop dims 0 and 1 */
+	int64_t wn, wds, wss; /* a dim each tile walks whole (extent, strides; wn 0: none; stage.c, short_rows) */
 	int64_t ntile[2];
 	int64_t nunits;  /* tiles in the whole box */
 	int64_t per_task;

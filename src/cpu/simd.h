@@ -40,6 +40,7 @@ enum { SIMD_NONE, SIMD_SSE2, SIMD_AVX2 };
 #define RUN_SHORT 2048
 #define RUNS_A 1024
 #define RUNS_MIN 16 /* runs per block of short runs at least, on an Intel core (plan_runs) */
+#define TR_SHORT_BYTES (256 << 10) /* a tile of short dst rows writes about this much (stage.c, short_rows) */
 #define TR_STAGED 128 /* source rows of a tile whose rows go through tr_rows_staged */
 #define TR_BANDS 64 /* source columns at least of a transpose that walks bands (tr_bands4) */
 #define CHUNK 65536
