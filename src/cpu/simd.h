@@ -62,7 +62,8 @@ enum { SIMD_NONE, SIMD_SSE2, SIMD_AVX2 };
  * 8192^2 f32 1.4x, (384,64,2144) to (1,0,2) 1.2x, (64,384,2144) and
  * (128,128,4096) to (1,0,2) 1.28-1.33x, (2,4096,2,4096) to (1,0,2,3)
  * 1.21x, three more 1.04-1.12x, L3 flushed between runs or not; 512-byte
- * pieces the same, 2048 0.9x; runs of 2 KiB 0.97x, hence the RUN_SHORT). */
+ * pieces the same, 2048 0.9x; runs of 2 KiB 0.97x, hence the RUN_SHORT).
+ * Not on a Zen 3, where whole runs copied faster (unit_run). */
 #define RUN_STREAMS 8
 #define RUN_PIECE 1024
 #define GATHER_AHEAD 2048 /* bytes ahead along the source of a stride-2 or -4 gather */
