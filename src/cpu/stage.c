@@ -1164,10 +1164,15 @@ static void copy_run(const BoxPlan *p, char *d, const char *s, size_t n)
 
 /* K_RUN: nb runs of na elements; long ones RUN_PIECE bytes of each in
  * turn, except on a Zen 3 (small_l2), where whole runs one after the other
- * copied faster (measured alternating on a Zen 3, two threads, against
- * the pieces: (2,4,128,2048) to (0,2,1,3) 1.8-2.5x, (2,0,1,3) 1.2-2.2x,
- * (1,2,0,3) 1.2-2.7x, (1,0,2,3) 1.1-1.8x, all from the L3, and
- * (384,64,2144) to (1,0,2) from memory 1.08-1.27x). */
+ * copied faster. Measured on a Zen 3, two threads, against the pieces,
+ * alternating: through athene run --bench (one output, from the L3)
+ * (2,4,128,2048) to (0,2,1,3) 1.8-2.5x, (2,0,1,3) 1.35-2.6x, (1,2,0,3)
+ * 1.26-2.5x, (1,0,2,3) 1.13-1.8x, (2,1,0,3) 0.81-1.88x, and (384,64,2144)
+ * to (1,0,2) from memory 1.10-1.27x; in another round the two builds
+ * alternating showed no clear difference through the CLI, and through the
+ * Python package, a fresh output or two alternating ones each call (as
+ * under torch), 1.1-2x for (0,2,1,3), (1,0,2,3), (2,0,1,3), (2,1,0,3)
+ * within the noise. */
 static void unit_run(const BoxPlan *p, char *d, const char *s, int64_t na, int64_t nb)
 {
 	size_t len = (size_t)na * p->esize, piece = len > RUN_SHORT && nb > 1 && !small_l2() ? RUN_PIECE : len;
