@@ -414,7 +414,7 @@ PW_FN static void pw_tree_rows(const PwProg *p, char *d, int64_t dp, int64_t row
 	const PwIns *ahead[PW_MAX];
 	int nahead = 0;
 	for (int i = 0; seq_prefetch_pays() && i < p->n; i++)
-		if (live[i] && p->ins[i].kind == PW_LOAD && p->ins[i].cs)
+		if (live[i] && p->ins[i].kind == PW_LOAD && p->ins[i].cs && p->ins[i].rs) /* a row read again each row: none */
 			ahead[nahead++] = &p->ins[i];
 	int64_t dist = few_misses() ? PW_AHEAD / 2 : PW_AHEAD;
 	for (int64_t r = 0; r < rows; r++) {

@@ -1240,14 +1240,16 @@ static void unit_trans(const BoxPlan *p, const Unit *t, const Unit *next)
 	int64_t dp = p->ds[1], sp = p->ss[0], na = t->na, nb = t->nb;
 	bool stream = p->flags & COPY_STREAM;
 #ifdef X86
+	if (p->wn) { /* short_rows: set only for AVX2 and 4-byte elements */
+		tr_short4(d, dp, s, sp, na, nb, p->wn, p->wds, p->wss);
+		return;
+	}
 	if (p->simd == SIMD_AVX2 && (p->esize == 4 || p->esize == 8)) {
 		/* the kernels: 16x8 of 4-byte elements, 8x4 of 8-byte ones */
 		int64_t es = (int64_t)p->esize, kernels = (na / (64 / es)) * (nb / (32 / es));
 		NextTile nt = next_tile(next ? next->s : NULL, 0, sp, next ? (next->nb * es + 63) / 64 : 0,
 					next ? next->na : 0, kernels, p->next_only);
-		if (p->wn)
-			tr_short4(d, dp, s, sp, na, nb, p->wn, p->wds, p->wss);
-		else if (es == 4)
+		if (es == 4)
 			tr_tile4(d, dp, s, sp, na, nb, stream, p->staged, p->bands, nt.per ? &nt : NULL);
 		else
 			tr_tile8(d, dp, s, sp, na, nb, stream, nt.per ? &nt : NULL);
