@@ -1262,17 +1262,25 @@ void exec_release(Inst *in)
 	free_lets(in, lets_take(in));
 }
 
-/* A statement of at most ALONE_POINTS points (output and reduction
- * variables together) runs on the calling thread: waking the pool's
- * workers costs more than they would save, and beside torch, whose OpenMP
- * team spins for a while after each of its kernels, they would compete
- * with its threads (a nanoGPT block's eleven small kernels spent more time
- * in both pools' spinning than in their loops). */
-#define ALONE_POINTS ((int64_t)1 << 14)
+/* A statement whose work is at most ALONE_WORK runs on the calling thread:
+ * waking the pool's workers costs more than they would save. Its work is
+ * its points (output and reduction variables together) times the
+ * instructions its body evaluates at each (constants aside; a copy's one
+ * load counts one), about 0.3 ns each on the register machine: a copy of
+ * 16384 floats runs alone, a causal softmax's row statements of 8192
+ * points (11 to 15 instructions each) on every thread. (Beside torch,
+ * athene runs on torch's OpenMP team, so the two never spin on the same
+ * cores; measured in docs/torch.md.) */
+#define ALONE_WORK ((int64_t)1 << 14)
 
-static bool alone(const PlanStmt *ps)
+static bool alone(const Inst *in, int si)
 {
-	return stmt_points(ps, ps->nvars) <= ALONE_POINTS;
+	const PlanStmt *ps = &in->plan[cpu_target.id]->st[si];
+	const Prog *p = in->prog[si];
+	int64_t ins = 0, work;
+	for (int i = 0; i < p->n; i++)
+		ins += p->ins[i].kind != I_CONST;
+	return i64_mul(stmt_points(ps, ps->nvars), ins > 0 ? ins : 1, &work) && work <= ALONE_WORK;
 }
 
 /* Statement si laid out for nw workers (kept from an earlier run, or
@@ -1303,7 +1311,7 @@ static void x_done(const Inst *in, int si, X *x, bool ran, const RunErr *err)
  * fast_rows gather reads all its indices before it moves a row. */
 static bool exec_stmt(const Inst *in, int si, void *const *storage, void **lets, RunErr *err, bool untouched)
 {
-	int nw = alone(&in->plan[cpu_target.id]->st[si]) ? 1 : pool_threads();
+	int nw = alone(in, si) ? 1 : pool_threads();
 	X *x;
 	bool ok = x_for(in, si, nw, err, &x);
 	if (ok)
@@ -1432,7 +1440,7 @@ static int band_end(const Inst *in, int si)
 		if (!ok)
 			break;
 		wrote[j - si] = store->t;
-		large |= !alone(ps);
+		large |= !alone(in, j);
 	}
 	return j - si >= 2 && large ? j : si;
 }
