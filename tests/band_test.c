@@ -6,7 +6,8 @@
  * its statements run in bands, and the executor's count of banded groups
  * (exec_banded) must agree: a reduction and its epilogue in bands; no bands
  * where an epilogue reads a let in other rows (reversed, transposed), where
- * every statement is small, or where an output overlaps an input (the same
+ * every statement is small (few points times few instructions: a statement
+ * of few points and many instructions is not), or where an output overlaps an input (the same
  * storage passed for both: in statement order the column maxima are taken
  * before any row is written, in bands they would not be). Three rounds run
  * on another runtime's team of threads (pool_set_team). And a large
@@ -60,6 +61,15 @@ static const char *src =
 	"    let m[i < 30] = max(r < 20: x[i, r])\n"
 	"    y[i, r] = x[i, r] - m[i]\n"
 	"}\n"
+	/* few points, many instructions: the epilogue's work (1024 points
+	 * times 19 instructions) is more than a statement run alone (exec.c,
+	 * alone), so the two run in bands */
+	"kernel busy(x: f32[32, 32]) -> (y: f32[32, 32]) {\n"
+	"    let m[i < 32] = max(r < 32: x[i, r])\n"
+	"    y[i, r] = ((((((((x[i, r] - m[i]) * f32(1.1) + f32(2.0)) * f32(0.9) + f32(3.0)) * f32(1.2) - f32(1.0))\n"
+	"              * f32(0.8) + f32(0.5)) * f32(1.3) - f32(2.5)) * f32(0.7) + f32(1.5)) * f32(1.05) - f32(0.25))\n"
+	"              * f32(0.95) + f32(0.125)\n"
+	"}\n"
 	/* column maxima, then rows: run in place (y the storage of x) below */
 	"kernel colmax(x: f32[200, 200]) -> (y: f32[200, 200]) {\n"
 	"    let m[i < 200] = max(k < 200: x[k, i])\n"
@@ -70,7 +80,7 @@ static const char *src =
 static bool bands(const char *k)
 {
 	return !strcmp(k, "softmax") || !strcmp(k, "rmsnorm") || !strcmp(k, "layernorm") || !strcmp(k, "three") ||
-	       !strcmp(k, "colmax");
+	       !strcmp(k, "colmax") || !strcmp(k, "busy");
 }
 
 static void fill(void *p, athene_dtype dt, int64_t n)
