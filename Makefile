@@ -179,12 +179,18 @@ $(B)/emit_bench: bench/emit_bench.c tests/testlib.h $(B)/libathene.a
 $(B)/mem_probe: bench/mem_probe.c $(B)/libathene.a
 	$(CC) $(WARN) $(CFLAGS) -Iinclude $< $(B)/libathene.a -o $@ $(LDLIBS)
 
-bench: all $(B)/compile_bench $(B)/reliability_bench $(B)/exec_bench $(B)/emit_bench $(B)/mem_probe
+# The nanoGPT block's slowest small kernels as one compiled loop each,
+# against the register machine (docs/torch.md, "Models").
+$(B)/loop_probe: bench/loop_probe.c $(B)/libathene.a
+	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) $< $(B)/libathene.a -o $@ $(LDLIBS)
+
+bench: all $(B)/compile_bench $(B)/reliability_bench $(B)/exec_bench $(B)/emit_bench $(B)/mem_probe $(B)/loop_probe
 	./$(B)/compile_bench $(SIZEARGS) $(EXAMPLES)
 	./$(B)/emit_bench $(SIZEARGS) $(EXAMPLES)
 	./$(B)/exec_bench bench/perf.ath
 	./$(B)/reliability_bench
 	./$(B)/mem_probe
+	./$(B)/loop_probe
 	@$(MAKE) --no-print-directory python-bench
 
 clean:
