@@ -84,7 +84,7 @@ test: all layers $(CTESTS) $(KTESTS) $(DTESTS) $(PY)
 # real TPU compiler, PyTorch's whole op database through the athene backend,
 # and every program of the backend's list through its Pallas target and every
 # kernel of it through the TPU compiler (the package installed by python-test;
-# several minutes; CI runs it).
+# several minutes; CI runs what it adds to make test, test-rest).
 ALL_FILES = tests/test_examples.py tests/pallas python/tests/test_torch_opdb.py python/tests/test_torch_pallas.py
 test-all: all $(PY)
 	ATHENE_TEST_ALL=1 ATHENE=$(B)/athene $(PY) -m pytest -q $(ALL_FILES)

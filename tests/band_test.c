@@ -7,11 +7,12 @@
  * (exec_banded) must agree: a reduction and its epilogue in bands; no bands
  * where an epilogue reads a let in other rows (reversed, transposed), where
  * every statement is small (few points times few instructions: a statement
- * of few points and many instructions is not), or where an output overlaps an input (the same
- * storage passed for both: in statement order the column maxima are taken
- * before any row is written, in bands they would not be). Three rounds run
- * on another runtime's team of threads (pool_set_team). And a large
- * output in fresh memory is advised to use huge pages (advise_fresh). */
+ * of few points and many instructions is not), or where an output overlaps
+ * an input (the same storage passed for both: in statement order the column
+ * maxima are taken before any row is written, in bands they would not be).
+ * Three rounds run on another runtime's team of threads (pool_set_team).
+ * And a large output in fresh memory is advised to use huge pages
+ * (advise_fresh). */
 #define _GNU_SOURCE /* MAP_ANONYMOUS */
 #include <math.h>
 #include <pthread.h>

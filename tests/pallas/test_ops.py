@@ -329,7 +329,7 @@ def test_shift_counts_outside_the_width(emitted):
 
 # Mosaic takes 1.5-2 minutes a chip over the special functions' and gamma's
 # statements: `make test` compiles the three others, ATHENE_TEST_ALL=1 (`make
-# test-all`, which CI runs) all five.
+# test-all`; CI runs them through `make test-rest`) all five.
 MOSAIC_KERNELS = ["bitops", "bitcasts", "functions"] + (["special", "gamma"] if TPU.ALL else [])
 
 
