@@ -92,8 +92,8 @@ test-all: all $(PY)
 # What test-all adds to make test: its tests less the ones make test runs
 # (tests/leave_out.py). CI runs make test, then this.
 test-rest: all $(PY)
-	ATHENE=$(B)/athene $(PY) -m pytest -q --collect-only $(ALL_FILES) > $(B)/sampled.txt
-	ATHENE_TEST_ALL=1 ATHENE=$(B)/athene PYTHONPATH=tests $(PY) -m pytest -q -p leave_out --leave-out $(B)/sampled.txt $(ALL_FILES)
+	ATHENE=$(B)/athene $(PY) -m pytest -q --rootdir=. --collect-only $(ALL_FILES) > $(B)/sampled.txt
+	ATHENE_TEST_ALL=1 ATHENE=$(B)/athene PYTHONPATH=tests $(PY) -m pytest -q --rootdir=. -p leave_out --leave-out=$(B)/sampled.txt $(ALL_FILES)
 
 # The package's C extension athene._fast (the per-call entry of athene.torch's
 # kernels) for the package run from source: beside the library, where the

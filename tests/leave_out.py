@@ -1,5 +1,7 @@
-"""A pytest plugin (`-p leave_out`, with tests/ on the path): `--leave-out FILE` deselects the
-tests whose node ids FILE lists, one per line, as `pytest --collect-only -q` prints them.
+"""A pytest plugin (`-p leave_out`, with tests/ on the path): `--leave-out=FILE` deselects the
+tests whose node ids FILE lists, one per line, as `pytest --collect-only -q` prints them. Both
+runs need the same `--rootdir` (node ids are relative to it), and the `=` form: pytest takes a
+separate argument that names a file as a path when it chooses the root directory.
 `make test-rest` lists what `make test` collects and leaves it out of what ATHENE_TEST_ALL=1
 collects, so that CI, which runs both, runs no test twice."""
 
