@@ -367,6 +367,7 @@ typedef struct Prog {
 	int store;      /* a scatter: the I_LOAD of operand 0 (the store) that computes and
 	                 * checks the address written, never read; -1 for other statements */
 	bool accum;     /* a scatter with +=: the value is added to the element (in out) */
+	int nvalues;    /* instructions other than constants: what a backend evaluates at each point */
 } Prog;
 Prog *body_build(Inst *in, const Planned *ps);
 void body_print(Buf *b, const Prog *p);

@@ -1276,10 +1276,7 @@ void exec_release(Inst *in)
 static bool alone(const Inst *in, int si)
 {
 	const PlanStmt *ps = &in->plan[cpu_target.id]->st[si];
-	const Prog *p = in->prog[si];
-	int64_t ins = 0, work;
-	for (int i = 0; i < p->n; i++)
-		ins += p->ins[i].kind != I_CONST;
+	int64_t work, ins = in->prog[si]->nvalues;
 	return i64_mul(stmt_points(ps, ps->nvars), ins > 0 ? ins : 1, &work) && work <= ALONE_WORK;
 }
 
