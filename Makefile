@@ -40,7 +40,7 @@ $(B)/%_test: tests/%_test.c tests/testlib.h $(B)/libathene.a
 	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) $< $(B)/libathene.a -o $@ $(LDLIBS)
 
 CTESTS = $(B)/sym_test $(B)/dtype_test $(B)/view_test $(B)/npy_test $(B)/inst_test $(B)/stage_test $(B)/reduce_test $(B)/band_test $(B)/gather_test $(B)/scatter_test $(B)/tuning_test
-KTESTS = $(B)/plan_test $(B)/body_test
+KTESTS = $(B)/plan_test $(B)/body_test $(B)/jit_test
 # The differential test of the executor against the interpreter on random
 # kernels (tests/diff_test.c): DIFF_COUNT cases in make test, fewer under
 # the sanitizers.

@@ -207,6 +207,13 @@ ATHENE_API int athene_inst_clean_errors(athene_inst *in);
 ATHENE_API void athene_set_threads(int n);
 ATHENE_API int athene_threads(void);
 
+/* The native executor compiles the statements it can (docs/architecture.md,
+ * "Compiled statements") in the background, with the system's C compiler,
+ * and runs them on its register machine until their code is loaded. This
+ * waits until nothing is queued or compiling, and returns how many
+ * statement runs so far went through compiled code (process-wide). */
+ATHENE_API long long athene_wait_compiled(void);
+
 /* The parallel-region entry of an OpenMP runtime this process already
  * runs, libgomp's GOMP_parallel (void (void (*fn)(void *), void *data,
  * unsigned nthreads, unsigned flags)), or NULL. With one, a kernel's run on

@@ -90,8 +90,8 @@ static void pass_body(Inst *in, int t)
 	if (in->prog)
 		return;
 	in->prog = arena_alloc(&in->arena, (size_t)(in->nplanned + 1) * sizeof *in->prog);
-	in->run_state = arena_alloc(&in->arena, (size_t)(in->nplanned + 1) * sizeof *in->run_state);
-	for (int i = 0; i <= in->nplanned; i++)
+	in->run_state = arena_alloc(&in->arena, (size_t)(in->nplanned + 2) * sizeof *in->run_state);
+	for (int i = 0; i <= in->nplanned + 1; i++)
 		atomic_init(&in->run_state[i], NULL);
 	for (int i = 0; i < in->nplanned; i++)
 		in->prog[i] = body_build(in, &in->planned[i]);
@@ -779,6 +779,12 @@ void athene_set_team(void *gomp_parallel)
 long long athene_team_runs(void)
 {
 	return (long long)pool_team_runs();
+}
+
+long long athene_wait_compiled(void)
+{
+	jit_wait();
+	return (long long)jit_ran();
 }
 
 int athene_threads(void)

@@ -84,6 +84,12 @@ def threads() -> int:
     return int(lib.athene_threads())
 
 
+def wait_compiled() -> int:
+    """Waits until the statements queued for the C compiler are compiled; returns how many statement runs
+    have gone through compiled code in this process (see docs/architecture.md, "Compiled statements")."""
+    return int(lib.athene_wait_compiled())
+
+
 class CacheInfo(NamedTuple):
     """A kernel's cache: calls that found a compiled instance, instances compiled, bindings held."""
 

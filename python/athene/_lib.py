@@ -82,6 +82,7 @@ _SIGNATURES = {
     "athene_free": (None, [c_void_p, c_size_t]),
     "athene_set_threads": (None, [c_int]),
     "athene_threads": (c_int, []),
+    "athene_wait_compiled": (c_longlong, []),
     "athene_set_team": (None, [c_void_p]),
     "athene_team_runs": (c_longlong, []),
     "athene_memory_in_use": (c_longlong, []),

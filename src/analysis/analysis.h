@@ -408,7 +408,8 @@ struct athene_inst {
 	bool plan_checked[MAXTARGETS];
 	Prog **prog;        /* per planned statement */
 	/* per planned statement: the native backend's state of it, kept
-	 * between runs (NULL: none), freed by backend_native()->release */
+	 * between runs (NULL: none), freed by backend_native()->release;
+	 * then two slots of its own (the lets it keeps, its compiled code) */
 	_Atomic(void *) *run_state;
 };
 

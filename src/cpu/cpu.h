@@ -24,4 +24,11 @@ bool exec_clean_errors(const Inst *in);
 /* Frees the statements' state exec_run kept in the instance. */
 void exec_release(Inst *in);
 
+/* ---------------------------------------------------------------- jit.c */
+
+/* Waits until no statement is queued for the C compiler or compiling. */
+void jit_wait(void);
+/* Statement runs through compiled code in this process. */
+int64_t jit_ran(void);
+
 #endif

@@ -591,6 +591,7 @@ static void bind_run(X *x, void *const *storage, void **lets, RunErr *err)
 		o->base = tensor_base(storage, lets, o->acc->t);
 		if (o->piece)
 			o->piece->base = o->base;
+		x->jb[j] = o->base ? o->base + o->start * (int64_t)o->es : NULL;
 	}
 }
 
@@ -637,7 +638,8 @@ static bool setup(X *x, const Inst *in, int si, RunErr *err)
 	int nacc = x->pd->acc.n;
 	x->op = calloc((size_t)nacc, sizeof *x->op);
 	x->opreg = malloc((size_t)nacc * sizeof *x->opreg);
-	if (!x->op || !x->opreg)
+	x->jb = calloc((size_t)nacc, sizeof *x->jb);
+	if (!x->op || !x->opreg || !x->jb)
 		return false;
 	for (int j = 0; j < nacc; j++)
 		x->opreg[j] = -1;
@@ -1183,6 +1185,7 @@ static void x_release(X *x)
 		free(x->op[j].piece);
 	free(x->op);
 	free(x->opreg);
+	free(x->jb);
 	vm_stash_give(x, sizeof *x);
 }
 
@@ -1303,6 +1306,80 @@ static void x_done(const Inst *in, int si, X *x, bool ran, const RunErr *err)
 		x_release(x);
 }
 
+/* ---- compiled statements (jit.c) ---- */
+
+/* The compiled code of the instance's statements: at its first run, each
+ * statement the generator writes goes into one source, queued for the
+ * compiler (the slot after the lets' in run_state). */
+static const JitEntry *jit_of(const Inst *in)
+{
+	_Atomic(void *) *slot = &in->run_state[in->nplanned + 1];
+	void *e = atomic_load_explicit(slot, memory_order_acquire);
+	if (e)
+		return e;
+	Buf src = {0};
+	bool *has = calloc((size_t)in->nplanned + 1, sizeof *has);
+	RunErr err = {.pos = INT64_MAX};
+	for (int i = 0; has && jit_mode() && i < in->nplanned; i++) {
+		if (in->plan[cpu_target.id]->st[i].empty || in->planned[i].stmt->at)
+			continue;
+		X *x = x_new(); /* laid out, never bound: nothing runs */
+		char name[32], why[160];
+		snprintf(name, sizeof name, "athene_s%d", i);
+		why[0] = 0;
+		has[i] = x && setup(x, in, i, &err) && jit_stmt(&src, x, name, why, sizeof why);
+		if (!has[i] && getenv("ATHENE_JIT_WHY"))
+			fprintf(stderr, "athene: %s, statement %d ('%s'): not compiled: %s\n", in->k->name, i,
+			        in->planned[i].stmt->t->name, why[0] ? why : "no box statement");
+		x_release(x);
+	}
+	e = has ? jit_submit(&src, in->nplanned, has) : NULL;
+	free(has);
+	buf_free(&src);
+	if (!e)
+		return NULL;
+	void *none = NULL;
+	if (!atomic_compare_exchange_strong(slot, &none, e))
+		e = none; /* another run's: the same source, the same entry */
+	return e;
+}
+
+static JitFn stmt_fn(const Inst *in, int si, const X *x)
+{
+	const JitEntry *e = atomic_load_explicit(&in->run_state[in->nplanned + 1], memory_order_acquire);
+	return e && !x->copy && !x->rows ? jit_fn(e, si) : NULL;
+}
+
+typedef struct {
+	const X *x;
+	JitFn f;
+	int64_t per, n;
+} JitRun;
+
+static void jit_task(void *arg, int64_t t, int worker)
+{
+	(void)worker;
+	const JitRun *j = arg;
+	int64_t lo = t * j->per, hi = lo + j->per < j->n ? lo + j->per : j->n;
+	j->f(jit_runtime(), j->x->jb, lo, hi);
+}
+
+/* Statement x through its compiled function f, its first dim cut in tasks
+ * (4 a thread; lanes in whole chunks of 8 where that dim is the lanes'). */
+static void run_compiled(const X *x, JitFn f, int nw)
+{
+	JitRun j = {x, f, 1, x->nsd[0] ? x->d[x->sd[0][0]].n : 1};
+	if (nw > 1) {
+		j.per = i64_ceil_div(j.n, 4 * (int64_t)nw);
+		if (x->nsd[0] == 1)
+			j.per = i64_ceil_div(j.per, 8) * 8;
+	} else {
+		j.per = j.n > 0 ? j.n : 1;
+	}
+	jit_count_run();
+	pool_run(i64_ceil_div(j.n, j.per), jit_task, &j, nw);
+}
+
 /* Runs planned statement si through its plan; false when it is no box
  * statement (the caller runs it point by point). With untouched, a
  * fast_rows gather reads all its indices before it moves a row. */
@@ -1313,7 +1390,10 @@ static bool exec_stmt(const Inst *in, int si, void *const *storage, void **lets,
 	bool ok = x_for(in, si, nw, err, &x);
 	if (ok)
 		bind_run(x, storage, lets, err);
-	if (ok && x->copy)
+	JitFn f = ok ? stmt_fn(in, si, x) : NULL;
+	if (f)
+		run_compiled(x, f, nw);
+	else if (ok && x->copy)
 		copy_stmt(x);
 	else if (ok && x->rows) {
 		/* long tasks, so each task's first rows (which its loop's prefetches
@@ -1444,6 +1524,7 @@ static int band_end(const Inst *in, int si)
 
 typedef struct {
 	X *x[BAND_MAX];
+	JitFn f[BAND_MAX];
 	int n;
 	int64_t rows, band;
 } Band;
@@ -1460,7 +1541,10 @@ static void band_task(void *arg, int64_t t, int worker)
 	const Band *b = arg;
 	int64_t r0 = t * b->band, r1 = r0 + b->band < b->rows ? r0 + b->band : b->rows;
 	for (int k = 0; k < b->n; k++)
-		vm_run_rows(b->x[k], r0, r1, worker);
+		if (b->f[k])
+			b->f[k](jit_runtime(), b->x[k]->jb, r0, r1);
+		else
+			vm_run_rows(b->x[k], r0, r1, worker);
 }
 
 /* Does an output of group b overlap an input it reads, in this run's
@@ -1500,6 +1584,9 @@ static bool run_band(const Inst *in, int si, int se, void *const *storage, void 
 			int64_t blk = b.x[k]->ps->vars[0].block;
 			b.band = blk > 0 && blk < b.band ? blk : b.band;
 			bind_run(b.x[k], storage, lets, err);
+			b.f[k] = stmt_fn(in, si + k, b.x[k]);
+			if (b.f[k])
+				jit_count_run();
 		}
 		b.rows = b.x[0]->ps->vars[0].n;
 		int64_t most = i64_ceil_div(b.rows, 4 * (int64_t)nw); /* 4 bands a thread at least */
@@ -1587,6 +1674,7 @@ static void run_body(void *arg)
 	const Inst *in = r->in;
 	if (!(r->lets = lets_take(in)))
 		alloc_lets(in, r->d, &r->lets);
+	jit_of(in);
 	for (int i = in->k->nin; i < in->k->params.n; i++) {
 		const Tensor *t = in->k->params.v[i];
 		advise_fresh(r->storage[i], (size_t)tensor_layout(in, t)->storage * athene_dtype_size(t->dt));

@@ -87,6 +87,7 @@ typedef struct {
 	struct W *w;      /* per worker: its scratch */
 	int nw;           /* ... for this many workers */
 	int64_t held;     /* bytes it holds, counted while the instance keeps it (exec.c) */
+	char **jb;        /* per access: its element 0 plus start, for a compiled function (jit.c) */
 } X;
 
 /* A box: a range of every dim (dims outside the box's scope ignored). */
@@ -138,5 +139,35 @@ size_t vm_workers_bytes(const X *x);
  * few freed blocks are kept and handed out again for the same size. */
 void *vm_stash_take(size_t bytes);
 void vm_stash_give(void *p, size_t bytes);
+
+/* ---------------------------------------------------------------- jit.c */
+
+/* What compiled code calls back into: base/'s val_op and val_convert, and
+ * the executor's f32 functions (exp_floats ...) by op. */
+typedef struct {
+	Val (*op)(int op, DType t, const Val *v);
+	Val (*conv)(Val v, DType from, DType to);
+	void (*vf)(int op, float *d, const float *s, int n);
+} JitRt;
+const JitRt *jit_runtime(void);
+/* A compiled statement: the points whose first dim (scope 0's) lies in
+ * [lo, hi), operands at B (X.jb). */
+typedef void (*JitFn)(const JitRt *rt, char *const *B, int64_t lo, int64_t hi);
+typedef struct JitEntry JitEntry;
+/* 0: off (ATHENE_JIT=0), 1: compiled in the background, 2: the first run waits (ATHENE_JIT=sync). */
+int jit_mode(void);
+/* Appends what every source starts with (the sources jit_submit takes
+ * include it as a header). */
+void jit_prelude(Buf *b);
+/* Writes statement x as C function `name` into b; false (b untouched, the
+ * reason in why) when it has a part the generator does not write. */
+bool jit_stmt(Buf *b, const X *x, const char *name, char *why, size_t nwhy);
+/* The compiled code of a source whose statement i is athene_s<i> where
+ * has[i]: found in the process, or queued for the compiler (waited for
+ * with ATHENE_JIT=sync). Never NULL; entries live as long as the process. */
+JitEntry *jit_submit(Buf *src, int nfn, const bool *has);
+/* Statement si's function, NULL until compiled (or when it has none). */
+JitFn jit_fn(const JitEntry *e, int si);
+void jit_count_run(void);
 
 #endif

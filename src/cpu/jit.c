@@ -1,0 +1,976 @@
+/* Compiled statements: the native executor's register machine interprets
+ * a statement's body IR instruction by instruction over vectors of lanes;
+ * here the same body is written as one C function per statement, its loop
+ * dims, extents and strides constants, compiled once with the system's C
+ * compiler into a shared object, and loaded. A run uses the compiled
+ * function when it is ready and the register machine until then, so that
+ * no run waits for the compiler (ATHENE_JIT=sync makes the first run wait:
+ * the tests).
+ *
+ * What a compiled function computes is the language's semantics, bit for
+ * bit what the interpreter and the register machine give: f32 arithmetic
+ * rounded at each op (-ffp-contract=off: no fused multiply-adds), exp,
+ * sigmoid, tanh, erf and log through the executor's own vector functions,
+ * every other op through base/'s val_op itself (called through a table of
+ * the library's functions, JitRt), float sums in double in the domain's
+ * order. What it cannot express it declines, with a reason (jit_why), and
+ * the register machine runs that statement: gathers, masked or rolled
+ * views, loads read point by point, instructions that can fail (exact index
+ * arithmetic, a max over an empty range), argmax and argmin, f16 and bf16,
+ * scatters, and variables split into digits that do not divide their
+ * extent.
+ *
+ * The shape of the code: the statement's dims of each scope are loops, the
+ * innermost dim of a scope in chunks of JIT_W lanes; every instruction of a
+ * scope is a loop over the chunk's lanes (which the compiler vectorises),
+ * and a reduction runs its scope's loops once per lane of the scope it
+ * sits in, folding each chunk's lanes in order. A function takes the
+ * statement's first dim over [lo, hi) (pool tasks, bands).
+ *
+ * The compiled objects are cached on disk (ATHENE_CACHE_DIR, else
+ * $XDG_CACHE_HOME/athene, else ~/.cache/athene; under jit/), named by a
+ * hash of the source, the compiler and its flags; one compiler runs at a
+ * time, on a background thread, one source file per instance. ATHENE_CC
+ * names the compiler (default cc); ATHENE_JIT=0 turns all this off. A
+ * compiler that is missing or fails is said once on stderr, and the
+ * register machine runs everything. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "simd.h"
+#include "vecmath.h"
+#include "vm.h"
+
+extern char **environ;
+
+#define JIT_W 8 /* lanes of a chunk */
+
+/* ---- the library's functions the compiled code calls ---- */
+
+static void vf32(int op, float *d, const float *s, int n)
+{
+	switch (op) {
+	case OP_EXP: exp_floats(d, s, n); break;
+	case OP_SIGMOID: sigmoid_floats(d, s, n); break;
+	case OP_TANH: tanh_floats(d, s, n); break;
+	case OP_ERF: erf_floats(d, s, n); break;
+	default: log_floats(d, s, n); break;
+	}
+}
+
+static const JitRt jit_rt = {val_op, val_convert, vf32};
+
+const JitRt *jit_runtime(void)
+{
+	return &jit_rt;
+}
+
+/* The prelude of every source: JitRt as the compiled code sees it (Val and
+ * DType have the same layout), the integer helpers of base/scalar.c, and
+ * with AVX2 the vector functions (vecmath.h) and their constants. */
+static const char prelude[] =
+	"#include <math.h>\n#include <stdint.h>\n#include <string.h>\n"
+	"typedef union { int64_t i; double f; } V;\n"
+	"typedef struct { V (*op)(int, int, const V *); V (*conv)(V, int, int); void (*vf)(int, float *, const float *, int); } R;\n"
+	"static inline int64_t fdiv(int64_t a, int64_t b) { if (b == 0) return 0; if (a == INT64_MIN && b == -1) return a;"
+	" int64_t q = a / b; if (a % b != 0 && ((a < 0) != (b < 0))) q--; return q; }\n"
+	"static inline int64_t fmodi(int64_t a, int64_t b) { if (b == 0 || b == -1) return 0;"
+	" int64_t r = a % b; if (r != 0 && ((r < 0) != (b < 0))) r += b; return r; }\n"
+	"static inline V vf(double f) { V v; v.f = f; return v; }\n"
+	"static inline V vi(int64_t i) { V v; v.i = i; return v; }\n";
+
+#ifdef X86
+static const char vecmath[] = VECMATH(VECMATH_TEXT);
+
+static void floats(Buf *b, const char *name, const float *c, int n)
+{
+	buf_printf(b, "static const float %s[%d] = {", name, n);
+	for (int i = 0; i < n; i++)
+		buf_printf(b, "%s%af", i ? ", " : "", (double)c[i]);
+	buf_printf(b, "};\n");
+}
+#endif
+
+static bool jit_avx2(void)
+{
+	return pick_simd() == SIMD_AVX2;
+}
+
+void jit_prelude(Buf *b)
+{
+	buf_printf(b, "%s", prelude);
+#ifdef X86
+	if (!jit_avx2())
+		return;
+	buf_printf(b, "#include <immintrin.h>\n#define AVX2_FN\n");
+	const struct { const char *name; float v; } k[] = {
+		{"NARROW_EXP_LO", NARROW_EXP_LO}, {"NARROW_EXP_HI", NARROW_EXP_HI}, {"NARROW_EXP_NORMAL", NARROW_EXP_NORMAL},
+		{"NARROW_LOG2E", NARROW_LOG2E}, {"NARROW_LN2_HI", NARROW_LN2_HI}, {"NARROW_LN2_LO", NARROW_LN2_LO},
+		{"NARROW_TANH_SMALL", NARROW_TANH_SMALL},
+	};
+	for (size_t i = 0; i < sizeof k / sizeof *k; i++)
+		buf_printf(b, "#define %s (%af)\n", k[i].name, (double)k[i].v);
+	buf_printf(b, "#define NARROW_EXP_N %d\n#define NARROW_TANH_N %d\n#define NARROW_ERF0_N %d\n#define NARROW_ERF1_N %d\n"
+	           "#define NARROW_ERF2_N %d\n#define NARROW_ERF3_N %d\n", NARROW_EXP_N, NARROW_TANH_N, NARROW_ERF0_N,
+	           NARROW_ERF1_N, NARROW_ERF2_N, NARROW_ERF3_N);
+	floats(b, "narrow_exp_c", narrow_exp_c, NARROW_EXP_N);
+	floats(b, "narrow_tanh_c", narrow_tanh_c, NARROW_TANH_N);
+	floats(b, "narrow_erf0_c", narrow_erf0_c, NARROW_ERF0_N);
+	floats(b, "narrow_erf1_c", narrow_erf1_c, NARROW_ERF1_N);
+	floats(b, "narrow_erf2_c", narrow_erf2_c, NARROW_ERF2_N);
+	floats(b, "narrow_erf3_c", narrow_erf3_c, NARROW_ERF3_N);
+	buf_printf(b, "%s\n", vecmath);
+#endif
+}
+
+/* ---- the generator ---- */
+
+typedef struct {
+	Buf *b;
+	const X *x;
+	const Prog *p;
+	int lane[MAXSCOPES]; /* per scope: its innermost dim, -1 when it has none */
+	bool avx2;           /* the prelude has vecmath.h's functions */
+	char why[160];
+} G;
+
+static bool decline(G *g, const char *fmt, const char *what)
+{
+	if (!g->why[0])
+		snprintf(g->why, sizeof g->why, fmt, what);
+	return false;
+}
+
+static const char *ctype(DType t)
+{
+	switch (t) {
+	case ATHENE_BOOL:
+	case ATHENE_U8: return "uint8_t";
+	case ATHENE_I8: return "int8_t";
+	case ATHENE_I16: return "int16_t";
+	case ATHENE_I32: return "int32_t";
+	case ATHENE_I64: return "int64_t";
+	case ATHENE_F32: return "float";
+	case ATHENE_F64: return "double";
+	default: return NULL;
+	}
+}
+
+static bool simple_op(int op, DType t)
+{
+	switch (op) {
+	case OP_ADD: case OP_SUB: case OP_MUL: case OP_NEG: case OP_MIN: case OP_MAX:
+	case OP_EQ: case OP_NE: case OP_LT: case OP_LE: case OP_GT: case OP_GE:
+	case OP_WHERE: case OP_AND: case OP_OR: case OP_NOT: return true;
+	case OP_DIV: case OP_SQRT: case OP_RSQRT: case OP_ABS: case OP_RELU: return dt_is_float(t);
+	case OP_FLOORDIV: case OP_MOD: return dt_is_int(t) && t != ATHENE_BOOL;
+	default: return false;
+	}
+}
+
+/* Is the body one the generator writes? */
+static bool fits(G *g)
+{
+	const X *x = g->x;
+	const Prog *p = g->p;
+	if (x->copy || x->rows)
+		return decline(g, "%s", x->copy ? "a copy" : "a row gather");
+	if (p->store >= 0)
+		return decline(g, "%s", "a scatter");
+	for (int i = 0; i < x->ps->nvars; i++) { /* the top digit of each variable divides its extent */
+		int64_t top = 0;
+		for (int k = 0; k < x->nd; k++)
+			if (x->d[k].var == i && x->d[k].place * x->d[k].n > top)
+				top = x->d[k].place * x->d[k].n;
+		if (top && top != x->ps->vars[i].n)
+			return decline(g, "the digits of '%s' do not divide its extent", x->ps->vars[i].var->name);
+	}
+	for (int s = 0; s < p->nscopes; s++)
+		g->lane[s] = x->nsd[s] ? x->sd[s][x->nsd[s] - 1] : -1;
+	for (int j = 0; j < x->pd->acc.n; j++) {
+		const XOp *o = &x->op[j];
+		if (j > 0 && x->opreg[j] < 0)
+			continue;
+		if (o->point || o->masked || o->piece || o->op->view->ngat)
+			return decline(g, "'%s' is read through a gather, a mask or a roll", o->acc->t->name);
+		if (!ctype(o->dt))
+			return decline(g, "'%s' is f16 or bf16", o->acc->t->name);
+	}
+	for (int r = 0; r < p->n; r++) {
+		const Ins *in = &p->ins[r];
+		int v = 0;
+		while (in->kind == I_IVAR && v < x->ps->nvars && x->ps->vars[v].var != in->var)
+			v++;
+		if (in->kind == I_IVAR && v == x->ps->nvars)
+			return decline(g, "'%s' is no variable of the plan", in->var->name);
+		if (!ctype(in->dt) || (in->kind == I_OP && !ctype(in->opdt)))
+			return decline(g, "a value is %s", athene_dtype_name(in->dt));
+		if (in->kind == I_LOAD && (in->natoms || in->nchecks))
+			return decline(g, "%s", "a data-dependent subscript");
+		if (in->kind == I_OP && (in->exact || (ins_can_fail(p, in))))
+			return decline(g, "%s", "index arithmetic that can fail");
+		if (in->kind == I_REDUCE) {
+			int op = in->op;
+			bool fl = dt_is_float(in->opdt), empty = false;
+			for (int k = 0; k < x->nsd[in->inner]; k++)
+				empty |= x->d[x->sd[in->inner][k]].n <= 0;
+			if (op == R_ARGMAX || op == R_ARGMIN || ((op == R_MAX || op == R_MIN) && empty))
+				return decline(g, "%s", "an argmax, argmin or an empty max");
+			if ((op == R_SUM || op == R_PROD || op == R_MAX || op == R_MIN) &&
+			    (fl != dt_is_float(in->dt) || in->dt == ATHENE_BOOL || in->opdt == ATHENE_BOOL))
+				return decline(g, "%s", "a reduction that changes class");
+			if (op == R_MEAN && (!fl || !dt_is_float(in->dt)))
+				return decline(g, "%s", "an integer mean");
+		}
+	}
+	/* an operand varies only with the dims of its load's scope and those around it */
+	for (int j = 0; j < x->pd->acc.n; j++) {
+		int s = j == 0 ? 0 : x->opreg[j] >= 0 ? p->ins[x->opreg[j]].scope : -1;
+		for (int k = 0; s >= 0 && k < x->nd; k++) {
+			bool around = false;
+			for (int t = s; t >= 0; t = p->scopes[t].parent)
+				around |= x->d[k].scope == t;
+			if (x->op[j].stride[k] && !around)
+				return decline(g, "%s", "an operand varies outside its scope");
+		}
+	}
+	return true;
+}
+
+/* The value of register r where scope s computes lane `l`. */
+static void ref(G *g, int r, int s)
+{
+	const Ins *in = &g->p->ins[r];
+	if (in->kind == I_CONST) {
+		const char *t = ctype(in->dt);
+		if (dt_is_float(in->dt)) {
+			double f = in->c.f;
+			if (f != f)
+				buf_printf(g->b, "((%s)NAN)", t);
+			else if (f == INFINITY || f == -INFINITY)
+				buf_printf(g->b, "(%s(%s)INFINITY)", f < 0 ? "-" : "", t);
+			else
+				buf_printf(g->b, "((%s)%a)", t, f);
+		} else {
+			buf_printf(g->b, "((%s)(int64_t)UINT64_C(%llu))", t, (unsigned long long)in->c.i);
+		}
+	} else if (in->scope == s) {
+		buf_printf(g->b, "r%d[l]", r);
+	} else {
+		buf_printf(g->b, "r%d[L%d]", r, in->scope);
+	}
+}
+
+/* The coordinate of dim k where scope s computes lane `l`. */
+static void coord(G *g, int k, int s)
+{
+	int ks = g->x->d[k].scope;
+	if (g->lane[ks] != k)
+		buf_printf(g->b, "i%d", k);
+	else if (ks == s)
+		buf_printf(g->b, "(c%d + l)", k);
+	else
+		buf_printf(g->b, "(c%d + L%d)", k, ks);
+}
+
+/* The element offset of access j where scope s computes lane `l`. */
+static void offset(G *g, int j, int s)
+{
+	const XOp *o = &g->x->op[j];
+	bool any = false;
+	for (int k = 0; k < g->x->nd; k++) {
+		if (!o->stride[k])
+			continue;
+		buf_printf(g->b, "%s(int64_t)%lld * ", any ? " + " : "", (long long)o->stride[k]);
+		coord(g, k, s);
+		any = true;
+	}
+	if (!any)
+		buf_printf(g->b, "0");
+}
+
+static void lanes(G *g, const char *nl)
+{
+	buf_printf(g->b, "\t\tfor (int l = 0; l < %s; l++) ", nl);
+}
+
+/* A call of val_op on lane l's operands of r, its result as r's dtype. */
+static void fallback(G *g, const Ins *in, int r, int s)
+{
+	buf_printf(g->b, "{ V v[3]; ");
+	for (int a = 0; a < in->nargs; a++) {
+		bool fl = dt_is_float(g->p->ins[in->a[a]].dt);
+		buf_printf(g->b, "v[%d] = %s(", a, fl ? "vf" : "vi");
+		ref(g, in->a[a], s);
+		buf_printf(g->b, "); ");
+	}
+	DType t = op_info[in->op].kind == K_PRED ? g->p->ins[in->a[0]].dt : in->opdt;
+	buf_printf(g->b, "V o = rt->op(%d, %d, v); r%d[l] = (%s)o.%c; }\n", in->op, (int)t, r, ctype(in->dt),
+	           dt_is_float(in->dt) ? 'f' : 'i');
+}
+
+static void binary(G *g, const Ins *in, int s, const char *op)
+{
+	buf_printf(g->b, "(");
+	ref(g, in->a[0], s);
+	buf_printf(g->b, " %s ", op);
+	ref(g, in->a[1], s);
+	buf_printf(g->b, ")");
+}
+
+/* An integer op computed in 64 bits without overflow, then wrapped. */
+static void wrapped(G *g, const Ins *in, int s, const char *op)
+{
+	buf_printf(g->b, "(%s)(int64_t)((uint64_t)(int64_t)", ctype(in->dt));
+	ref(g, in->a[0], s);
+	buf_printf(g->b, " %s (uint64_t)(int64_t)", op);
+	ref(g, in->a[1], s);
+	buf_printf(g->b, ")");
+}
+
+static void op_value(G *g, const Ins *in, int r, int s, const char *nl)
+{
+	const char *t = ctype(in->dt);
+	bool fl = dt_is_float(in->opdt);
+	bool own = g->p->ins[in->a[0]].kind != I_CONST && g->p->ins[in->a[0]].scope == s;
+	const char *f8 = in->op == OP_EXP ? "exp8" : in->op == OP_SIGMOID ? "sigmoid8" : in->op == OP_TANH ? "tanh8" :
+	                 in->op == OP_ERF ? "erf8" : NULL;
+	if (f8 && own && in->opdt == ATHENE_F32 && g->avx2) { /* vecmath.h's, inline; a tail's lanes past t are 0 */
+		buf_printf(g->b, "\t\t_mm256_storeu_ps(r%d, fm8(%s, _mm256_loadu_ps(r%d)));\n", r, f8, in->a[0]);
+		return;
+	}
+	if ((f8 || in->op == OP_LOG) && own && in->opdt == ATHENE_F32) {
+		buf_printf(g->b, "\t\trt->vf(%d, r%d, r%d, %s);\n", in->op, r, in->a[0], nl);
+		return;
+	}
+	lanes(g, nl);
+	if (!simple_op(in->op, in->opdt)) {
+		fallback(g, in, r, s);
+		return;
+	}
+	buf_printf(g->b, "r%d[l] = (%s)", r, t);
+	switch (in->op) {
+	case OP_ADD: fl ? binary(g, in, s, "+") : wrapped(g, in, s, "+"); break;
+	case OP_SUB: fl ? binary(g, in, s, "-") : wrapped(g, in, s, "-"); break;
+	case OP_MUL: fl ? binary(g, in, s, "*") : wrapped(g, in, s, "*"); break;
+	case OP_DIV: binary(g, in, s, "/"); break;
+	case OP_EQ: binary(g, in, s, "=="); break;
+	case OP_NE: binary(g, in, s, "!="); break;
+	case OP_LT: binary(g, in, s, "<"); break;
+	case OP_LE: binary(g, in, s, "<="); break;
+	case OP_GT: binary(g, in, s, ">"); break;
+	case OP_GE: binary(g, in, s, ">="); break;
+	case OP_AND: binary(g, in, s, "&"); break;
+	case OP_OR: binary(g, in, s, "|"); break;
+	case OP_NOT: buf_printf(g->b, "!"); ref(g, in->a[0], s); break;
+	case OP_FLOORDIV:
+	case OP_MOD:
+		buf_printf(g->b, "%s((int64_t)", in->op == OP_MOD ? "fmodi" : "fdiv");
+		ref(g, in->a[0], s);
+		buf_printf(g->b, ", (int64_t)");
+		ref(g, in->a[1], s);
+		buf_printf(g->b, ")");
+		break;
+	case OP_NEG:
+		if (fl) {
+			buf_printf(g->b, "-");
+			ref(g, in->a[0], s);
+		} else {
+			buf_printf(g->b, "(int64_t)(0 - (uint64_t)(int64_t)");
+			ref(g, in->a[0], s);
+			buf_printf(g->b, ")");
+		}
+		break;
+	case OP_ABS: buf_printf(g->b, "fabs("); ref(g, in->a[0], s); buf_printf(g->b, ")"); break;
+	case OP_SQRT: buf_printf(g->b, "sqrt((double)"); ref(g, in->a[0], s); buf_printf(g->b, ")"); break;
+	case OP_RSQRT: buf_printf(g->b, "(1.0 / sqrt((double)"); ref(g, in->a[0], s); buf_printf(g->b, "))"); break;
+	case OP_RELU:
+		buf_printf(g->b, "(");
+		ref(g, in->a[0], s);
+		buf_printf(g->b, " > 0 || ");
+		ref(g, in->a[0], s);
+		buf_printf(g->b, " != ");
+		ref(g, in->a[0], s);
+		buf_printf(g->b, " ? ");
+		ref(g, in->a[0], s);
+		buf_printf(g->b, " : 0)");
+		break;
+	case OP_MIN:
+	case OP_MAX:
+		buf_printf(g->b, "(");
+		if (fl) {
+			ref(g, in->a[0], s);
+			buf_printf(g->b, " != ");
+			ref(g, in->a[0], s);
+			buf_printf(g->b, " || ");
+			ref(g, in->a[1], s);
+			buf_printf(g->b, " != ");
+			ref(g, in->a[1], s);
+			buf_printf(g->b, " ? (%s)NAN : ", t);
+		}
+		binary(g, in, s, in->op == OP_MIN ? "<" : ">");
+		buf_printf(g->b, " ? ");
+		ref(g, in->a[0], s);
+		buf_printf(g->b, " : ");
+		ref(g, in->a[1], s);
+		buf_printf(g->b, ")");
+		break;
+	default: /* OP_WHERE */
+		buf_printf(g->b, "(");
+		ref(g, in->a[0], s);
+		buf_printf(g->b, " ? ");
+		ref(g, in->a[1], s);
+		buf_printf(g->b, " : ");
+		ref(g, in->a[2], s);
+		buf_printf(g->b, ")");
+		break;
+	}
+	buf_printf(g->b, ";\n");
+}
+
+static void cast_value(G *g, const Ins *in, int r, int s, const char *nl)
+{
+	DType from = g->p->ins[in->a[0]].dt, to = in->dt;
+	lanes(g, nl);
+	if (in->kind == I_BITCAST) {
+		buf_printf(g->b, "{ %s v = ", ctype(from));
+		ref(g, in->a[0], s);
+		buf_printf(g->b, "; memcpy(&r%d[l], &v, sizeof v); }\n", r);
+	} else if (dt_is_float(from) && !dt_is_float(to)) { /* saturating: val_convert */
+		buf_printf(g->b, "r%d[l] = (%s)rt->conv(vf(", r, ctype(to));
+		ref(g, in->a[0], s);
+		buf_printf(g->b, "), %d, %d).i;\n", (int)from, (int)to);
+	} else if (to == ATHENE_BOOL) {
+		buf_printf(g->b, "r%d[l] = ", r);
+		ref(g, in->a[0], s);
+		buf_printf(g->b, " != 0;\n");
+	} else if (dt_is_float(to) && !dt_is_float(from)) {
+		buf_printf(g->b, "r%d[l] = (%s)(int64_t)", r, ctype(to));
+		ref(g, in->a[0], s);
+		buf_printf(g->b, ";\n");
+	} else {
+		buf_printf(g->b, "r%d[l] = (%s)", r, ctype(to));
+		ref(g, in->a[0], s);
+		buf_printf(g->b, ";\n");
+	}
+}
+
+static void scope_loops(G *g, int s, int reduce);
+
+/* The instructions of scope s for one chunk of nl lanes. */
+static void chunk(G *g, int s, const char *nl, int reduce)
+{
+	const Prog *p = g->p;
+	const X *x = g->x;
+	for (int r = 0; r < p->n; r++) {
+		const Ins *in = &p->ins[r];
+		if (in->scope != s || in->kind == I_CONST)
+			continue;
+		buf_printf(g->b, "\t\t%s r%d[%d]%s;\n", ctype(in->dt), r, JIT_W, strcmp(nl, "8") ? " = {0}" : "");
+		switch (in->kind) {
+		case I_IVAR: {
+			int v = 0;
+			while (x->ps->vars[v].var != in->var)
+				v++;
+			lanes(g, nl);
+			buf_printf(g->b, "r%d[l] = 0", r);
+			for (int k = 0; k < x->nd; k++)
+				if (x->d[k].var == v) {
+					buf_printf(g->b, " + (int64_t)%lld * ", (long long)x->d[k].place);
+					coord(g, k, s);
+				}
+			buf_printf(g->b, ";\n");
+			break;
+		}
+		case I_LOAD: {
+			const char *t = ctype(in->dt);
+			lanes(g, nl);
+			buf_printf(g->b, "r%d[l] = ((const %s *)B[%d])[", r, t, in->operand);
+			offset(g, in->operand, s);
+			buf_printf(g->b, "]%s;\n", in->dt == ATHENE_BOOL ? " != 0" : "");
+			break;
+		}
+		case I_CAST:
+		case I_BITCAST: cast_value(g, in, r, s, nl); break;
+		case I_OP: op_value(g, in, r, s, nl); break;
+		case I_REDUCE:
+			buf_printf(g->b, "\t\tfor (int L%d = 0; L%d < %s; L%d++) {\n", s, s, nl, s);
+			scope_loops(g, in->inner, r);
+			buf_printf(g->b, "\t\t}\n");
+			break;
+		}
+	}
+	if (reduce >= 0) { /* fold the chunk's lanes into the enclosing reduction */
+		const Ins *red = &p->ins[reduce];
+		const Ins *v = &p->ins[red->a[0]];
+		buf_printf(g->b, "\t\tfor (int l = 0; l < %s; l++) { %s e = ", nl, ctype(v->dt));
+		ref(g, red->a[0], s);
+		buf_printf(g->b, "; ");
+		switch (red->op) {
+		case R_SUM:
+		case R_MEAN: buf_printf(g->b, dt_is_float(v->dt) ? "a += (double)e;" : "a += (uint64_t)(int64_t)e;"); break;
+		case R_PROD: buf_printf(g->b, dt_is_float(v->dt) ? "a *= (double)e;" : "a *= (uint64_t)(int64_t)e;"); break;
+		case R_MAX:
+		case R_MIN:
+			if (dt_is_float(v->dt))
+				buf_printf(g->b, "if (a == a && (e != e || e %s a)) a = e;", red->op == R_MAX ? ">" : "<");
+			else
+				buf_printf(g->b, "if ((int64_t)e %s a) a = e;", red->op == R_MAX ? ">" : "<");
+			break;
+		case R_ANY: buf_printf(g->b, "a |= e != 0;"); break;
+		default: buf_printf(g->b, "a &= e != 0;"); break; /* R_ALL */
+		}
+		buf_printf(g->b, " }\n");
+	}
+	if (s == 0) { /* the store */
+		lanes(g, nl);
+		buf_printf(g->b, "((%s *)B[0])[", ctype(p->out));
+		offset(g, 0, s);
+		buf_printf(g->b, "] = ");
+		ref(g, p->result, s);
+		buf_printf(g->b, ";\n");
+	}
+}
+
+/* The loops of scope s (inside lane L<parent> of its reduction `reduce`,
+ * or scope 0 over [lo, hi) of its first dim). */
+static void scope_loops(G *g, int s, int reduce)
+{
+	const X *x = g->x;
+	const Prog *p = g->p;
+	int lane = g->lane[s];
+	int64_t count = 1;
+	for (int k = 0; k < x->nsd[s]; k++)
+		count *= x->d[x->sd[s][k]].n;
+	if (reduce >= 0) {
+		const Ins *red = &p->ins[reduce];
+		const Ins *v = &p->ins[red->a[0]];
+		bool fl = dt_is_float(v->dt);
+		const char *init, *type = fl ? "double" : "uint64_t";
+		switch (red->op) {
+		case R_PROD: init = "1"; break;
+		case R_MAX:
+		case R_MIN:
+			type = fl ? ctype(v->dt) : "int64_t";
+			init = fl ? (red->op == R_MAX ? "-INFINITY" : "INFINITY") : red->op == R_MAX ? "INT64_MIN" : "INT64_MAX";
+			break;
+		case R_ALL: type = "int"; init = "1"; break;
+		case R_ANY: type = "int"; init = "0"; break;
+		default: init = "0"; break;
+		}
+		buf_printf(g->b, "\t\t{ %s a = %s;\n", type, init);
+	}
+	for (int k = 0; k < x->nsd[s]; k++) {
+		int d = x->sd[s][k];
+		if (d == lane)
+			continue;
+		if (s == 0 && k == 0)
+			buf_printf(g->b, "\t\tfor (int64_t i%d = lo; i%d < hi; i%d++)\n", d, d, d);
+		else
+			buf_printf(g->b, "\t\tfor (int64_t i%d = 0; i%d < %lld; i%d++)\n", d, d, (long long)x->d[d].n, d);
+	}
+	if (lane < 0) {
+		if (s == 0)
+			buf_printf(g->b, "\t\tif (lo < hi)\n");
+		buf_printf(g->b, "\t\t{\n");
+		chunk(g, s, "1", reduce);
+		buf_printf(g->b, "\t\t}\n");
+	} else {
+		bool first = s == 0 && x->nsd[0] == 1;
+		const char *from = first ? "lo" : "0";
+		char end[32];
+		if (first)
+			snprintf(end, sizeof end, "hi");
+		else
+			snprintf(end, sizeof end, "%lld", (long long)x->d[lane].n);
+		buf_printf(g->b, "\t\t{ int64_t c%d = %s;\n", lane, from);
+		buf_printf(g->b, "\t\tfor (; c%d + %d <= %s; c%d += %d) {\n", lane, JIT_W, end, lane, JIT_W);
+		chunk(g, s, "8", reduce);
+		buf_printf(g->b, "\t\t}\n\t\tif (c%d < %s) { int t = (int)(%s - c%d);\n", lane, end, end, lane);
+		chunk(g, s, "t", reduce);
+		buf_printf(g->b, "\t\t} }\n");
+	}
+	if (reduce >= 0) {
+		const Ins *red = &p->ins[reduce];
+		const char *t = ctype(red->dt);
+		if (red->op == R_MEAN)
+			buf_printf(g->b, "\t\tr%d[L%d] = (%s)(a / %lld.0); }\n", reduce, p->ins[reduce].scope, t, (long long)count);
+		else if (!dt_is_float(red->dt) && (red->op == R_SUM || red->op == R_PROD))
+			buf_printf(g->b, "\t\tr%d[L%d] = (%s)(int64_t)a; }\n", reduce, p->ins[reduce].scope, t);
+		else
+			buf_printf(g->b, "\t\tr%d[L%d] = (%s)a; }\n", reduce, p->ins[reduce].scope, t);
+	}
+}
+
+bool jit_stmt(Buf *b, const X *x, const char *name, char *why, size_t nwhy)
+{
+	G g = {.b = b, .x = x, .p = x->p, .avx2 = jit_avx2()};
+	bool ok = fits(&g);
+	if (ok) {
+		buf_printf(b, "void %s(const R *rt, char *const *B, int64_t lo, int64_t hi)\n{\n\t(void)rt;\n", name);
+		scope_loops(&g, 0, -1);
+		buf_printf(b, "}\n");
+	}
+	if (why)
+		snprintf(why, nwhy, "%s", g.why);
+	return ok;
+}
+
+/* ---- compiling, caching, loading ---- */
+
+#define JIT_VERSION "athene-jit 1 -O3 -mtune=haswell"
+enum { JIT_PENDING, JIT_READY, JIT_FAILED };
+
+struct JitEntry {
+	struct JitEntry *next;  /* in the table */
+	struct JitEntry *qnext; /* in the queue */
+	uint64_t hash;
+	int nfn;
+	bool *has;              /* per statement: has a function */
+	JitFn *fn;              /* set before state turns JIT_READY */
+	atomic_int state;
+	char *src;              /* freed once compiled */
+};
+
+static JitEntry jit_none = {.state = JIT_FAILED};
+
+static pthread_mutex_t jit_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t jit_work = PTHREAD_COND_INITIALIZER, jit_done = PTHREAD_COND_INITIALIZER;
+static JitEntry *jit_table, *jit_head, *jit_tail, *jit_busy;
+static bool jit_worker, jit_atfork, jit_said;
+static atomic_llong jit_runs;
+
+static uint64_t fnv(uint64_t h, const char *s)
+{
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
+
+static const char *jit_cc(void)
+{
+	const char *cc = getenv("ATHENE_CC");
+	return cc && *cc ? cc : "cc";
+}
+
+int jit_mode(void)
+{
+	const char *m = getenv("ATHENE_JIT");
+	if (m && (!strcmp(m, "0") || !strcmp(m, "off")))
+		return 0;
+	return m && !strcmp(m, "sync") ? 2 : 1;
+}
+
+/* The cache folder into d (made if missing); false when there is none. */
+static bool cache_dir(char *d, size_t n)
+{
+	const char *a = getenv("ATHENE_CACHE_DIR"), *x = getenv("XDG_CACHE_HOME"), *h = getenv("HOME");
+	int k;
+	if (a && *a)
+		k = snprintf(d, n, "%s/jit", a);
+	else if (x && *x)
+		k = snprintf(d, n, "%s/athene/jit", x);
+	else if (h && *h)
+		k = snprintf(d, n, "%s/.cache/athene/jit", h);
+	else
+		return false;
+	if (k <= 0 || (size_t)k >= n)
+		return false;
+	for (char *p = d + 1; *p; p++)
+		if (*p == '/') {
+			*p = 0;
+			if (mkdir(d, 0755) && errno != EEXIST)
+				return false;
+			*p = '/';
+		}
+	return !mkdir(d, 0755) || errno == EEXIST;
+}
+
+/* Once per process: why the compiled code will not be used. */
+static void say(const char *fmt, const char *a, const char *b)
+{
+	pthread_mutex_lock(&jit_mu);
+	bool said = jit_said;
+	jit_said = true;
+	pthread_mutex_unlock(&jit_mu);
+	if (!said) {
+		fprintf(stderr, "athene: ");
+		fprintf(stderr, fmt, a, b);
+		fprintf(stderr, "; statements run on the register machine\n");
+	}
+}
+
+static bool load(JitEntry *e, const char *path)
+{
+	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		return false;
+	for (int i = 0; i < e->nfn; i++) {
+		char name[32];
+		snprintf(name, sizeof name, "athene_s%d", i);
+		void *f = e->has[i] ? dlsym(h, name) : NULL;
+		if (e->has[i] && !f)
+			return false; /* the handle stays open: an entry is never unloaded */
+		memcpy(&e->fn[i], &f, sizeof f);
+	}
+	return true;
+}
+
+/* Runs the compiler on `in` (a source, or with header the prelude into
+ * its precompiled form) into out: 0, or the errno of a failed start, or
+ * -1 when it failed. */
+static int run_cc(const char *dir, const char *in, const char *out, bool header)
+{
+	char inc[3100];
+	char *argv[24];
+	int n = 0;
+	snprintf(inc, sizeof inc, "-I%s", dir);
+	argv[n++] = (char *)jit_cc();
+	argv[n++] = "-O3";
+	argv[n++] = "-fPIC";
+	argv[n++] = "-ffp-contract=off";
+	argv[n++] = "-fno-math-errno";
+	if (jit_avx2()) { /* haswell's tuning: whole 32-byte loads and stores, never split in halves */
+		argv[n++] = "-mavx2";
+		argv[n++] = "-mtune=haswell";
+	}
+	argv[n++] = inc;
+	argv[n++] = header ? "-x" : "-shared";
+	argv[n++] = header ? "c-header" : "-lm";
+	argv[n++] = "-o";
+	argv[n++] = (char *)out;
+	argv[n++] = (char *)in;
+	argv[n] = NULL;
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	pid_t pid;
+	int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ), status = 0;
+	posix_spawn_file_actions_destroy(&fa);
+	if (rc)
+		return rc;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -1;
+}
+
+/* Writes text to path through a file of its own, renamed into place. */
+static bool put(const char *path, const char *text)
+{
+	static atomic_int serial;
+	char tmp[3300];
+	if (snprintf(tmp, sizeof tmp, "%s.%ld.%d", path, (long)getpid(), atomic_fetch_add(&serial, 1)) >= (int)sizeof tmp)
+		return false;
+	FILE *f = fopen(tmp, "w");
+	bool ok = f && fputs(text, f) >= 0;
+	ok = f && !fclose(f) && ok && !rename(tmp, path);
+	if (!ok)
+		unlink(tmp);
+	return ok;
+}
+
+/* The prelude as a header of the cache (prelude-HASH.h) and, where the
+ * compiler makes one, its precompiled form beside it (.h.gch: gcc reads it
+ * in its place; it saves the parse of immintrin.h, most of a compile).
+ * Made once per process when missing; its name into name. */
+static bool prelude_header(const char *dir, char *name, size_t n)
+{
+	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	static bool tried;
+	Buf b = {0};
+	jit_prelude(&b);
+	char path[3300], gch[3300];
+	snprintf(name, n, "prelude-%016llx.h", (unsigned long long)fnv(0xcbf29ce484222325ull, buf_str(&b)));
+	bool ok = snprintf(path, sizeof path, "%s/%s", dir, name) < (int)sizeof path &&
+	          snprintf(gch, sizeof gch, "%s.gch", path) < (int)sizeof gch && (!access(path, R_OK) || put(path, buf_str(&b)));
+	buf_free(&b);
+	pthread_mutex_lock(&mu);
+	if (ok && !tried && access(gch, R_OK)) {
+		char tmp[3400];
+		if (snprintf(tmp, sizeof tmp, "%s.%ld.gch", path, (long)getpid()) < (int)sizeof tmp && !run_cc(dir, path, tmp, true))
+			rename(tmp, gch);
+		unlink(tmp);
+	}
+	tried = true;
+	pthread_mutex_unlock(&mu);
+	return ok;
+}
+
+/* Compiles e's source into the cache (unless it is there) and loads it. */
+static bool build(JitEntry *e)
+{
+	char dir[3072], path[3200], src[3200], tmp[3200], header[64];
+	if (!cache_dir(dir, sizeof dir)) {
+		say("no cache folder for compiled statements (%s%s)", "set ATHENE_CACHE_DIR or HOME", "");
+		return false;
+	}
+	snprintf(path, sizeof path, "%s/%016llx.so", dir, (unsigned long long)e->hash);
+	if (!access(path, R_OK) && load(e, path))
+		return true;
+	static atomic_int serial;
+	int id = atomic_fetch_add(&serial, 1);
+	snprintf(src, sizeof src, "%s/%016llx.%ld.%d.c", dir, (unsigned long long)e->hash, (long)getpid(), id);
+	snprintf(tmp, sizeof tmp, "%s/%016llx.%ld.%d.so", dir, (unsigned long long)e->hash, (long)getpid(), id);
+	FILE *f = prelude_header(dir, header, sizeof header) ? fopen(src, "w") : NULL;
+	if (!f || fprintf(f, "#include \"%s\"\n", header) < 0 || fputs(e->src, f) < 0 || fclose(f)) {
+		if (f)
+			fclose(f);
+		say("cannot write %s%s", src, "");
+		return false;
+	}
+	int rc = run_cc(dir, src, tmp, false);
+	if (rc > 0) {
+		unlink(src);
+		say("cannot run the C compiler '%s' (%s; ATHENE_CC names another)", jit_cc(), strerror(rc));
+		return false;
+	}
+	if (rc) {
+		unlink(tmp);
+		say("the C compiler '%s' failed on %s", jit_cc(), src);
+		return false;
+	}
+	if (!getenv("ATHENE_JIT_KEEP"))
+		unlink(src);
+	if (rename(tmp, path)) {
+		unlink(tmp);
+		say("cannot write %s%s", path, "");
+		return false;
+	}
+	return load(e, path);
+}
+
+static void *worker(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&jit_mu);
+	for (;;) {
+		while (!jit_head)
+			pthread_cond_wait(&jit_work, &jit_mu);
+		JitEntry *e = jit_busy = jit_head;
+		jit_head = e->qnext;
+		if (!jit_head)
+			jit_tail = NULL;
+		pthread_mutex_unlock(&jit_mu);
+		bool ok = build(e);
+		pthread_mutex_lock(&jit_mu);
+		free(e->src);
+		e->src = NULL;
+		atomic_store(&e->state, ok ? JIT_READY : JIT_FAILED);
+		jit_busy = NULL;
+		pthread_cond_broadcast(&jit_done);
+	}
+	return NULL;
+}
+
+/* In a child of fork: no worker; what the parent was compiling is queued again. */
+static void after_fork(void)
+{
+	pthread_mutex_init(&jit_mu, NULL);
+	pthread_cond_init(&jit_work, NULL);
+	pthread_cond_init(&jit_done, NULL);
+	jit_worker = false;
+	if (jit_busy) {
+		jit_busy->qnext = jit_head;
+		jit_head = jit_busy;
+		if (!jit_tail)
+			jit_tail = jit_busy;
+		jit_busy = NULL;
+	}
+}
+
+JitEntry *jit_submit(Buf *src, int nfn, const bool *has)
+{
+	int mode = jit_mode(), any = 0;
+	for (int i = 0; i < nfn; i++)
+		any += has[i];
+	if (!mode || !any)
+		return &jit_none;
+	char flags[256];
+	snprintf(flags, sizeof flags, "%s|%s|%s", JIT_VERSION, jit_cc(), jit_avx2() ? "avx2" : "");
+	Buf pre = {0};
+	jit_prelude(&pre);
+	uint64_t h = fnv(fnv(fnv(0xcbf29ce484222325ull, flags), buf_str(&pre)), buf_str(src));
+	buf_free(&pre);
+	pthread_mutex_lock(&jit_mu);
+	JitEntry *e = jit_table;
+	while (e && e->hash != h)
+		e = e->next;
+	if (!e && (e = calloc(1, sizeof *e))) {
+		e->hash = h;
+		e->nfn = nfn;
+		e->has = malloc((size_t)nfn * sizeof *e->has);
+		e->fn = calloc((size_t)nfn, sizeof *e->fn);
+		e->src = strdup(buf_str(src));
+		if (!e->has || !e->fn || !e->src) {
+			free(e->has);
+			free(e->fn);
+			free(e->src);
+			free(e);
+			pthread_mutex_unlock(&jit_mu);
+			return &jit_none;
+		}
+		memcpy(e->has, has, (size_t)nfn * sizeof *has);
+		atomic_init(&e->state, JIT_PENDING);
+		e->next = jit_table;
+		jit_table = e;
+		if (jit_tail)
+			jit_tail->qnext = e;
+		else
+			jit_head = e;
+		jit_tail = e;
+		if (!jit_atfork) {
+			pthread_atfork(NULL, NULL, after_fork);
+			jit_atfork = true;
+		}
+		if (!jit_worker) {
+			pthread_t t;
+			pthread_attr_t at;
+			pthread_attr_init(&at);
+			pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+			jit_worker = !pthread_create(&t, &at, worker, NULL);
+			pthread_attr_destroy(&at);
+		}
+		pthread_cond_signal(&jit_work);
+	}
+	if (!e)
+		e = &jit_none;
+	while (mode == 2 && jit_worker && atomic_load(&e->state) == JIT_PENDING)
+		pthread_cond_wait(&jit_done, &jit_mu);
+	pthread_mutex_unlock(&jit_mu);
+	return e;
+}
+
+JitFn jit_fn(const JitEntry *e, int si)
+{
+	if (atomic_load_explicit(&((JitEntry *)e)->state, memory_order_acquire) != JIT_READY || si >= e->nfn)
+		return NULL;
+	return e->fn[si];
+}
+
+void jit_wait(void)
+{
+	pthread_mutex_lock(&jit_mu);
+	while (jit_worker && (jit_head || jit_busy))
+		pthread_cond_wait(&jit_done, &jit_mu);
+	pthread_mutex_unlock(&jit_mu);
+}
+
+void jit_count_run(void)
+{
+	atomic_fetch_add_explicit(&jit_runs, 1, memory_order_relaxed);
+}
+
+int64_t jit_ran(void)
+{
+	return atomic_load(&jit_runs);
+}

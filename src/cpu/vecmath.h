@@ -1,0 +1,123 @@
+/* The vector forms of base/narrow.c's exp, sigmoid, tanh and erf (8 f32
+ * lanes, AVX2): the same steps with the same constants, so the same bits.
+ * Written once, as the argument of a macro, for two readers: the executor
+ * compiles them (simd.h: VECMATH(VECMATH_CODE)), and the source of every
+ * compiled statement carries their text (jit.c: VECMATH(VECMATH_TEXT)),
+ * beside the constants printed from the library's own. Comments inside the
+ * macro do not reach the text. fm8 puts a NaN lane's NaN back after. */
+#ifndef ATHENE_VECMATH_H
+#define ATHENE_VECMATH_H
+
+#define VECMATH_CODE(...) __VA_ARGS__
+#define VECMATH_TEXT(...) #__VA_ARGS__
+
+#define VECMATH(F) F( \
+/* c[0] + c[1]·x + ... + c[n-1]·x^(n-1) by Horner's rule in f32, a multiply \
+ * and an add a step (polyf) */ \
+AVX2_FN static inline __m256 poly8(__m256 x, const float *c, int n) \
+{ \
+	__m256 p = _mm256_set1_ps(c[n - 1]); \
+	_Pragma("GCC unroll 16") for (int k = n - 2; k >= 0; k--) \
+		p = _mm256_add_ps(_mm256_mul_ps(p, x), _mm256_set1_ps(c[k])); \
+	return p; \
+} \
+\
+/* 2^k for k in [-126, 127] (pow2f) */ \
+AVX2_FN static inline __m256 pow2_8(__m256i k) \
+{ \
+	return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(k, _mm256_set1_epi32(127)), 23)); \
+} \
+\
+/* narrow_exp_core's steps: e^x for x in [-104, 89] */ \
+AVX2_FN static inline __m256 exp_steps8(__m256 x) \
+{ \
+	__m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(NARROW_LOG2E)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); \
+	__m256 r = _mm256_sub_ps(x, _mm256_mul_ps(n, _mm256_set1_ps(NARROW_LN2_HI))); \
+	r = _mm256_sub_ps(r, _mm256_mul_ps(n, _mm256_set1_ps(NARROW_LN2_LO))); \
+	__m256 e = _mm256_mul_ps(_mm256_mul_ps(r, r), poly8(r, narrow_exp_c, NARROW_EXP_N)); \
+	e = _mm256_add_ps(_mm256_add_ps(e, r), _mm256_set1_ps(1.0f)); \
+	__m256i ni = _mm256_cvtps_epi32(n), n1 = _mm256_cvttps_epi32(_mm256_mul_ps(n, _mm256_set1_ps(0.5f))); \
+	return _mm256_mul_ps(_mm256_mul_ps(e, pow2_8(n1)), pow2_8(_mm256_sub_epi32(ni, n1))); \
+} \
+\
+/* narrow_exp_core: exp_steps8, but lanes at NARROW_EXP_LO (-inf and all \
+ * below -104, clamped there: a causal mask's) take its value, 0, without \
+ * the steps; their subnormal products cost the CPU a slow path (a causal \
+ * softmax's exp ran 3x slower). Lanes whose result is subnormal, between \
+ * NARROW_EXP_LO and NARROW_EXP_NORMAL, still take every step. */ \
+AVX2_FN static inline __m256 exp_core8(__m256 x) \
+{ \
+	__m256 low = _mm256_cmp_ps(x, _mm256_set1_ps(NARROW_EXP_NORMAL), _CMP_LT_OQ); \
+	int m = _mm256_movemask_ps(low); \
+	if (!m || m != _mm256_movemask_ps(_mm256_cmp_ps(x, _mm256_set1_ps(NARROW_EXP_LO), _CMP_LE_OQ))) \
+		return exp_steps8(x); \
+	return _mm256_andnot_ps(low, exp_steps8(_mm256_andnot_ps(low, x))); \
+} \
+\
+AVX2_FN static inline __m256 exp8(__m256 x) \
+{ \
+	return exp_core8(_mm256_max_ps(_mm256_min_ps(x, _mm256_set1_ps(NARROW_EXP_HI)), _mm256_set1_ps(NARROW_EXP_LO))); \
+} \
+\
+AVX2_FN static inline __m256 sigmoid8(__m256 x) \
+{ \
+	__m256 m = _mm256_or_ps(x, _mm256_set1_ps(-0.0f)); /* -|x| */ \
+	__m256 e = exp_core8(_mm256_max_ps(m, _mm256_set1_ps(NARROW_EXP_LO))); \
+	__m256 d = _mm256_add_ps(_mm256_set1_ps(1.0f), e); \
+	__m256 neg = _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_LT_OQ); \
+	return _mm256_div_ps(_mm256_blendv_ps(_mm256_set1_ps(1.0f), e, neg), d); \
+} \
+\
+AVX2_FN static inline __m256 tanh8(__m256 x) \
+{ \
+	const __m256 one = _mm256_set1_ps(1.0f), sign = _mm256_set1_ps(-0.0f); \
+	__m256 a = _mm256_andnot_ps(sign, x); \
+	__m256 lo = _mm256_cmp_ps(a, _mm256_set1_ps(NARROW_TANH_SMALL), _CMP_LT_OQ); \
+	int m = _mm256_movemask_ps(lo); \
+	__m256 small = _mm256_setzero_ps(), big = _mm256_setzero_ps(); \
+	if (m) { \
+		__m256 u = _mm256_mul_ps(a, a); \
+		small = _mm256_add_ps(a, _mm256_mul_ps(a, _mm256_mul_ps(u, poly8(u, narrow_tanh_c, NARROW_TANH_N)))); \
+	} \
+	if (m != 0xff) { \
+		__m256 e = exp_core8(_mm256_min_ps(_mm256_add_ps(a, a), _mm256_set1_ps(NARROW_EXP_HI))); \
+		big = _mm256_sub_ps(one, _mm256_div_ps(_mm256_set1_ps(2.0f), _mm256_add_ps(e, one))); \
+	} \
+	return _mm256_or_ps(_mm256_blendv_ps(big, small, lo), _mm256_and_ps(sign, x)); \
+} \
+\
+/* erf's pieces: the lanes of q whose a is below hi's bound and not below \
+ * lo's (lo, hi: the comparisons of a with the piece's ends) take the \
+ * piece's polynomial in a - mid */ \
+AVX2_FN static inline __m256 erf_piece8(__m256 q, __m256 a, __m256 lo, __m256 hi, float mid, const float *c, int n) \
+{ \
+	__m256 m = _mm256_andnot_ps(lo, hi); \
+	if (!_mm256_movemask_ps(m)) \
+		return q; \
+	return _mm256_blendv_ps(q, poly8(_mm256_sub_ps(a, _mm256_set1_ps(mid)), c, n), m); \
+} \
+\
+AVX2_FN static inline __m256 erf8(__m256 x) \
+{ \
+	const __m256 sign = _mm256_set1_ps(-0.0f); \
+	__m256 a = _mm256_andnot_ps(sign, x), q = _mm256_set1_ps(1.0f); \
+	__m256 b1 = _mm256_cmp_ps(a, _mm256_set1_ps(1.0f), _CMP_LT_OQ), b2 = _mm256_cmp_ps(a, _mm256_set1_ps(2.0f), _CMP_LT_OQ); \
+	__m256 b3 = _mm256_cmp_ps(a, _mm256_set1_ps(3.0f), _CMP_LT_OQ), b4 = _mm256_cmp_ps(a, _mm256_set1_ps(4.0f), _CMP_LT_OQ); \
+	q = erf_piece8(q, a, b3, b4, 3.5f, narrow_erf3_c, NARROW_ERF3_N); \
+	q = erf_piece8(q, a, b2, b3, 2.5f, narrow_erf2_c, NARROW_ERF2_N); \
+	q = erf_piece8(q, a, b1, b2, 1.5f, narrow_erf1_c, NARROW_ERF1_N); \
+	if (_mm256_movemask_ps(b1)) { \
+		__m256 s = _mm256_mul_ps(a, poly8(_mm256_mul_ps(a, a), narrow_erf0_c, NARROW_ERF0_N)); \
+		q = _mm256_blendv_ps(q, _mm256_add_ps(a, s), b1); \
+	} \
+	return _mm256_or_ps(q, _mm256_and_ps(sign, x)); \
+} \
+\
+/* f8 of x, a NaN lane keeping its NaN (narrow.c's functions give x) */ \
+AVX2_FN static inline __attribute__((always_inline)) __m256 fm8(__m256 (*f8)(__m256), __m256 x) \
+{ \
+	return _mm256_blendv_ps(f8(x), x, _mm256_cmp_ps(x, x, _CMP_UNORD_Q)); \
+} \
+)
+
+#endif
