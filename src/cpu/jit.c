@@ -139,7 +139,11 @@ typedef struct {
 	const X *x;
 	const Prog *p;
 	int lane[MAXSCOPES]; /* per scope: its innermost dim, -1 when it has none */
+	int across[MAXSCOPES]; /* per scope: its parent's when it runs across the parent's lanes, else -1 */
+	char pnl[MAXSCOPES][8]; /* ... and the parent's lane count there */
 	bool avx2;           /* the prelude has vecmath.h's functions */
+	bool stream;         /* the output is written around the cache where it can */
+	bool streamed;       /* ... and is: the function fences at its end */
 	char why[160];
 } G;
 
@@ -263,6 +267,8 @@ static void ref(G *g, int r, int s)
 		} else {
 			buf_printf(g->b, "((%s)(int64_t)UINT64_C(%llu))", t, (unsigned long long)in->c.i);
 		}
+	} else if (in->scope == s && g->across[s] >= 0) {
+		buf_printf(g->b, "r%d[L%d][l]", r, g->across[s]);
 	} else if (in->scope == s) {
 		buf_printf(g->b, "r%d[l]", r);
 	} else {
@@ -298,9 +304,23 @@ static void offset(G *g, int j, int s)
 		buf_printf(g->b, "0");
 }
 
-static void lanes(G *g, const char *nl)
+/* The loop over the lanes of scope s (and, across, its parent's). */
+static void lanes(G *g, int s, const char *nl)
 {
-	buf_printf(g->b, "\t\tfor (int l = 0; l < %s; l++) ", nl);
+	int a = g->across[s];
+	if (a >= 0)
+		buf_printf(g->b, "\t\tfor (int L%d = 0; L%d < %s; L%d++) for (int l = 0; l < %s; l++) ", a, a, g->pnl[s], a, nl);
+	else
+		buf_printf(g->b, "\t\tfor (int l = 0; l < %s; l++) ", nl);
+}
+
+/* Register r of scope s, written at lane `l`. */
+static void dst(G *g, int r, int s)
+{
+	if (g->across[s] >= 0)
+		buf_printf(g->b, "r%d[L%d][l]", r, g->across[s]);
+	else
+		buf_printf(g->b, "r%d[l]", r);
 }
 
 /* A call of val_op on lane l's operands of r, its result as r's dtype. */
@@ -314,8 +334,9 @@ static void fallback(G *g, const Ins *in, int r, int s)
 		buf_printf(g->b, "); ");
 	}
 	DType t = op_info[in->op].kind == K_PRED ? g->p->ins[in->a[0]].dt : in->opdt;
-	buf_printf(g->b, "V o = rt->op(%d, %d, v); r%d[l] = (%s)o.%c; }\n", in->op, (int)t, r, ctype(in->dt),
-	           dt_is_float(in->dt) ? 'f' : 'i');
+	buf_printf(g->b, "V o = rt->op(%d, %d, v); ", in->op, (int)t);
+	dst(g, r, s);
+	buf_printf(g->b, " = (%s)o.%c; }\n", ctype(in->dt), dt_is_float(in->dt) ? 'f' : 'i');
 }
 
 static void binary(G *g, const Ins *in, int s, const char *op)
@@ -344,20 +365,26 @@ static void op_value(G *g, const Ins *in, int r, int s, const char *nl)
 	bool own = g->p->ins[in->a[0]].kind != I_CONST && g->p->ins[in->a[0]].scope == s;
 	const char *f8 = in->op == OP_EXP ? "exp8" : in->op == OP_SIGMOID ? "sigmoid8" : in->op == OP_TANH ? "tanh8" :
 	                 in->op == OP_ERF ? "erf8" : NULL;
-	if (f8 && own && in->opdt == ATHENE_F32 && g->avx2) { /* vecmath.h's, inline; a tail's lanes past t are 0 */
-		buf_printf(g->b, "\t\t_mm256_storeu_ps(r%d, fm8(%s, _mm256_loadu_ps(r%d)));\n", r, f8, in->a[0]);
-		return;
-	}
+	int a = g->across[s];
+	char row[32] = "";
+	if (a >= 0) /* one row of 8 lanes per lane of the parent */
+		snprintf(row, sizeof row, "[L%d]", a);
 	if ((f8 || in->op == OP_LOG) && own && in->opdt == ATHENE_F32) {
-		buf_printf(g->b, "\t\trt->vf(%d, r%d, r%d, %s);\n", in->op, r, in->a[0], nl);
+		if (a >= 0)
+			buf_printf(g->b, "\t\tfor (int L%d = 0; L%d < %s; L%d++)", a, a, g->pnl[s], a);
+		if (f8 && g->avx2) /* vecmath.h's, inline; a tail's lanes past t are 0 */
+			buf_printf(g->b, "\t\t_mm256_storeu_ps(r%d%s, fm8(%s, _mm256_loadu_ps(r%d%s)));\n", r, row, f8, in->a[0], row);
+		else
+			buf_printf(g->b, "\t\trt->vf(%d, r%d%s, r%d%s, %s);\n", in->op, r, row, in->a[0], row, nl);
 		return;
 	}
-	lanes(g, nl);
+	lanes(g, s, nl);
 	if (!simple_op(in->op, in->opdt)) {
 		fallback(g, in, r, s);
 		return;
 	}
-	buf_printf(g->b, "r%d[l] = (%s)", r, t);
+	dst(g, r, s);
+	buf_printf(g->b, " = (%s)", t);
 	switch (in->op) {
 	case OP_ADD: fl ? binary(g, in, s, "+") : wrapped(g, in, s, "+"); break;
 	case OP_SUB: fl ? binary(g, in, s, "-") : wrapped(g, in, s, "-"); break;
@@ -440,28 +467,38 @@ static void op_value(G *g, const Ins *in, int r, int s, const char *nl)
 static void cast_value(G *g, const Ins *in, int r, int s, const char *nl)
 {
 	DType from = g->p->ins[in->a[0]].dt, to = in->dt;
-	lanes(g, nl);
+	lanes(g, s, nl);
 	if (in->kind == I_BITCAST) {
 		buf_printf(g->b, "{ %s v = ", ctype(from));
 		ref(g, in->a[0], s);
-		buf_printf(g->b, "; memcpy(&r%d[l], &v, sizeof v); }\n", r);
-	} else if (dt_is_float(from) && !dt_is_float(to)) { /* saturating: val_convert */
-		buf_printf(g->b, "r%d[l] = (%s)rt->conv(vf(", r, ctype(to));
+		buf_printf(g->b, "; memcpy(&");
+		dst(g, r, s);
+		buf_printf(g->b, ", &v, sizeof v); }\n");
+		return;
+	}
+	dst(g, r, s);
+	if (dt_is_float(from) && !dt_is_float(to)) { /* saturating: val_convert */
+		buf_printf(g->b, " = (%s)rt->conv(vf(", ctype(to));
 		ref(g, in->a[0], s);
 		buf_printf(g->b, "), %d, %d).i;\n", (int)from, (int)to);
 	} else if (to == ATHENE_BOOL) {
-		buf_printf(g->b, "r%d[l] = ", r);
+		buf_printf(g->b, " = ");
 		ref(g, in->a[0], s);
 		buf_printf(g->b, " != 0;\n");
-	} else if (dt_is_float(to) && !dt_is_float(from)) {
-		buf_printf(g->b, "r%d[l] = (%s)(int64_t)", r, ctype(to));
-		ref(g, in->a[0], s);
-		buf_printf(g->b, ";\n");
 	} else {
-		buf_printf(g->b, "r%d[l] = (%s)", r, ctype(to));
+		buf_printf(g->b, " = (%s)%s", ctype(to), dt_is_float(to) && !dt_is_float(from) ? "(int64_t)" : "");
 		ref(g, in->a[0], s);
 		buf_printf(g->b, ";\n");
 	}
+}
+
+/* Does scope s hold a reduction of its own? */
+static bool nests(const Prog *p, int s)
+{
+	for (int r = 0; r < p->n; r++)
+		if (p->ins[r].scope == s && p->ins[r].kind == I_REDUCE)
+			return true;
+	return false;
 }
 
 static void scope_loops(G *g, int s, int reduce);
@@ -475,14 +512,19 @@ static void chunk(G *g, int s, const char *nl, int reduce)
 		const Ins *in = &p->ins[r];
 		if (in->scope != s || in->kind == I_CONST)
 			continue;
-		buf_printf(g->b, "\t\t%s r%d[%d]%s;\n", ctype(in->dt), r, JIT_W, strcmp(nl, "8") ? " = {0}" : "");
+		bool tail = strcmp(nl, "8") || (g->across[s] >= 0 && strcmp(g->pnl[s], "8"));
+		if (g->across[s] >= 0)
+			buf_printf(g->b, "\t\t%s r%d[%d][%d]%s;\n", ctype(in->dt), r, JIT_W, JIT_W, tail ? " = {{0}}" : "");
+		else
+			buf_printf(g->b, "\t\t%s r%d[%d]%s;\n", ctype(in->dt), r, JIT_W, tail ? " = {0}" : "");
 		switch (in->kind) {
 		case I_IVAR: {
 			int v = 0;
 			while (x->ps->vars[v].var != in->var)
 				v++;
-			lanes(g, nl);
-			buf_printf(g->b, "r%d[l] = 0", r);
+			lanes(g, s, nl);
+			dst(g, r, s);
+			buf_printf(g->b, " = 0");
 			for (int k = 0; k < x->nd; k++)
 				if (x->d[k].var == v) {
 					buf_printf(g->b, " + (int64_t)%lld * ", (long long)x->d[k].place);
@@ -493,8 +535,9 @@ static void chunk(G *g, int s, const char *nl, int reduce)
 		}
 		case I_LOAD: {
 			const char *t = ctype(in->dt);
-			lanes(g, nl);
-			buf_printf(g->b, "r%d[l] = ((const %s *)B[%d])[", r, t, in->operand);
+			lanes(g, s, nl);
+			dst(g, r, s);
+			buf_printf(g->b, " = ((const %s *)B[%d])[", t, in->operand);
 			offset(g, in->operand, s);
 			buf_printf(g->b, "]%s;\n", in->dt == ATHENE_BOOL ? " != 0" : "");
 			break;
@@ -503,6 +546,15 @@ static void chunk(G *g, int s, const char *nl, int reduce)
 		case I_BITCAST: cast_value(g, in, r, s, nl); break;
 		case I_OP: op_value(g, in, r, s, nl); break;
 		case I_REDUCE:
+			/* a reduction with none inside runs across this chunk's lanes, one
+			 * accumulator each, their chains side by side; else lane by lane */
+			if (g->across[s] < 0 && !nests(p, in->inner)) {
+				g->across[in->inner] = s;
+				snprintf(g->pnl[in->inner], sizeof g->pnl[in->inner], "%s", nl);
+				scope_loops(g, in->inner, r);
+				break;
+			}
+			g->across[in->inner] = -1;
 			buf_printf(g->b, "\t\tfor (int L%d = 0; L%d < %s; L%d++) {\n", s, s, nl, s);
 			scope_loops(g, in->inner, r);
 			buf_printf(g->b, "\t\t}\n");
@@ -512,27 +564,49 @@ static void chunk(G *g, int s, const char *nl, int reduce)
 	if (reduce >= 0) { /* fold the chunk's lanes into the enclosing reduction */
 		const Ins *red = &p->ins[reduce];
 		const Ins *v = &p->ins[red->a[0]];
-		buf_printf(g->b, "\t\tfor (int l = 0; l < %s; l++) { %s e = ", nl, ctype(v->dt));
+		int pa = g->across[s];
+		char acc[16] = "a";
+		buf_printf(g->b, "\t\tfor (int l = 0; l < %s; l++) ", nl);
+		if (pa >= 0) {
+			snprintf(acc, sizeof acc, "a[L%d]", pa);
+			buf_printf(g->b, "for (int L%d = 0; L%d < %s; L%d++) ", pa, pa, g->pnl[s], pa);
+		}
+		buf_printf(g->b, "{ %s e = ", ctype(v->dt));
 		ref(g, red->a[0], s);
 		buf_printf(g->b, "; ");
+		bool fl = dt_is_float(v->dt);
 		switch (red->op) {
 		case R_SUM:
-		case R_MEAN: buf_printf(g->b, dt_is_float(v->dt) ? "a += (double)e;" : "a += (uint64_t)(int64_t)e;"); break;
-		case R_PROD: buf_printf(g->b, dt_is_float(v->dt) ? "a *= (double)e;" : "a *= (uint64_t)(int64_t)e;"); break;
+		case R_MEAN: buf_printf(g->b, fl ? "%s += (double)e;" : "%s += (uint64_t)(int64_t)e;", acc); break;
+		case R_PROD: buf_printf(g->b, fl ? "%s *= (double)e;" : "%s *= (uint64_t)(int64_t)e;", acc); break;
 		case R_MAX:
 		case R_MIN:
-			if (dt_is_float(v->dt))
-				buf_printf(g->b, "if (a == a && (e != e || e %s a)) a = e;", red->op == R_MAX ? ">" : "<");
+			if (fl)
+				buf_printf(g->b, "if (%s == %s && (e != e || e %s %s)) %s = e;", acc, acc, red->op == R_MAX ? ">" : "<", acc,
+				           acc);
 			else
-				buf_printf(g->b, "if ((int64_t)e %s a) a = e;", red->op == R_MAX ? ">" : "<");
+				buf_printf(g->b, "if ((int64_t)e %s %s) %s = e;", red->op == R_MAX ? ">" : "<", acc, acc);
 			break;
-		case R_ANY: buf_printf(g->b, "a |= e != 0;"); break;
-		default: buf_printf(g->b, "a &= e != 0;"); break; /* R_ALL */
+		case R_ANY: buf_printf(g->b, "%s |= e != 0;", acc); break;
+		default: buf_printf(g->b, "%s &= e != 0;", acc); break; /* R_ALL */
 		}
 		buf_printf(g->b, " }\n");
 	}
+	const Ins *res = &p->ins[p->result];
+	bool own = res->kind != I_CONST && res->scope == 0;
+	if (s == 0 && g->stream && own && p->out == ATHENE_F32 && !strcmp(nl, "8") && g->lane[0] >= 0 &&
+	    x->op[0].stride[g->lane[0]] == 1) {
+		/* a large output goes around the cache (the register machine's
+		 * streams rule, exec.c) where its 32 bytes are aligned */
+		buf_printf(g->b, "\t\t{ int l = 0; float *q = &((float *)B[0])[");
+		offset(g, 0, s);
+		buf_printf(g->b, "]; if (((uintptr_t)q & 31) == 0) _mm256_stream_ps(q, _mm256_loadu_ps(r%d)); else"
+		           " memcpy(q, r%d, 32); }\n", p->result, p->result);
+		g->streamed = true;
+		return;
+	}
 	if (s == 0) { /* the store */
-		lanes(g, nl);
+		lanes(g, s, nl);
 		buf_printf(g->b, "((%s *)B[0])[", ctype(p->out));
 		offset(g, 0, s);
 		buf_printf(g->b, "] = ");
@@ -567,7 +641,12 @@ static void scope_loops(G *g, int s, int reduce)
 		case R_ANY: type = "int"; init = "0"; break;
 		default: init = "0"; break;
 		}
-		buf_printf(g->b, "\t\t{ %s a = %s;\n", type, init);
+		int pa = g->across[s];
+		if (pa >= 0)
+			buf_printf(g->b, "\t\t{ %s a[%d]; for (int L%d = 0; L%d < %s; L%d++) a[L%d] = %s;\n", type, JIT_W, pa, pa,
+			           g->pnl[s], pa, pa, init);
+		else
+			buf_printf(g->b, "\t\t{ %s a = %s;\n", type, init);
 	}
 	for (int k = 0; k < x->nsd[s]; k++) {
 		int d = x->sd[s][k];
@@ -595,29 +674,41 @@ static void scope_loops(G *g, int s, int reduce)
 		buf_printf(g->b, "\t\t{ int64_t c%d = %s;\n", lane, from);
 		buf_printf(g->b, "\t\tfor (; c%d + %d <= %s; c%d += %d) {\n", lane, JIT_W, end, lane, JIT_W);
 		chunk(g, s, "8", reduce);
-		buf_printf(g->b, "\t\t}\n\t\tif (c%d < %s) { int t = (int)(%s - c%d);\n", lane, end, end, lane);
-		chunk(g, s, "t", reduce);
+		char tail[16];
+		snprintf(tail, sizeof tail, "t%d", s);
+		buf_printf(g->b, "\t\t}\n\t\tif (c%d < %s) { int %s = (int)(%s - c%d);\n", lane, end, tail, end, lane);
+		chunk(g, s, tail, reduce);
 		buf_printf(g->b, "\t\t} }\n");
 	}
 	if (reduce >= 0) {
 		const Ins *red = &p->ins[reduce];
 		const char *t = ctype(red->dt);
+		int ps = red->scope, pa = g->across[s];
+		char acc[16] = "a";
+		if (pa >= 0) {
+			snprintf(acc, sizeof acc, "a[L%d]", pa);
+			buf_printf(g->b, "\t\tfor (int L%d = 0; L%d < %s; L%d++)", pa, pa, g->pnl[s], pa);
+		}
 		if (red->op == R_MEAN)
-			buf_printf(g->b, "\t\tr%d[L%d] = (%s)(a / %lld.0); }\n", reduce, p->ins[reduce].scope, t, (long long)count);
+			buf_printf(g->b, "\t\tr%d[L%d] = (%s)(%s / %lld.0); }\n", reduce, ps, t, acc, (long long)count);
 		else if (!dt_is_float(red->dt) && (red->op == R_SUM || red->op == R_PROD))
-			buf_printf(g->b, "\t\tr%d[L%d] = (%s)(int64_t)a; }\n", reduce, p->ins[reduce].scope, t);
+			buf_printf(g->b, "\t\tr%d[L%d] = (%s)(int64_t)%s; }\n", reduce, ps, t, acc);
 		else
-			buf_printf(g->b, "\t\tr%d[L%d] = (%s)a; }\n", reduce, p->ins[reduce].scope, t);
+			buf_printf(g->b, "\t\tr%d[L%d] = (%s)%s; }\n", reduce, ps, t, acc);
 	}
 }
 
 bool jit_stmt(Buf *b, const X *x, const char *name, char *why, size_t nwhy)
 {
-	G g = {.b = b, .x = x, .p = x->p, .avx2 = jit_avx2()};
+	G g = {.b = b, .x = x, .p = x->p, .avx2 = jit_avx2(), .stream = x->stream && jit_avx2()};
+	for (int s = 0; s < MAXSCOPES; s++)
+		g.across[s] = -1;
 	bool ok = fits(&g);
 	if (ok) {
 		buf_printf(b, "void %s(const R *rt, char *const *B, int64_t lo, int64_t hi)\n{\n\t(void)rt;\n", name);
 		scope_loops(&g, 0, -1);
+		if (g.streamed)
+			buf_printf(b, "\t_mm_sfence();\n");
 		buf_printf(b, "}\n");
 	}
 	if (why)
