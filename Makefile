@@ -46,6 +46,14 @@ KTESTS = $(B)/plan_test $(B)/body_test $(B)/jit_test
 # the sanitizers.
 DTESTS = $(B)/diff_test
 DIFF_COUNT = 2000
+# The executor compiles statements with the system's C compiler in the
+# background (cpu/jit.c, ATHENE_JIT). The suite runs the register machine
+# (NOJIT: a compile per kernel would double its time on two cores); the
+# compiled code is tested on its own: jit_test, diff_test with the first run
+# of each case waiting for its compile (DIFF_JIT_COUNT cases), and
+# python/tests/test_torch_jit.py.
+NOJIT = ATHENE_JIT=0
+DIFF_JIT_COUNT = 300
 
 # The test venv: requirements.txt (core), then the optional stacks the
 # tests of the Pallas backend and the Python package use, all pinned.
@@ -71,12 +79,13 @@ layers: all
 	python3 tests/layers.py --rules docs/layers.txt --src src --obj $(B)/obj --nm $(NM)
 
 test: all layers $(CTESTS) $(KTESTS) $(DTESTS) $(PY)
-	@for t in $(CTESTS); do echo "== $$t"; ./$$t || exit 1; done
-	@for t in $(KTESTS); do echo "== $$t"; ./$$t $(SIZEARGS) $(EXAMPLES) || exit 1; done
-	@for t in $(DTESTS); do echo "== $$t"; ./$$t --count $(DIFF_COUNT) || exit 1; done
-	sh tests/run_diag.sh $(B)/athene
-	sh tests/run_explain.sh $(B)/athene
-	ATHENE=$(B)/athene $(PY) -m pytest -q tests
+	@for t in $(CTESTS); do echo "== $$t"; $(NOJIT) ./$$t || exit 1; done
+	@for t in $(KTESTS); do echo "== $$t"; $(NOJIT) ./$$t $(SIZEARGS) $(EXAMPLES) || exit 1; done
+	@for t in $(DTESTS); do echo "== $$t"; $(NOJIT) ./$$t --count $(DIFF_COUNT) || exit 1; done
+	@for t in $(DTESTS); do echo "== $$t (compiled)"; ATHENE_JIT=sync ./$$t --count $(DIFF_JIT_COUNT) --seed 20261207 || exit 1; done
+	$(NOJIT) sh tests/run_diag.sh $(B)/athene
+	$(NOJIT) sh tests/run_explain.sh $(B)/athene
+	$(NOJIT) ATHENE=$(B)/athene $(PY) -m pytest -q tests
 	@$(MAKE) --no-print-directory python-test
 
 # What the suite samples, all of it: every full-size example permutation
@@ -87,13 +96,13 @@ test: all layers $(CTESTS) $(KTESTS) $(DTESTS) $(PY)
 # several minutes; CI runs what it adds to make test, test-rest).
 ALL_FILES = tests/test_examples.py tests/pallas python/tests/test_torch_opdb.py python/tests/test_torch_pallas.py
 test-all: all $(PY)
-	ATHENE_TEST_ALL=1 ATHENE=$(B)/athene $(PY) -m pytest -q $(ALL_FILES)
+	$(NOJIT) ATHENE_TEST_ALL=1 ATHENE=$(B)/athene $(PY) -m pytest -q $(ALL_FILES)
 
 # What test-all adds to make test: its tests less the ones make test runs
 # (tests/leave_out.py). CI runs make test, then this.
 test-rest: all $(PY)
 	ATHENE=$(B)/athene $(PY) -m pytest -q --rootdir=. --collect-only $(ALL_FILES) > $(B)/sampled.txt
-	ATHENE_TEST_ALL=1 ATHENE=$(B)/athene PYTHONPATH=tests $(PY) -m pytest -q --rootdir=. -p leave_out --leave-out=$(B)/sampled.txt $(ALL_FILES)
+	$(NOJIT) ATHENE_TEST_ALL=1 ATHENE=$(B)/athene PYTHONPATH=tests $(PY) -m pytest -q --rootdir=. -p leave_out --leave-out=$(B)/sampled.txt $(ALL_FILES)
 
 # The package's C extension athene._fast (the per-call entry of athene.torch's
 # kernels) for the package run from source: beside the library, where the
@@ -111,7 +120,7 @@ PKG_INSTALL = $(PY) -m pip install -q ./python
 PKG_ENV     =
 python-test: $(PY) $(B)/_fast.so
 	$(PKG_INSTALL)
-	$(PKG_ENV) $(PY) -m pytest -q python/tests
+	$(NOJIT) $(PKG_ENV) $(PY) -m pytest -q python/tests
 
 python-bench: $(PY)
 	$(PY) -m pip install -q ./python
@@ -121,21 +130,23 @@ ASAN = B=build-asan CC=clang CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sa
 
 asan:
 	$(MAKE) $(ASAN) build-asan/athene $(KTESTS:$(B)/%=build-asan/%) $(CTESTS:$(B)/%=build-asan/%) $(DTESTS:$(B)/%=build-asan/%)
-	@for t in $(CTESTS:$(B)/%=build-asan/%); do echo "== $$t"; ./$$t || exit 1; done
-	@for t in $(KTESTS:$(B)/%=build-asan/%); do echo "== $$t"; ./$$t $(SIZEARGS) $(EXAMPLES) || exit 1; done
-	@for t in $(DTESTS:$(B)/%=build-asan/%); do echo "== $$t"; ./$$t --count 500 || exit 1; done
+	@for t in $(CTESTS:$(B)/%=build-asan/%); do echo "== $$t"; $(NOJIT) ./$$t || exit 1; done
+	@for t in $(KTESTS:$(B)/%=build-asan/%); do echo "== $$t"; $(NOJIT) ./$$t $(SIZEARGS) $(EXAMPLES) || exit 1; done
+	@for t in $(DTESTS:$(B)/%=build-asan/%); do echo "== $$t"; $(NOJIT) ./$$t --count 500 || exit 1; done
+	@for t in $(DTESTS:$(B)/%=build-asan/%); do echo "== $$t (compiled)"; ATHENE_JIT=sync ./$$t --count 100 || exit 1; done
 	$(MAKE) $(ASAN) examples
 	ASAN_OPTIONS=allocator_may_return_null=1 sh tests/run_diag.sh build-asan/athene
 
 # ThreadSanitizer (clang): the C tests that run threads (the pool; inst_test's
 # gathers on 1-4 threads), and the differential test with 3 threads.
 TSAN = B=build-tsan CC=clang CFLAGS="-O1 -g -fsanitize=thread -fno-omit-frame-pointer"
-TTESTS = $(B)/stage_test $(B)/inst_test $(B)/reduce_test $(B)/band_test $(B)/gather_test $(B)/scatter_test $(B)/tuning_test
+TTESTS = $(B)/stage_test $(B)/inst_test $(B)/reduce_test $(B)/band_test $(B)/gather_test $(B)/scatter_test $(B)/tuning_test $(B)/jit_test
 
 tsan:
 	$(MAKE) $(TSAN) $(TTESTS:$(B)/%=build-tsan/%) $(DTESTS:$(B)/%=build-tsan/%)
-	@for t in $(TTESTS:$(B)/%=build-tsan/%); do echo "== $$t"; ./$$t || exit 1; done
-	@for t in $(DTESTS:$(B)/%=build-tsan/%); do echo "== $$t"; ./$$t --count 400 --threads 3 || exit 1; done
+	@for t in $(TTESTS:$(B)/%=build-tsan/%); do echo "== $$t"; $(NOJIT) ./$$t || exit 1; done
+	@for t in $(DTESTS:$(B)/%=build-tsan/%); do echo "== $$t"; $(NOJIT) ./$$t --count 400 --threads 3 || exit 1; done
+	@for t in $(DTESTS:$(B)/%=build-tsan/%); do echo "== $$t (compiled, in the background)"; ./$$t --count 100 --threads 3 || exit 1; done
 
 # libFuzzer on the public API, then the mutation fuzzer of the command line,
 # then the Python package's fuzzer, all under ASan+UBSan (clang), for
@@ -156,9 +167,9 @@ $(B)/fuzz_api: tests/fuzz_api.c $(B)/libathene.a
 fuzz: all $(PY)
 	$(MAKE) $(FUZZ) $(FB)/fuzz_api $(FB)/athene $(FB)/libathene.so
 	@mkdir -p $(FB)/corpus
-	ASAN_OPTIONS=allocator_may_return_null=1 ./$(FB)/fuzz_api -max_total_time=$(FUZZ_TIME) -timeout=30 -print_final_stats=1 -artifact_prefix=$(FB)/ $(FB)/corpus tests/fuzz
-	ASAN_OPTIONS=allocator_may_return_null=1 python3 tests/fuzz_cli.py $(FB)/athene --seconds $(FUZZ_CLI_TIME)
-	ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=0 LD_PRELOAD="$$(clang -print-file-name=libclang_rt.asan-$$(uname -m).so)" \
+	$(NOJIT) ASAN_OPTIONS=allocator_may_return_null=1 ./$(FB)/fuzz_api -max_total_time=$(FUZZ_TIME) -timeout=30 -print_final_stats=1 -artifact_prefix=$(FB)/ $(FB)/corpus tests/fuzz
+	$(NOJIT) ASAN_OPTIONS=allocator_may_return_null=1 python3 tests/fuzz_cli.py $(FB)/athene --seconds $(FUZZ_CLI_TIME)
+	$(NOJIT) ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=0 LD_PRELOAD="$$(clang -print-file-name=libclang_rt.asan-$$(uname -m).so)" \
 	  ATHENE_LIBRARY="$$PWD/$(FB)/libathene.so" PYTHONPATH=python $(PY) tests/fuzz_python.py --seconds $(FUZZ_PY_TIME) --keep $(FB)/python
 	ATHENE=$(B)/athene $(PY) tests/pallas/fuzz_emit.py --seconds $(FUZZ_EMIT_TIME) --keep $(FB)/emit
 
@@ -187,7 +198,7 @@ $(B)/loop_probe: bench/loop_probe.c $(B)/libathene.a
 bench: all $(B)/compile_bench $(B)/reliability_bench $(B)/exec_bench $(B)/emit_bench $(B)/mem_probe $(B)/loop_probe
 	./$(B)/compile_bench $(SIZEARGS) $(EXAMPLES)
 	./$(B)/emit_bench $(SIZEARGS) $(EXAMPLES)
-	./$(B)/exec_bench bench/perf.ath
+	ATHENE_JIT=sync ./$(B)/exec_bench bench/perf.ath
 	./$(B)/reliability_bench
 	./$(B)/mem_probe
 	./$(B)/loop_probe

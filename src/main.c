@@ -930,6 +930,11 @@ int main(int argc, char **argv)
 		athene_set_threads(o.threads);
 	else if (!strcmp(o.cmd, "run") || !strcmp(o.cmd, "explain"))
 		check_threads_env();
+	/* compiled statements (ATHENE_JIT): a run of each kernel once would
+	 * only start compiles it never uses; --bench times the steady state,
+	 * compiled code, so its first run waits for it */
+	if (!getenv("ATHENE_JIT"))
+		setenv("ATHENE_JIT", o.bench ? "sync" : "0", 1);
 	if (athene_load(c, o.file, src)) {
 		if (strcmp(o.cmd, "check"))
 			fail(athene_errors(c));
