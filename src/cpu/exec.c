@@ -1275,12 +1275,16 @@ void exec_release(Inst *in)
  * athene runs on torch's OpenMP team, so the two never spin on the same
  * cores; measured in docs/torch.md.) */
 #define ALONE_WORK ((int64_t)1 << 14)
+/* The same for a compiled statement, whose instructions cost a few times
+ * less (exec.c, run_compiled). */
+#define ALONE_COMPILED ((int64_t)1 << 16)
 
-static bool alone(const Inst *in, int si)
+static bool alone(const Inst *in, int si, bool compiled)
 {
 	const PlanStmt *ps = &in->plan[cpu_target.id]->st[si];
 	int64_t work, ins = in->prog[si]->nvalues;
-	return i64_mul(stmt_points(ps, ps->nvars), ins > 0 ? ins : 1, &work) && work <= ALONE_WORK;
+	return i64_mul(stmt_points(ps, ps->nvars), ins > 0 ? ins : 1, &work) &&
+	       work <= (compiled ? ALONE_COMPILED : ALONE_WORK);
 }
 
 /* Statement si laid out for nw workers (kept from an earlier run, or
@@ -1344,10 +1348,12 @@ static const JitEntry *jit_of(const Inst *in)
 	return e;
 }
 
-static JitFn stmt_fn(const Inst *in, int si, const X *x)
+/* Statement si's compiled function, NULL until it is loaded or where the
+ * generator declined it (copies and row gathers among them). */
+static JitFn stmt_fn(const Inst *in, int si)
 {
 	const JitEntry *e = atomic_load_explicit(&in->run_state[in->nplanned + 1], memory_order_acquire);
-	return e && !x->copy && !x->rows ? jit_fn(e, si) : NULL;
+	return e ? jit_fn(e, si) : NULL;
 }
 
 typedef struct {
@@ -1385,13 +1391,13 @@ static void run_compiled(const X *x, JitFn f, int nw)
  * fast_rows gather reads all its indices before it moves a row. */
 static bool exec_stmt(const Inst *in, int si, void *const *storage, void **lets, RunErr *err, bool untouched)
 {
-	int nw = alone(in, si) ? 1 : pool_threads();
+	JitFn f = stmt_fn(in, si);
+	int nw = alone(in, si, f != NULL) ? 1 : pool_threads();
 	X *x;
 	bool ok = x_for(in, si, nw, err, &x);
 	if (ok)
 		bind_run(x, storage, lets, err);
-	JitFn f = ok ? stmt_fn(in, si, x) : NULL;
-	if (f)
+	if (ok && f)
 		run_compiled(x, f, nw);
 	else if (ok && x->copy)
 		copy_stmt(x);
@@ -1517,7 +1523,7 @@ static int band_end(const Inst *in, int si)
 		if (!ok)
 			break;
 		wrote[j - si] = store->t;
-		large |= !alone(in, j);
+		large |= !alone(in, j, stmt_fn(in, j) != NULL);
 	}
 	return j - si >= 2 && large ? j : si;
 }
@@ -1584,7 +1590,7 @@ static bool run_band(const Inst *in, int si, int se, void *const *storage, void 
 			int64_t blk = b.x[k]->ps->vars[0].block;
 			b.band = blk > 0 && blk < b.band ? blk : b.band;
 			bind_run(b.x[k], storage, lets, err);
-			b.f[k] = stmt_fn(in, si + k, b.x[k]);
+			b.f[k] = stmt_fn(in, si + k);
 			if (b.f[k])
 				jit_count_run();
 		}

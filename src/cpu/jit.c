@@ -142,6 +142,7 @@ typedef struct {
 	int across[MAXSCOPES]; /* per scope: its parent's when it runs across the parent's lanes, else -1 */
 	char pnl[MAXSCOPES][8]; /* ... and the parent's lane count there */
 	bool avx2;           /* the prelude has vecmath.h's functions */
+	bool *used;          /* per register: the stored value depends on it */
 	bool stream;         /* the output is written around the cache where it can */
 	bool streamed;       /* ... and is: the function fences at its end */
 	char why[160];
@@ -167,6 +168,24 @@ static const char *ctype(DType t)
 	case ATHENE_F64: return "double";
 	default: return NULL;
 	}
+}
+
+/* The C type of register r's lanes: its dtype's, but 32 bits for a bool
+ * (lanes as wide as f32's, so that a mask selects floats without a
+ * widening) and for an index variable that fits (a comparison of two runs
+ * 8 lanes at a time); arithmetic on either is done in 64 bits all the same. */
+static const char *rtype(const G *g, const Ins *in)
+{
+	if (in->dt == ATHENE_BOOL)
+		return "int32_t";
+	if (in->kind == I_IVAR) {
+		int v = 0;
+		while (g->x->ps->vars[v].var != in->var)
+			v++;
+		if (g->x->ps->vars[v].n <= INT32_MAX)
+			return "int32_t";
+	}
+	return ctype(in->dt);
 }
 
 static bool simple_op(int op, DType t)
@@ -218,6 +237,8 @@ static bool fits(G *g)
 			return decline(g, "'%s' is no variable of the plan", in->var->name);
 		if (!ctype(in->dt) || (in->kind == I_OP && !ctype(in->opdt)))
 			return decline(g, "a value is %s", athene_dtype_name(in->dt));
+		if (in->kind == I_BITCAST && (in->dt == ATHENE_BOOL || p->ins[in->a[0]].dt == ATHENE_BOOL))
+			return decline(g, "%s", "a bitcast of a bool");
 		if (in->kind == I_LOAD && (in->natoms || in->nchecks))
 			return decline(g, "%s", "a data-dependent subscript");
 		if (in->kind == I_OP && (in->exact || (ins_can_fail(p, in))))
@@ -360,7 +381,7 @@ static void wrapped(G *g, const Ins *in, int s, const char *op)
 
 static void op_value(G *g, const Ins *in, int r, int s, const char *nl)
 {
-	const char *t = ctype(in->dt);
+	const char *t = in->dt == ATHENE_BOOL ? "int32_t" : ctype(in->dt);
 	bool fl = dt_is_float(in->opdt);
 	bool own = g->p->ins[in->a[0]].kind != I_CONST && g->p->ins[in->a[0]].scope == s;
 	const char *f8 = in->op == OP_EXP ? "exp8" : in->op == OP_SIGMOID ? "sigmoid8" : in->op == OP_TANH ? "tanh8" :
@@ -503,6 +524,34 @@ static bool nests(const Prog *p, int s)
 
 static void scope_loops(G *g, int s, int reduce);
 
+/* Folds lane l's value of scope s (red's operand) into accumulator acc, in order. */
+static void fold(G *g, const Ins *red, int s, const char *nl, const char *acc)
+{
+	const Ins *v = &g->p->ins[red->a[0]];
+	buf_printf(g->b, "\t\tfor (int l = 0; l < %s; l++) ", nl);
+	buf_printf(g->b, "{ %s e = ", ctype(v->dt));
+	ref(g, red->a[0], s);
+	buf_printf(g->b, "; ");
+	bool fl = dt_is_float(v->dt);
+	switch (red->op) {
+	case R_SUM:
+	case R_MEAN: buf_printf(g->b, fl ? "%s += (double)e;" : "%s += (uint64_t)(int64_t)e;", acc); break;
+	case R_PROD: buf_printf(g->b, fl ? "%s *= (double)e;" : "%s *= (uint64_t)(int64_t)e;", acc); break;
+	case R_MAX:
+	case R_MIN:
+		/* the first NaN wins; a select, not a branch */
+		if (fl)
+			buf_printf(g->b, "int take = ((e != e) | (e %s %s)) & (%s == %s); %s = take ? e : %s;",
+			           red->op == R_MAX ? ">" : "<", acc, acc, acc, acc, acc);
+		else
+			buf_printf(g->b, "%s = (int64_t)e %s %s ? e : %s;", acc, red->op == R_MAX ? ">" : "<", acc, acc);
+		break;
+	case R_ANY: buf_printf(g->b, "%s |= e != 0;", acc); break;
+	default: buf_printf(g->b, "%s &= e != 0;", acc); break; /* R_ALL */
+	}
+	buf_printf(g->b, " }\n");
+}
+
 /* The instructions of scope s for one chunk of nl lanes. */
 static void chunk(G *g, int s, const char *nl, int reduce)
 {
@@ -510,13 +559,13 @@ static void chunk(G *g, int s, const char *nl, int reduce)
 	const X *x = g->x;
 	for (int r = 0; r < p->n; r++) {
 		const Ins *in = &p->ins[r];
-		if (in->scope != s || in->kind == I_CONST)
+		if (in->scope != s || in->kind == I_CONST || !g->used[r])
 			continue;
 		bool tail = strcmp(nl, "8") || (g->across[s] >= 0 && strcmp(g->pnl[s], "8"));
 		if (g->across[s] >= 0)
-			buf_printf(g->b, "\t\t%s r%d[%d][%d]%s;\n", ctype(in->dt), r, JIT_W, JIT_W, tail ? " = {{0}}" : "");
+			buf_printf(g->b, "\t\t%s r%d[%d][%d]%s;\n", rtype(g, in), r, JIT_W, JIT_W, tail ? " = {{0}}" : "");
 		else
-			buf_printf(g->b, "\t\t%s r%d[%d]%s;\n", ctype(in->dt), r, JIT_W, tail ? " = {0}" : "");
+			buf_printf(g->b, "\t\t%s r%d[%d]%s;\n", rtype(g, in), r, JIT_W, tail ? " = {0}" : "");
 		switch (in->kind) {
 		case I_IVAR: {
 			int v = 0;
@@ -566,31 +615,29 @@ static void chunk(G *g, int s, const char *nl, int reduce)
 		const Ins *v = &p->ins[red->a[0]];
 		int pa = g->across[s];
 		char acc[16] = "a";
-		buf_printf(g->b, "\t\tfor (int l = 0; l < %s; l++) ", nl);
-		if (pa >= 0) {
-			snprintf(acc, sizeof acc, "a[L%d]", pa);
-			buf_printf(g->b, "for (int L%d = 0; L%d < %s; L%d++) ", pa, pa, g->pnl[s], pa);
-		}
-		buf_printf(g->b, "{ %s e = ", ctype(v->dt));
-		ref(g, red->a[0], s);
-		buf_printf(g->b, "; ");
-		bool fl = dt_is_float(v->dt);
-		switch (red->op) {
-		case R_SUM:
-		case R_MEAN: buf_printf(g->b, fl ? "%s += (double)e;" : "%s += (uint64_t)(int64_t)e;", acc); break;
-		case R_PROD: buf_printf(g->b, fl ? "%s *= (double)e;" : "%s *= (uint64_t)(int64_t)e;", acc); break;
-		case R_MAX:
-		case R_MIN:
-			if (fl)
-				buf_printf(g->b, "if (%s == %s && (e != e || e %s %s)) %s = e;", acc, acc, red->op == R_MAX ? ">" : "<", acc,
-				           acc);
+		bool vec = pa >= 0 && g->avx2 && v->dt == ATHENE_F32 && !strcmp(nl, "8") && !strcmp(g->pnl[s], "8") &&
+		           v->kind != I_CONST && v->scope == s &&
+		           (red->op == R_SUM || red->op == R_MEAN || red->op == R_MAX || red->op == R_MIN);
+		if (vec) { /* the 8x8 block transposed: lane l of the 8 rows at once, each row's lanes in order */
+			buf_printf(g->b, "\t\t{ __m256 T[8]; tr8x8_4((const char *)r%d, 32, T);\n", red->a[0]);
+			if (red->op == R_SUM || red->op == R_MEAN)
+				buf_printf(g->b, "\t\t__m256d lo = _mm256_loadu_pd(a), hi = _mm256_loadu_pd(a + 4);\n"
+				           "\t\tfor (int l = 0; l < 8; l++) { lo = _mm256_add_pd(lo, _mm256_cvtps_pd(_mm256_castps256_ps128(T[l])));"
+				           " hi = _mm256_add_pd(hi, _mm256_cvtps_pd(_mm256_extractf128_ps(T[l], 1))); }\n"
+				           "\t\t_mm256_storeu_pd(a, lo); _mm256_storeu_pd(a + 4, hi); }\n");
 			else
-				buf_printf(g->b, "if ((int64_t)e %s %s) %s = e;", red->op == R_MAX ? ">" : "<", acc, acc);
-			break;
-		case R_ANY: buf_printf(g->b, "%s |= e != 0;", acc); break;
-		default: buf_printf(g->b, "%s &= e != 0;", acc); break; /* R_ALL */
+				buf_printf(g->b, "\t\t__m256 A = _mm256_loadu_ps(a);\n"
+				           "\t\tfor (int l = 0; l < 8; l++) { __m256 e = T[l]; __m256 take = _mm256_and_ps(_mm256_or_ps("
+				           "_mm256_cmp_ps(e, e, _CMP_UNORD_Q), _mm256_cmp_ps(e, A, %s)), _mm256_cmp_ps(A, A, _CMP_ORD_Q));"
+				           " A = _mm256_blendv_ps(A, e, take); }\n\t\t_mm256_storeu_ps(a, A); }\n",
+				           red->op == R_MAX ? "_CMP_GT_OQ" : "_CMP_LT_OQ");
 		}
-		buf_printf(g->b, " }\n");
+		if (pa >= 0 && !vec) { /* each accumulator's lanes in order; the accumulators side by side */
+			snprintf(acc, sizeof acc, "a[L%d]", pa);
+			buf_printf(g->b, "\t\tfor (int L%d = 0; L%d < %s; L%d++) ", pa, pa, g->pnl[s], pa);
+		}
+		if (!vec)
+			fold(g, red, s, nl, acc);
 	}
 	const Ins *res = &p->ins[p->result];
 	bool own = res->kind != I_CONST && res->scope == 0;
@@ -703,6 +750,13 @@ bool jit_stmt(Buf *b, const X *x, const char *name, char *why, size_t nwhy)
 	G g = {.b = b, .x = x, .p = x->p, .avx2 = jit_avx2(), .stream = x->stream && jit_avx2()};
 	for (int s = 0; s < MAXSCOPES; s++)
 		g.across[s] = -1;
+	const Prog *p = x->p;
+	if (!(g.used = calloc((size_t)p->n + 1, sizeof *g.used)))
+		return false;
+	g.used[p->result] = true; /* what the result reads (guards aside: nothing here can fail) */
+	for (int r = p->n - 1; r >= 0; r--)
+		for (int k = 0; g.used[r] && k < p->ins[r].nargs && p->ins[r].kind != I_LOAD; k++)
+			g.used[p->ins[r].a[k]] = true;
 	bool ok = fits(&g);
 	if (ok) {
 		buf_printf(b, "void %s(const R *rt, char *const *B, int64_t lo, int64_t hi)\n{\n\t(void)rt;\n", name);
@@ -713,6 +767,7 @@ bool jit_stmt(Buf *b, const X *x, const char *name, char *why, size_t nwhy)
 	}
 	if (why)
 		snprintf(why, nwhy, "%s", g.why);
+	free(g.used);
 	return ok;
 }
 

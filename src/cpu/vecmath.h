@@ -1,5 +1,6 @@
 /* The vector forms of base/narrow.c's exp, sigmoid, tanh and erf (8 f32
- * lanes, AVX2): the same steps with the same constants, so the same bits.
+ * lanes, AVX2): the same steps with the same constants, so the same bits;
+ * and the 8x8 transpose of 4-byte elements.
  * Written once, as the argument of a macro, for two readers: the executor
  * compiles them (simd.h: VECMATH(VECMATH_CODE)), and the source of every
  * compiled statement carries their text (jit.c: VECMATH(VECMATH_TEXT)),
@@ -12,6 +13,33 @@
 #define VECMATH_TEXT(...) #__VA_ARGS__
 
 #define VECMATH(F) F( \
+/* 8x8 transpose of 4-byte elements: o[k] is column k of 8 src rows. */ \
+AVX2_FN static inline void tr8x8_4(const char *s, int64_t sp, __m256 *o) \
+{ \
+	__m256 r0 = _mm256_loadu_ps((const float *)s); \
+	__m256 r1 = _mm256_loadu_ps((const float *)(s + sp)); \
+	__m256 r2 = _mm256_loadu_ps((const float *)(s + 2 * sp)); \
+	__m256 r3 = _mm256_loadu_ps((const float *)(s + 3 * sp)); \
+	__m256 r4 = _mm256_loadu_ps((const float *)(s + 4 * sp)); \
+	__m256 r5 = _mm256_loadu_ps((const float *)(s + 5 * sp)); \
+	__m256 r6 = _mm256_loadu_ps((const float *)(s + 6 * sp)); \
+	__m256 r7 = _mm256_loadu_ps((const float *)(s + 7 * sp)); \
+	/* pairs of rows interleaved, then quads: column k of rows 0-3 and 4-7 \
+	 * in the two halves of u_k, then the halves put together */ \
+	__m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1); \
+	__m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3); \
+	__m256 t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5); \
+	__m256 t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7); \
+	__m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE); \
+	__m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE); \
+	__m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE); \
+	__m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE); \
+	o[0] = _mm256_permute2f128_ps(u0, u4, 0x20), o[1] = _mm256_permute2f128_ps(u1, u5, 0x20); \
+	o[2] = _mm256_permute2f128_ps(u2, u6, 0x20), o[3] = _mm256_permute2f128_ps(u3, u7, 0x20); \
+	o[4] = _mm256_permute2f128_ps(u0, u4, 0x31), o[5] = _mm256_permute2f128_ps(u1, u5, 0x31); \
+	o[6] = _mm256_permute2f128_ps(u2, u6, 0x31), o[7] = _mm256_permute2f128_ps(u3, u7, 0x31); \
+} \
+\
 /* c[0] + c[1]·x + ... + c[n-1]·x^(n-1) by Horner's rule in f32, a multiply \
  * and an add a step (polyf) */ \
 AVX2_FN static inline __m256 poly8(__m256 x, const float *c, int n) \
