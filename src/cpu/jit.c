@@ -22,10 +22,14 @@
  *
  * The shape of the code: the statement's dims of each scope are loops, the
  * innermost dim of a scope in chunks of JIT_W lanes; every instruction of a
- * scope is a loop over the chunk's lanes (which the compiler vectorises),
- * and a reduction runs its scope's loops once per lane of the scope it
- * sits in, folding each chunk's lanes in order. A function takes the
- * statement's first dim over [lo, hi) (pool tasks, bands).
+ * scope is a loop over the chunk's lanes (which the compiler vectorises).
+ * A reduction that holds none runs its scope's loops once across the lanes
+ * of the chunk it sits in (its registers rows of JIT_W lanes, one per
+ * outer lane; an accumulator per outer lane, each folding its lanes in
+ * order, a float sum, max or min of 8 rows by an 8x8 transpose in vectors);
+ * one that holds another runs them lane by lane. Instructions the result
+ * does not read are left out. A function takes the statement's first dim
+ * over [lo, hi) (pool tasks, bands).
  *
  * The compiled objects are cached on disk (ATHENE_CACHE_DIR, else
  * $XDG_CACHE_HOME/athene, else ~/.cache/athene; under jit/), named by a
@@ -792,6 +796,11 @@ static JitEntry jit_none = {.state = JIT_FAILED};
 static pthread_mutex_t jit_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t jit_work = PTHREAD_COND_INITIALIZER, jit_done = PTHREAD_COND_INITIALIZER;
 static JitEntry *jit_table, *jit_head, *jit_tail, *jit_busy;
+static int jit_entries;
+/* Sources a process compiles at most (an entry and its loaded object stay
+ * for the process's life); past them, new instances run on the register
+ * machine (a shape-polymorphic loop over ever new sizes, say). */
+#define JIT_MAX_ENTRIES 4096
 static bool jit_worker, jit_atfork, jit_said;
 static atomic_llong jit_runs;
 
@@ -1051,7 +1060,8 @@ JitEntry *jit_submit(Buf *src, int nfn, const bool *has)
 	JitEntry *e = jit_table;
 	while (e && e->hash != h)
 		e = e->next;
-	if (!e && (e = calloc(1, sizeof *e))) {
+	if (!e && jit_entries < JIT_MAX_ENTRIES && (e = calloc(1, sizeof *e))) {
+		jit_entries++;
 		e->hash = h;
 		e->nfn = nfn;
 		e->has = malloc((size_t)nfn * sizeof *e->has);
