@@ -53,7 +53,7 @@ DIFF_COUNT = 2000
 # of each case waiting for its compile (DIFF_JIT_COUNT cases), and
 # python/tests/test_torch_jit.py.
 NOJIT = ATHENE_JIT=0
-DIFF_JIT_COUNT = 300
+DIFF_JIT_COUNT = 200
 
 # The test venv: requirements.txt (core), then the optional stacks the
 # tests of the Pallas backend and the Python package use, all pinned.

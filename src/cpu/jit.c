@@ -261,6 +261,16 @@ static bool fits(G *g)
 				return decline(g, "%s", "an integer mean");
 		}
 	}
+	/* along its lanes, an operand is read in place or broadcast, and the
+	 * output written in place: a transposed or stepped read is the register
+	 * machine's (its staged, tiled copies) */
+	if (g->lane[0] >= 0 && x->op[0].stride[g->lane[0]] != 1)
+		return decline(g, "'%s' is written across its rows", x->op[0].acc->t->name);
+	for (int j = 1; j < x->pd->acc.n; j++) {
+		int lane = x->opreg[j] >= 0 ? g->lane[p->ins[x->opreg[j]].scope] : -1;
+		if (lane >= 0 && x->op[j].stride[lane] != 0 && x->op[j].stride[lane] != 1)
+			return decline(g, "'%s' is read across its rows or in steps", x->op[j].acc->t->name);
+	}
 	/* an operand varies only with the dims of its load's scope and those around it */
 	for (int j = 0; j < x->pd->acc.n; j++) {
 		int s = j == 0 ? 0 : x->opreg[j] >= 0 ? p->ins[x->opreg[j]].scope : -1;
