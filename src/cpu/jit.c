@@ -13,12 +13,15 @@
  * sigmoid, tanh, erf and log through the executor's own vector functions,
  * every other op through base/'s val_op itself (called through a table of
  * the library's functions, JitRt), float sums in double in the domain's
- * order. What it cannot express it declines, with a reason (jit_why), and
- * the register machine runs that statement: gathers, masked or rolled
- * views, loads read point by point, instructions that can fail (exact index
- * arithmetic, a max over an empty range), argmax and argmin, f16 and bf16,
- * scatters, and variables split into digits that do not divide their
- * extent.
+ * order. What it cannot express it declines, with a reason (ATHENE_JIT_WHY=1
+ * prints it), and
+ * the register machine runs that statement: copies and row gathers (their
+ * own paths), operands read across their rows or in steps along the lanes
+ * and outputs written so (its staged, tiled copies), gathers, masked or
+ * rolled views, loads read point by point, instructions that can fail
+ * (exact index arithmetic, a max over an empty range), argmax and argmin,
+ * f16 and bf16, scatters, and variables split into digits that do not
+ * divide their extent.
  *
  * The shape of the code: the statement's dims of each scope are loops, the
  * innermost dim of a scope in chunks of JIT_W lanes; every instruction of a
