@@ -207,6 +207,39 @@ static bool simple_op(int op, DType t)
 	}
 }
 
+/* The C library function that val_op calls for op on floats of dtype t,
+ * in double, the result rounded to t (base/scalar.c: val_fop1, fop2);
+ * NULL for the others. f32's exp, tanh, erf and sigmoid are the
+ * language's own formulas, not libm's. The compiled code calls the same
+ * libm the library does. */
+static const char *libm_fn(int op, DType t)
+{
+	bool f64 = t == ATHENE_F64;
+	if (!dt_is_float(t))
+		return NULL;
+	switch (op) {
+	case OP_EXP: return f64 ? "exp" : NULL;
+	case OP_TANH: return f64 ? "tanh" : NULL;
+	case OP_ERF: return f64 ? "erf" : NULL;
+	case OP_EXP2: return "exp2";
+	case OP_LOG: return "log";
+	case OP_LOG2: return "log2";
+	case OP_LOG1P: return "log1p";
+	case OP_EXPM1: return "expm1";
+	case OP_SIN: return "sin";
+	case OP_COS: return "cos";
+	case OP_TAN: return "tan";
+	case OP_FLOOR: return "floor";
+	case OP_CEIL: return "ceil";
+	case OP_TRUNC: return "trunc";
+	case OP_ROUND: return "nearbyint";
+	case OP_POW: return "pow";
+	case OP_ATAN2: return "atan2";
+	case OP_HYPOT: return "hypot";
+	default: return NULL;
+	}
+}
+
 /* Is the body one the generator writes? */
 static bool fits(G *g)
 {
@@ -417,6 +450,18 @@ static void op_value(G *g, const Ins *in, int r, int s, const char *nl)
 		return;
 	}
 	lanes(g, s, nl);
+	const char *fn = libm_fn(in->op, in->opdt);
+	if (fn) {
+		dst(g, r, s);
+		buf_printf(g->b, " = (%s)%s((double)", t, fn);
+		ref(g, in->a[0], s);
+		if (in->nargs == 2) {
+			buf_printf(g->b, ", (double)");
+			ref(g, in->a[1], s);
+		}
+		buf_printf(g->b, ");\n");
+		return;
+	}
 	if (!simple_op(in->op, in->opdt)) {
 		fallback(g, in, r, s);
 		return;
