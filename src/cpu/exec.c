@@ -953,7 +953,12 @@ static void fast_rows(const X *x, Point *pt, int64_t from, int64_t to, size_t le
 		point_scope(pt, 0);
 		if (pt->bad)
 			break;
-		copy_row(out + r * ostep, row_at(&g, r, pt->reg[ld->atom_reg[0]].i), len, stream);
+		int64_t value = pt->reg[ld->atom_reg[0]].i;
+		if (value < g.lo || value > g.hi) { /* legal here, maybe not along the row */
+			atomic_store(&((X *)x)->scalar, true);
+			break;
+		}
+		copy_row(out + r * ostep, row_at(&g, r, value), len, stream);
 		r++;
 	}
 	if (stream)
@@ -1136,13 +1141,21 @@ static void rows_task(void *arg, int64_t t, int worker)
 				if (pt.bad)
 					break;
 			}
+			bool inside = true;
 			for (int g = 0; g < v->ngat; g++) {
 				const VAxis *a = &v->ax[v->gat[g].axis];
 				int k = 0;
 				while (k < ld->natoms && ld->atom[k]->p != v->gat[g].atom->p)
 					k++;
 				int64_t value = direct ? idx : pt.reg[ld->atom_reg[k]].i;
+				inside &= value >= v->gat[g].atom->lo && value <= v->gat[g].atom->hi;
 				soff += (a->start + a->step * (value - v->gat[g].atom->lo)) * a->stride;
+			}
+			if (!inside) { /* legal at this point (a flat offset's other terms left room), maybe
+			                * not at the row's others: the statement runs point by point */
+				atomic_store(&((X *)x)->scalar, true);
+				pt.bad = true;
+				break;
 			}
 			dp[nb] = dst->base + doff * (int64_t)dst->es;
 			spp[nb] = src->base + soff * (int64_t)src->es;
@@ -1406,8 +1419,10 @@ static bool exec_stmt(const Inst *in, int si, void *const *storage, void **lets,
 		 * do not reach) are few, but at least 4 per thread */
 		int64_t per = i64_ceil_div(x->rows, 4 * (int64_t)nw);
 		x->row_task = per < ROW_BATCH ? ROW_BATCH : per < ROWS_PER_TASK ? per : ROWS_PER_TASK;
+		atomic_store(&x->scalar, false);
 		if (!untouched || !x->fast || rows_ok(x, nw))
 			pool_run(i64_ceil_div(x->rows, x->row_task), rows_task, x, nw);
+		ok = !atomic_load(&x->scalar); /* else run_scalar, whose checks are every point's */
 	}
 	else if (ok)
 		pool_run(vm_block_tasks(x), vm_block_task, x, nw);

@@ -88,6 +88,9 @@ typedef struct {
 	int nw;           /* ... for this many workers */
 	int64_t held;     /* bytes it holds, counted while the instance keeps it (exec.c) */
 	char **jb;        /* per access: its element 0 plus start, for a compiled function (jit.c) */
+	atomic_bool scalar; /* a row gather met an index outside the rows whose every point lies in
+	                     * the table, legal at the row's first point: the statement runs point
+	                     * by point instead (exec.c, rows_task) */
 } X;
 
 /* A box: a range of every dim (dims outside the box's scope ignored). */
