@@ -26,19 +26,12 @@ def jit(monkeypatch, tmp_path):
     return tmp_path
 
 
-def rms_norm(x, w):
-    return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w
-
-
 PROGRAMS = {
     "softmax": (lambda x: torch.softmax(x, -1), lambda: (R(64, 100),)),
     "causal_softmax": (lambda x: torch.softmax(x.masked_fill(torch.ones(32, 32, dtype=torch.bool).triu(1), float("-inf")), -1),
                        lambda: (R(4, 32, 32),)),
     "layer_norm": (lambda x, w, b: F.layer_norm(x, (x.shape[-1],), w, b), lambda: (R(33, 70), R(70), R(70))),
-    "rms_norm": (rms_norm, lambda: (R(40, 64), R(64))),
     "gelu": (lambda x: F.gelu(x) + torch.tanh(x) * torch.sigmoid(x), lambda: (R(3, 1000),)),
-    "sum0": (lambda x: x.sum(0) * x.amax(0), lambda: (R(50, 21),)),
-    "var_mean": (lambda x: torch.var_mean(x, -1, keepdim=True), lambda: (R(17, 29),)),
     "ints": (lambda a, b: (a * b + a // 3 - b % 5, (a > b).float()), lambda: (torch.randint(-50, 50, (300,)),
                                                                               torch.randint(1, 50, (300,)))),
 }
