@@ -410,6 +410,17 @@ static void fallback(G *g, const Ins *in, int r, int s)
 	buf_printf(g->b, " = (%s)o.%c; }\n", ctype(in->dt), dt_is_float(in->dt) ? 'f' : 'i');
 }
 
+/* pattern with $0, $1, $2 as the operands' values where scope s computes
+ * lane `l` (the op table's jnp spellings take the same form). */
+static void pattern(G *g, const Ins *in, int s, const char *pat)
+{
+	for (const char *c = pat; *c; c++)
+		if (c[0] == '$' && c[1] >= '0' && c[1] <= '2')
+			ref(g, in->a[*++c - '0'], s);
+		else
+			buf_putc(g->b, *c);
+}
+
 static void binary(G *g, const Ins *in, int s, const char *op)
 {
 	buf_printf(g->b, "(");
@@ -481,15 +492,9 @@ static void op_value(G *g, const Ins *in, int r, int s, const char *nl)
 	case OP_GE: binary(g, in, s, ">="); break;
 	case OP_AND: binary(g, in, s, "&"); break;
 	case OP_OR: binary(g, in, s, "|"); break;
-	case OP_NOT: buf_printf(g->b, "!"); ref(g, in->a[0], s); break;
-	case OP_FLOORDIV:
-	case OP_MOD:
-		buf_printf(g->b, "%s((int64_t)", in->op == OP_MOD ? "fmodi" : "fdiv");
-		ref(g, in->a[0], s);
-		buf_printf(g->b, ", (int64_t)");
-		ref(g, in->a[1], s);
-		buf_printf(g->b, ")");
-		break;
+	case OP_NOT: pattern(g, in, s, "!$0"); break;
+	case OP_FLOORDIV: pattern(g, in, s, "fdiv((int64_t)$0, (int64_t)$1)"); break;
+	case OP_MOD: pattern(g, in, s, "fmodi((int64_t)$0, (int64_t)$1)"); break;
 	case OP_NEG:
 		if (fl) {
 			buf_printf(g->b, "-");
@@ -500,49 +505,17 @@ static void op_value(G *g, const Ins *in, int r, int s, const char *nl)
 			buf_printf(g->b, ")");
 		}
 		break;
-	case OP_ABS: buf_printf(g->b, "fabs("); ref(g, in->a[0], s); buf_printf(g->b, ")"); break;
-	case OP_SQRT: buf_printf(g->b, "sqrt((double)"); ref(g, in->a[0], s); buf_printf(g->b, ")"); break;
-	case OP_RSQRT: buf_printf(g->b, "(1.0 / sqrt((double)"); ref(g, in->a[0], s); buf_printf(g->b, "))"); break;
-	case OP_RELU:
-		buf_printf(g->b, "(");
-		ref(g, in->a[0], s);
-		buf_printf(g->b, " > 0 || ");
-		ref(g, in->a[0], s);
-		buf_printf(g->b, " != ");
-		ref(g, in->a[0], s);
-		buf_printf(g->b, " ? ");
-		ref(g, in->a[0], s);
-		buf_printf(g->b, " : 0)");
+	case OP_ABS: pattern(g, in, s, "fabs($0)"); break;
+	case OP_SQRT: pattern(g, in, s, "sqrt((double)$0)"); break;
+	case OP_RSQRT: pattern(g, in, s, "(1.0 / sqrt((double)$0))"); break;
+	case OP_RELU: pattern(g, in, s, "($0 > 0 || $0 != $0 ? $0 : 0)"); break;
+	case OP_MIN: /* NaN when either is */
+		pattern(g, in, s, fl ? "($0 != $0 || $1 != $1 ? NAN : $0 < $1 ? $0 : $1)" : "($0 < $1 ? $0 : $1)");
 		break;
-	case OP_MIN:
 	case OP_MAX:
-		buf_printf(g->b, "(");
-		if (fl) {
-			ref(g, in->a[0], s);
-			buf_printf(g->b, " != ");
-			ref(g, in->a[0], s);
-			buf_printf(g->b, " || ");
-			ref(g, in->a[1], s);
-			buf_printf(g->b, " != ");
-			ref(g, in->a[1], s);
-			buf_printf(g->b, " ? (%s)NAN : ", t);
-		}
-		binary(g, in, s, in->op == OP_MIN ? "<" : ">");
-		buf_printf(g->b, " ? ");
-		ref(g, in->a[0], s);
-		buf_printf(g->b, " : ");
-		ref(g, in->a[1], s);
-		buf_printf(g->b, ")");
+		pattern(g, in, s, fl ? "($0 != $0 || $1 != $1 ? NAN : $0 > $1 ? $0 : $1)" : "($0 > $1 ? $0 : $1)");
 		break;
-	default: /* OP_WHERE */
-		buf_printf(g->b, "(");
-		ref(g, in->a[0], s);
-		buf_printf(g->b, " ? ");
-		ref(g, in->a[1], s);
-		buf_printf(g->b, " : ");
-		ref(g, in->a[2], s);
-		buf_printf(g->b, ")");
-		break;
+	default: pattern(g, in, s, "($0 ? $1 : $2)"); break; /* OP_WHERE */
 	}
 	buf_printf(g->b, ";\n");
 }
