@@ -313,6 +313,37 @@ static void t0_among_cases(void)
 			}
 }
 
+/* f32 transposes whose tiles have fewer than 8 rows or exactly 8: zips of
+ * na source rows into one contiguous destination (dst rows of na
+ * elements that follow each other: tr_narrow4's zip kernels), the same
+ * rows at a wider pitch (its 4x8, 2x8 and scalar kernels), and dst rows
+ * of na continued by an outer dim of w steps (short_rows, tr_short4 with
+ * its 8x8 kernels for na = 8); nb columns with and without a tail, the
+ * destination aligned or one element past, streamed or not, every way of
+ * running the plan, under a random tuning. */
+static void narrow_rows_cases(void)
+{
+	static const int64_t nas[] = {2, 3, 4, 5, 7, 8}, nbs[] = {7, 8, 37, 1000};
+	long id = 0, bad = failed;
+	for (int kind = 0; kind < 3; kind++)
+		for (int i = 0; i < 6; i++)
+			for (int j = 0; j < 4; j++)
+				for (int f = 0; f < 4; f++, id++) {
+					int64_t na = nas[i], nb = nbs[j], w = kind == 2 ? 5 : 1;
+					/* src (na, w, nb) contiguous (na and w do not merge); dst
+					 * (nb, w, na) or, at a wider pitch, rows of 9 */
+					Case c = {.rank = 3, .es = 4, .flags = f & 1 ? COPY_STREAM : 0};
+					c.shape[0] = na, c.shape[1] = nb, c.shape[2] = w;
+					c.ss[0] = w * nb * 4, c.ss[1] = 4, c.ss[2] = nb * 4;
+					c.ds[0] = 4, c.ds[1] = kind == 1 ? 9 * 4 : w * na * 4, c.ds[2] = na * 4;
+					c.dbase = f & 2 ? 4 : 0;
+					c.slen = (size_t)(w * na * nb * 4);
+					c.dlen = (size_t)(c.dbase + nb * c.ds[1]);
+					run_case(&c, id, (int)(id % 3));
+				}
+	check(failed == bad, "f32 transposes of 2 to 8 rows: zips, short rows, rows continued", 0);
+}
+
 /* Rows per tile of an n x n transpose of es-byte elements, rows pitch
  * elements apart on both sides, under a tuning (a plan only: nothing is
  * read or written). */
@@ -1023,6 +1054,7 @@ int main(int argc, char **argv)
 	for (long i = 0; i < count; i++)
 		box_case(i);
 	t0_among_cases();
+	narrow_rows_cases();
 	tile_rows_cases();
 	tall_tile_cases();
 	narrow_trans_cases();

@@ -1337,6 +1337,7 @@ static const JitEntry *jit_of(const Inst *in)
 	Buf src = {0};
 	bool *has = calloc((size_t)in->nplanned + 1, sizeof *has);
 	RunErr err = {.pos = INT64_MAX};
+	bool avx2 = jit_avx2();
 	for (int i = 0; has && jit_mode() && i < in->nplanned; i++) {
 		if (in->plan[cpu_target.id]->st[i].empty || in->planned[i].stmt->at)
 			continue;
@@ -1344,13 +1345,13 @@ static const JitEntry *jit_of(const Inst *in)
 		char name[32], why[160];
 		snprintf(name, sizeof name, "athene_s%d", i);
 		why[0] = 0;
-		has[i] = x && setup(x, in, i, &err) && jit_stmt(&src, x, name, why, sizeof why);
+		has[i] = x && setup(x, in, i, &err) && jit_stmt(&src, x, avx2, name, why, sizeof why);
 		if (!has[i] && getenv("ATHENE_JIT_WHY"))
 			fprintf(stderr, "athene: %s, statement %d ('%s'): not compiled: %s\n", in->k->name, i,
 			        in->planned[i].stmt->t->name, why[0] ? why : "no box statement");
 		x_release(x);
 	}
-	e = has ? jit_submit(&src, in->nplanned, has) : NULL;
+	e = has ? jit_submit(&src, avx2, in->nplanned, has) : NULL;
 	free(has);
 	buf_free(&src);
 	if (!e)

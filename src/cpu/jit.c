@@ -107,16 +107,17 @@ static void floats(Buf *b, const char *name, const float *c, int n)
 }
 #endif
 
-static bool jit_avx2(void)
+bool jit_avx2(void)
 {
 	return pick_simd() == SIMD_AVX2;
 }
 
-void jit_prelude(Buf *b)
+void jit_prelude(Buf *b, bool avx2)
 {
+	(void)avx2; /* no vector functions off x86 */
 	buf_printf(b, "%s", prelude);
 #ifdef X86
-	if (!jit_avx2())
+	if (!avx2)
 		return;
 	buf_printf(b, "#include <immintrin.h>\n#define AVX2_FN\n");
 	const struct { const char *name; float v; } k[] = {
@@ -780,9 +781,9 @@ static void scope_loops(G *g, int s, int reduce)
 	}
 }
 
-bool jit_stmt(Buf *b, const X *x, const char *name, char *why, size_t nwhy)
+bool jit_stmt(Buf *b, const X *x, bool avx2, const char *name, char *why, size_t nwhy)
 {
-	G g = {.b = b, .x = x, .p = x->p, .avx2 = jit_avx2(), .stream = x->stream && jit_avx2()};
+	G g = {.b = b, .x = x, .p = x->p, .avx2 = avx2, .stream = x->stream && avx2};
 	for (int s = 0; s < MAXSCOPES; s++)
 		g.across[s] = -1;
 	const Prog *p = x->p;
@@ -815,6 +816,7 @@ struct JitEntry {
 	struct JitEntry *next;  /* in the table */
 	struct JitEntry *qnext; /* in the queue */
 	uint64_t hash;
+	bool avx2;              /* the source is written for AVX2 */
 	int nfn;
 	bool *has;              /* per statement: has a function */
 	JitFn *fn;              /* set before state turns JIT_READY */
@@ -914,7 +916,7 @@ static bool load(JitEntry *e, const char *path)
 /* Runs the compiler on `in` (a source, or with header the prelude into
  * its precompiled form) into out: 0, or the errno of a failed start, or
  * -1 when it failed. */
-static int run_cc(const char *dir, const char *in, const char *out, bool header)
+static int run_cc(const char *dir, const char *in, const char *out, bool header, bool avx2)
 {
 	char inc[3100];
 	char *argv[24];
@@ -925,7 +927,7 @@ static int run_cc(const char *dir, const char *in, const char *out, bool header)
 	argv[n++] = "-fPIC";
 	argv[n++] = "-ffp-contract=off";
 	argv[n++] = "-fno-math-errno";
-	if (jit_avx2()) { /* haswell's tuning: whole 32-byte loads and stores, never split in halves */
+	if (avx2) { /* haswell's tuning: whole 32-byte loads and stores, never split in halves */
 		argv[n++] = "-mavx2";
 		argv[n++] = "-mtune=haswell";
 	}
@@ -969,25 +971,26 @@ static bool put(const char *path, const char *text)
  * compiler makes one, its precompiled form beside it (.h.gch: gcc reads it
  * in its place; it saves the parse of immintrin.h, most of a compile).
  * Made once per process when missing; its name into name. */
-static bool prelude_header(const char *dir, char *name, size_t n)
+static bool prelude_header(const char *dir, bool avx2, char *name, size_t n)
 {
 	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-	static bool tried;
+	static bool tried[2];
 	Buf b = {0};
-	jit_prelude(&b);
+	jit_prelude(&b, avx2);
 	char path[3300], gch[3300];
 	snprintf(name, n, "prelude-%016llx.h", (unsigned long long)fnv(0xcbf29ce484222325ull, buf_str(&b)));
 	bool ok = snprintf(path, sizeof path, "%s/%s", dir, name) < (int)sizeof path &&
 	          snprintf(gch, sizeof gch, "%s.gch", path) < (int)sizeof gch && (!access(path, R_OK) || put(path, buf_str(&b)));
 	buf_free(&b);
 	pthread_mutex_lock(&mu);
-	if (ok && !tried && access(gch, R_OK)) {
+	if (ok && !tried[avx2] && access(gch, R_OK)) {
 		char tmp[3400];
-		if (snprintf(tmp, sizeof tmp, "%s.%ld.gch", path, (long)getpid()) < (int)sizeof tmp && !run_cc(dir, path, tmp, true))
+		if (snprintf(tmp, sizeof tmp, "%s.%ld.gch", path, (long)getpid()) < (int)sizeof tmp &&
+		    !run_cc(dir, path, tmp, true, avx2))
 			rename(tmp, gch);
 		unlink(tmp);
 	}
-	tried = true;
+	tried[avx2] = true;
 	pthread_mutex_unlock(&mu);
 	return ok;
 }
@@ -1007,14 +1010,14 @@ static bool build(JitEntry *e)
 	int id = atomic_fetch_add(&serial, 1);
 	snprintf(src, sizeof src, "%s/%016llx.%ld.%d.c", dir, (unsigned long long)e->hash, (long)getpid(), id);
 	snprintf(tmp, sizeof tmp, "%s/%016llx.%ld.%d.so", dir, (unsigned long long)e->hash, (long)getpid(), id);
-	FILE *f = prelude_header(dir, header, sizeof header) ? fopen(src, "w") : NULL;
+	FILE *f = prelude_header(dir, e->avx2, header, sizeof header) ? fopen(src, "w") : NULL;
 	if (!f || fprintf(f, "#include \"%s\"\n", header) < 0 || fputs(e->src, f) < 0 || fclose(f)) {
 		if (f)
 			fclose(f);
 		say("cannot write %s%s", src, "");
 		return false;
 	}
-	int rc = run_cc(dir, src, tmp, false);
+	int rc = run_cc(dir, src, tmp, false, e->avx2);
 	if (rc > 0) {
 		unlink(src);
 		say("cannot run the C compiler '%s' (%s; ATHENE_CC names another)", jit_cc(), strerror(rc));
@@ -1074,7 +1077,7 @@ static void after_fork(void)
 	}
 }
 
-JitEntry *jit_submit(Buf *src, int nfn, const bool *has)
+JitEntry *jit_submit(Buf *src, bool avx2, int nfn, const bool *has)
 {
 	int mode = jit_mode(), any = 0;
 	for (int i = 0; i < nfn; i++)
@@ -1082,9 +1085,9 @@ JitEntry *jit_submit(Buf *src, int nfn, const bool *has)
 	if (!mode || !any)
 		return &jit_none;
 	char flags[256];
-	snprintf(flags, sizeof flags, "%s|%s|%s", JIT_VERSION, jit_cc(), jit_avx2() ? "avx2" : "");
+	snprintf(flags, sizeof flags, "%s|%s|%s", JIT_VERSION, jit_cc(), avx2 ? "avx2" : "");
 	Buf pre = {0};
-	jit_prelude(&pre);
+	jit_prelude(&pre, avx2);
 	uint64_t h = fnv(fnv(fnv(0xcbf29ce484222325ull, flags), buf_str(&pre)), buf_str(src));
 	buf_free(&pre);
 	pthread_mutex_lock(&jit_mu);
@@ -1094,6 +1097,7 @@ JitEntry *jit_submit(Buf *src, int nfn, const bool *has)
 	if (!e && jit_entries < JIT_MAX_ENTRIES && (e = calloc(1, sizeof *e))) {
 		jit_entries++;
 		e->hash = h;
+		e->avx2 = avx2;
 		e->nfn = nfn;
 		e->has = malloc((size_t)nfn * sizeof *e->has);
 		e->fn = calloc((size_t)nfn, sizeof *e->fn);

@@ -13,17 +13,14 @@
 #define VECMATH_TEXT(...) #__VA_ARGS__
 
 #define VECMATH(F) F( \
-/* 8x8 transpose of 4-byte elements: o[k] is column k of 8 src rows. */ \
-AVX2_FN static inline void tr8x8_4(const char *s, int64_t sp, __m256 *o) \
+/* 8x8 transpose of 4-byte elements: o[k] is column k of the 8 src rows \
+ * that start at r[0], ..., r[7]. */ \
+AVX2_FN static inline __attribute__((always_inline)) void tr8x8_ptr(const char *const *r, __m256 *o) \
 { \
-	__m256 r0 = _mm256_loadu_ps((const float *)s); \
-	__m256 r1 = _mm256_loadu_ps((const float *)(s + sp)); \
-	__m256 r2 = _mm256_loadu_ps((const float *)(s + 2 * sp)); \
-	__m256 r3 = _mm256_loadu_ps((const float *)(s + 3 * sp)); \
-	__m256 r4 = _mm256_loadu_ps((const float *)(s + 4 * sp)); \
-	__m256 r5 = _mm256_loadu_ps((const float *)(s + 5 * sp)); \
-	__m256 r6 = _mm256_loadu_ps((const float *)(s + 6 * sp)); \
-	__m256 r7 = _mm256_loadu_ps((const float *)(s + 7 * sp)); \
+	__m256 r0 = _mm256_loadu_ps((const float *)r[0]), r1 = _mm256_loadu_ps((const float *)r[1]); \
+	__m256 r2 = _mm256_loadu_ps((const float *)r[2]), r3 = _mm256_loadu_ps((const float *)r[3]); \
+	__m256 r4 = _mm256_loadu_ps((const float *)r[4]), r5 = _mm256_loadu_ps((const float *)r[5]); \
+	__m256 r6 = _mm256_loadu_ps((const float *)r[6]), r7 = _mm256_loadu_ps((const float *)r[7]); \
 	/* pairs of rows interleaved, then quads: column k of rows 0-3 and 4-7 \
 	 * in the two halves of u_k, then the halves put together */ \
 	__m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1); \
@@ -38,6 +35,13 @@ AVX2_FN static inline void tr8x8_4(const char *s, int64_t sp, __m256 *o) \
 	o[2] = _mm256_permute2f128_ps(u2, u6, 0x20), o[3] = _mm256_permute2f128_ps(u3, u7, 0x20); \
 	o[4] = _mm256_permute2f128_ps(u0, u4, 0x31), o[5] = _mm256_permute2f128_ps(u1, u5, 0x31); \
 	o[6] = _mm256_permute2f128_ps(u2, u6, 0x31), o[7] = _mm256_permute2f128_ps(u3, u7, 0x31); \
+} \
+\
+/* The same for 8 src rows sp bytes apart from s. */ \
+AVX2_FN static inline __attribute__((always_inline)) void tr8x8_4(const char *s, int64_t sp, __m256 *o) \
+{ \
+	const char *r[8] = {s, s + sp, s + 2 * sp, s + 3 * sp, s + 4 * sp, s + 5 * sp, s + 6 * sp, s + 7 * sp}; \
+	tr8x8_ptr(r, o); \
 } \
 \
 /* c[0] + c[1]·x + ... + c[n-1]·x^(n-1) by Horner's rule in f32, a multiply \

@@ -159,16 +159,20 @@ typedef void (*JitFn)(const JitRt *rt, char *const *B, int64_t lo, int64_t hi);
 typedef struct JitEntry JitEntry;
 /* 0: off (ATHENE_JIT=0), 1: compiled in the background, 2: the first run waits (ATHENE_JIT=sync). */
 int jit_mode(void);
+/* Whether the sources are written for AVX2 (vecmath.h's functions in the
+ * prelude, the compiler told -mavx2): read once per source, since a test
+ * can switch the kernels to the portable ones at any time. */
+bool jit_avx2(void);
 /* Appends what every source starts with (the sources jit_submit takes
  * include it as a header). */
-void jit_prelude(Buf *b);
+void jit_prelude(Buf *b, bool avx2);
 /* Writes statement x as C function `name` into b; false (b untouched, the
  * reason in why) when it has a part the generator does not write. */
-bool jit_stmt(Buf *b, const X *x, const char *name, char *why, size_t nwhy);
+bool jit_stmt(Buf *b, const X *x, bool avx2, const char *name, char *why, size_t nwhy);
 /* The compiled code of a source whose statement i is athene_s<i> where
  * has[i]: found in the process, or queued for the compiler (waited for
  * with ATHENE_JIT=sync). Never NULL; entries live as long as the process. */
-JitEntry *jit_submit(Buf *src, int nfn, const bool *has);
+JitEntry *jit_submit(Buf *src, bool avx2, int nfn, const bool *has);
 /* Statement si's function, NULL until compiled (or when it has none). */
 JitFn jit_fn(const JitEntry *e, int si);
 void jit_count_run(void);
