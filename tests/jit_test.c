@@ -41,6 +41,17 @@ static const char *builtin =
 	"    y[x1, x0, r] = exp(where(!(((-1 * x0 + r) <= 0) && true), f32(-inf),"
 	" b.flat[1024 * x1 + 32 * x0 + r] / f32(4.0)) - m[x1, x0]) / s[x1, x0]\n"
 	"}\n"
+	/* torch's safe softmax: the masked, scaled load written out at each
+	 * of its uses, as three operands of one tensor (the generator's
+	 * repeats merged) */
+	"kernel safe_softmax(b: f32[8, 32, 32]) -> (y: f32[8, 32, 32]) {\n"
+	"    let nf[x1 < 8, x0 < 32] = any(r < 32: !(((where(r > x0, f32(-inf), b.flat[1024 * x1 + 32 * x0 + r]) / f32(4.0))"
+	" == (where(r > x0, f32(-inf), b.flat[1024 * x1 + 32 * x0 + r]) / f32(4.0))) && (abs(where(r > x0, f32(-inf),"
+	" b.flat[1024 * x1 + 32 * x0 + r]) / f32(4.0)) != f32(inf))))\n"
+	"    let m[x1 < 8, x0 < 32] = max(r < 32: where(r > x0, f32(-inf), b.flat[1024 * x1 + 32 * x0 + r]) / f32(4.0))\n"
+	"    y[x1, x0, r] = where(nf[x1, x0], exp(where(r > x0, f32(-inf), b.flat[1024 * x1 + 32 * x0 + r] * f32(2.0))"
+	" / f32(8.0) - m[x1, x0]), exp(where(r > x0, f32(-inf), b.flat[1024 * x1 + 32 * x0 + r]) / f32(4.0) - m[x1, x0]))\n"
+	"}\n"
 	"kernel gelu(b: f32[64, 256]) -> (y: f32[16384]) {\n"
 	"    y[x] = b.flat[x] * f32(0.5) * (erf(b.flat[x] * f32(0.7071067811865476)) + f32(1.0))\n"
 	"}\n"

@@ -810,14 +810,106 @@ static void scope_loops(G *g, int s, int reduce)
 	}
 }
 
+/* Do operands j and k read the same elements? */
+static bool same_operand(const X *x, int j, int k)
+{
+	const XOp *a = &x->op[j], *b = &x->op[k];
+	if (a->op->t->role != b->op->t->role || a->op->t->index != b->op->t->index || a->dt != b->dt || a->start != b->start || a->point || b->point || a->masked ||
+	    b->masked || a->piece || b->piece)
+		return false;
+	for (int d = 0; d < x->nd; d++)
+		if (a->stride[d] != b->stride[d])
+			return false;
+	return true;
+}
+
+/* Do variables u and v take the same value at each point (the sum of the
+ * same dims' coordinates, ivar's)? */
+static bool same_ivar(const X *x, const Var *u, const Var *v)
+{
+	int i = 0, j = 0;
+	while (x->ps->vars[i].var != u)
+		i++;
+	while (x->ps->vars[j].var != v)
+		j++;
+	for (int k = 0; k < x->nd; k++)
+		if ((x->d[k].var == i) != (x->d[k].var == j))
+			return false;
+	return true;
+}
+
+/* Does instruction r compute what q does (q < r, both their own
+ * representatives' arguments in rep)? Guards aside: the generator
+ * evaluates every instruction at every point (none it writes can fail). */
+static bool same_ins(const X *x, const Ins *q, const Ins *r, const int *rep)
+{
+	if (q->kind != r->kind || q->scope != r->scope || q->dt != r->dt || q->kind == I_REDUCE)
+		return false;
+	switch (r->kind) {
+	case I_CONST: return !memcmp(&q->c, &r->c, sizeof q->c);
+	case I_IVAR: return same_ivar(x, q->var, r->var);
+	case I_LOAD:
+		return !q->natoms && !r->natoms && !q->nchecks && !r->nchecks && same_operand(x, q->operand, r->operand);
+	default:
+		if (q->op != r->op || q->opdt != r->opdt || q->nargs != r->nargs || q->exact != r->exact)
+			return false;
+		for (int k = 0; k < r->nargs; k++)
+			if (rep[q->a[k]] != rep[r->a[k]])
+				return false;
+		return true;
+	}
+}
+
+/* x's program with each instruction that repeats an earlier one of its
+ * scope replaced by that one in every use (the repeats stay, unused):
+ * Inductor writes a masked load's whole expression again at each of its
+ * uses (a causal softmax's where three times in one statement, its tensor
+ * as three operands), which gcc cannot merge across the operands'
+ * pointers. The caller frees it and its ins. */
+static Prog *dedup(const X *x)
+{
+	const Prog *p = x->p;
+	Prog *q = malloc(sizeof *q);
+	int *rep = malloc((size_t)(p->n + 1) * sizeof *rep);
+	if (q)
+		*q = *p, q->ins = malloc((size_t)(p->n + 1) * sizeof *q->ins);
+	if (!q || !q->ins || !rep) {
+		if (q)
+			free(q->ins);
+		free(q);
+		free(rep);
+		return NULL;
+	}
+	memcpy(q->ins, p->ins, (size_t)p->n * sizeof *q->ins);
+	for (int r = 0; r < p->n; r++) {
+		rep[r] = r;
+		for (int k = 0; k < r && rep[r] == r; k++)
+			if (rep[k] == k && same_ins(x, &p->ins[k], &p->ins[r], rep))
+				rep[r] = k;
+		Ins *in = &q->ins[r];
+		for (int k = 0; k < in->nargs && in->kind != I_LOAD; k++)
+			in->a[k] = rep[in->a[k]];
+		if (in->guard >= 0)
+			in->guard = rep[in->guard];
+	}
+	q->result = rep[p->result];
+	free(rep);
+	return q;
+}
+
 bool jit_stmt(Buf *b, const X *x, bool avx2, const char *name, char *why, size_t nwhy)
 {
-	G g = {.b = b, .x = x, .p = x->p, .avx2 = avx2, .stream = x->stream && avx2};
+	Prog *p = dedup(x);
+	if (!p)
+		return false;
+	G g = {.b = b, .x = x, .p = p, .avx2 = avx2, .stream = x->stream && avx2};
 	for (int s = 0; s < MAXSCOPES; s++)
 		g.across[s] = -1;
-	const Prog *p = x->p;
-	if (!(g.used = calloc((size_t)p->n + 1, sizeof *g.used)))
+	if (!(g.used = calloc((size_t)p->n + 1, sizeof *g.used))) {
+		free(p->ins);
+		free(p);
 		return false;
+	}
 	g.used[p->result] = true; /* what the result reads (guards aside: nothing here can fail) */
 	for (int r = p->n - 1; r >= 0; r--)
 		for (int k = 0; g.used[r] && k < p->ins[r].nargs && p->ins[r].kind != I_LOAD; k++)
@@ -833,6 +925,8 @@ bool jit_stmt(Buf *b, const X *x, bool avx2, const char *name, char *why, size_t
 	if (why)
 		snprintf(why, nwhy, "%s", g.why);
 	free(g.used);
+	free(p->ins);
+	free(p);
 	return ok;
 }
 
