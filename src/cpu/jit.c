@@ -524,7 +524,10 @@ static void op_value(G *g, const Ins *in, int r, int s, const char *nl)
 		pattern(g, in, s, fl ? "($0 != $0 || $1 != $1 ? NAN : $0 > $1 ? $0 : $1)" : "($0 > $1 ? $0 : $1)");
 		break;
 	default: /* OP_WHERE */
-		pattern(g, in, s, in->dt == ATHENE_F32 ? "wsel_f($0 != 0, $1, $2)" : in->dt == ATHENE_F64 ? "wsel_d($0 != 0, $1, $2)" : "($0 ? $1 : $2)");
+		pattern(g, in, s,
+		        in->dt == ATHENE_F32   ? "wsel_f($0 != 0, $1, $2)"
+		        : in->dt == ATHENE_F64 ? "wsel_d($0 != 0, $1, $2)"
+		                               : "($0 ? $1 : $2)");
 		break;
 	}
 	buf_printf(g->b, ";\n");
@@ -814,8 +817,8 @@ static void scope_loops(G *g, int s, int reduce)
 static bool same_operand(const X *x, int j, int k)
 {
 	const XOp *a = &x->op[j], *b = &x->op[k];
-	if (a->op->t->role != b->op->t->role || a->op->t->index != b->op->t->index || a->dt != b->dt || a->start != b->start || a->point || b->point || a->masked ||
-	    b->masked || a->piece || b->piece)
+	if (a->op->t->role != b->op->t->role || a->op->t->index != b->op->t->index || a->dt != b->dt ||
+	    a->start != b->start || a->point || b->point || a->masked || b->masked || a->piece || b->piece)
 		return false;
 	for (int d = 0; d < x->nd; d++)
 		if (a->stride[d] != b->stride[d])
