@@ -92,9 +92,11 @@ test: all layers $(CTESTS) $(KTESTS) $(DTESTS) $(PY)
 # through the interpreter and in JAX's interpreter, every kernel through the
 # real TPU compiler, PyTorch's whole op database through the athene backend,
 # and every program of the backend's list through its Pallas target and every
-# kernel of it through the TPU compiler (the package installed by python-test;
+# kernel of it through the TPU compiler, and the scalar ops' slowest rows
+# against their Python reference (the package installed by python-test;
 # several minutes; CI runs what it adds to make test, test-rest).
-ALL_FILES = tests/test_examples.py tests/pallas python/tests/test_torch_opdb.py python/tests/test_torch_pallas.py
+ALL_FILES = tests/test_examples.py tests/pallas tests/test_scalar.py python/tests/test_torch_opdb.py \
+	python/tests/test_torch_pallas.py
 test-all: all $(PY)
 	$(NOJIT) ATHENE_TEST_ALL=1 ATHENE=$(B)/athene $(PY) -m pytest -q $(ALL_FILES)
 
