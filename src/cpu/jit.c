@@ -431,11 +431,9 @@ static void pattern(G *g, const Ins *in, int s, const char *pat)
 
 static void binary(G *g, const Ins *in, int s, const char *op)
 {
-	buf_printf(g->b, "(");
-	ref(g, in->a[0], s);
-	buf_printf(g->b, " %s ", op);
-	ref(g, in->a[1], s);
-	buf_printf(g->b, ")");
+	char pat[16];
+	snprintf(pat, sizeof pat, "($0 %s $1)", op);
+	pattern(g, in, s, pat);
 }
 
 /* An integer op computed in 64 bits without overflow, then wrapped. */

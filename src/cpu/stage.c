@@ -766,8 +766,20 @@ AVX2_FN static inline void zip2x8_4(char *d, const char *s, int64_t sp, bool str
 	store_4(d + 32, _mm256_permute2f128_ps(lo, hi, 0x31), stream);
 }
 
+/* 8 dst rows of na < 8 elements (4-byte) at pitch dp from na src rows sp
+ * apart: 4x8 kernels, then 2x8, then one by one. */
+AVX2_FN static inline void narrow8(char *d, int64_t dp, const char *s, int64_t sp, int64_t na)
+{
+	int64_t c = 0;
+	for (; c + 4 <= na; c += 4)
+		tr4x8_4(d + c * 4, dp, s + c * sp, sp);
+	for (; c + 2 <= na; c += 2)
+		tr2x8_4(d + c * 4, dp, s + c * sp, sp);
+	tr_scalar(d + c * 4, dp, s + c * sp, sp, na - c, 8, 4);
+}
+
 /* A tile of fewer than 8 rows (na < 8, dst rows of 4-28 bytes at any
- * pitch): per 8 columns, 4x8 kernels, then 2x8, then one by one; where
+ * pitch): per 8 columns, narrow8; where
  * the dst rows follow each other (a zip of 2 or 4 src rows), the zip
  * kernels, streamed where the tile's dst is aligned. Measured on a Zen 3
  * through athene run --bench at two threads, alternating with the
@@ -783,19 +795,12 @@ AVX2_FN static void tr_narrow4(char *d, int64_t dp, const char *s, int64_t sp, i
 	for (int64_t ib = 0; ib < nb8; ib += 8) {
 		char *db = d + ib * dp;
 		const char *sb = s + ib * 4;
-		if (zip) {
-			if (na == 4)
-				zip4x8_4(db, sb, sp, stream);
-			else
-				zip2x8_4(db, sb, sp, stream);
-			continue;
-		}
-		int64_t c = 0;
-		for (; c + 4 <= na; c += 4)
-			tr4x8_4(db + c * 4, dp, sb + c * sp, sp);
-		for (; c + 2 <= na; c += 2)
-			tr2x8_4(db + c * 4, dp, sb + c * sp, sp);
-		tr_scalar(db + c * 4, dp, sb + c * sp, sp, na - c, 8, 4);
+		if (!zip)
+			narrow8(db, dp, sb, sp, na);
+		else if (na == 4)
+			zip4x8_4(db, sb, sp, stream);
+		else
+			zip2x8_4(db, sb, sp, stream);
 	}
 	tr_scalar(d + nb8 * dp, dp, s + nb8 * 4, sp, na, nb - nb8, 4);
 }
@@ -844,15 +849,8 @@ AVX2_FN static void tr_short4(char *d, int64_t dp, const char *s, int64_t sp, in
 					for (int k = 0; k < 8; k++)
 						_mm256_storeu_ps((float *)(dw + (h * 8 + k) * dp + c * 4), o[k]);
 				}
-			for (; c + 4 <= na; c += 4) {
-				tr4x8_4(dw + c * 4, dp, sw + c * sp, sp);
-				tr4x8_4(dw + 8 * dp + c * 4, dp, sw + 32 + c * sp, sp);
-			}
-			for (; c + 2 <= na; c += 2) {
-				tr2x8_4(dw + c * 4, dp, sw + c * sp, sp);
-				tr2x8_4(dw + 8 * dp + c * 4, dp, sw + 32 + c * sp, sp);
-			}
-			tr_scalar(dw + c * 4, dp, sw + c * sp, sp, na - c, 16, 4);
+			for (int h = 0; h < 2; h++)
+				narrow8(dw + h * 8 * dp + c * 4, dp, sw + h * 32 + c * sp, sp, na - c);
 		}
 	}
 	for (int64_t w = 0; w < wn; w++)
