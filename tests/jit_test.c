@@ -78,6 +78,19 @@ static const char *builtin =
 	"    s[i] = i16(f[i] * f32(1000.0)) + i16(a[i])\n"
 	"    h[i] = i32.bits(f[i]) ^ i32(u8.bits(c[i]))\n"
 	"}\n"
+	/* index arithmetic in values: i64 whose ranges fit in 32 bits computed in
+	 * 32 (a causal mask), products past 32 bits kept in 64 and wrapped by a
+	 * cast; any and all over rows of 8 lanes, of bools and of floats (-0.0
+	 * is false, NaN true) */
+	"kernel masks(x: f32[4, 32, 40], n: i32[4, 32, 40]) -> (y: f32[4, 32, 40], z: i64[4, 32, 40], an: bool[4, 32],"
+	" al: bool[4, 32], af: bool[4, 32], w: i32[4, 32, 40]) {\n"
+	"    y[b, i, r] = where(r - i >= 1, f32(-inf), x[b, i, r]) + f32((-1) * i + r * 3)\n"
+	"    z[b, i, r] = i64(n[b, i, r]) * 100000 + (r - i) * 70000 * i - b + max(r, i) * min(-r, 3 - i)\n"
+	"    an[b, i] = any(r: n[b, i, r] > 150)\n"
+	"    al[b, i] = all(r: x[b, i, r] < 4.0 || r > i)\n"
+	"    af[b, i] = any(r: x[b, i, r] * f32(0.0))\n"
+	"    w[b, i, r] = i32(where(r > i, r * 40000 - i, -r)) + i32(-(i - r) * 65536 * 32768)\n"
+	"}\n"
 	/* reductions of every kind the generator writes, over several variables, nested */
 	"kernel reds(x: f32[13, 6, 11], n: i32[13, 6, 11], q: bool[13, 6, 11]) ->"
 	" (s: f32[13], m: f32[13], p: f64[13], a: f32[13], mi: i32[13], si: i64[13], an: bool[13], al: bool[13],"

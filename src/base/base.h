@@ -377,11 +377,9 @@ float narrow_tanh(float x);
 float narrow_erf(float x);
 /* e^x for x in [NARROW_EXP_LO, NARROW_EXP_HI], as those functions compute it */
 float narrow_exp_core(float x);
+/* at NARROW_EXP_LO, narrow_exp_core's result is 0 */
 #define NARROW_EXP_LO (-104.0f)
 #define NARROW_EXP_HI 89.0f
-/* above it, every step of narrow_exp_core is a normal float; at
- * NARROW_EXP_LO its result is 0 */
-#define NARROW_EXP_NORMAL (-86.0f)
 #define NARROW_LOG2E 1.44269504f
 #define NARROW_LN2_HI 0.693359375f
 #define NARROW_LN2_LO (-2.12194440e-4f)

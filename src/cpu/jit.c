@@ -128,7 +128,7 @@ void jit_prelude(Buf *b, bool avx2)
 		return;
 	buf_printf(b, "#include <immintrin.h>\n#define AVX2_FN\n");
 	const struct { const char *name; float v; } k[] = {
-		{"NARROW_EXP_LO", NARROW_EXP_LO}, {"NARROW_EXP_HI", NARROW_EXP_HI}, {"NARROW_EXP_NORMAL", NARROW_EXP_NORMAL},
+		{"NARROW_EXP_LO", NARROW_EXP_LO}, {"NARROW_EXP_HI", NARROW_EXP_HI},
 		{"NARROW_LOG2E", NARROW_LOG2E}, {"NARROW_LN2_HI", NARROW_LN2_HI}, {"NARROW_LN2_LO", NARROW_LN2_LO},
 		{"NARROW_TANH_SMALL", NARROW_TANH_SMALL},
 	};
@@ -158,6 +158,7 @@ typedef struct {
 	char pnl[MAXSCOPES][8]; /* ... and the parent's lane count there */
 	bool avx2;           /* the prelude has vecmath.h's functions */
 	bool *used;          /* per register: the stored value depends on it */
+	bool *n32;           /* per register: an i64 whose values all fit in 32 bits (ranges) */
 	bool stream;         /* the output is written around the cache where it can */
 	bool streamed;       /* ... and is: the function fences at its end */
 	char why[160];
@@ -191,7 +192,7 @@ static const char *ctype(DType t)
  * 8 lanes at a time); arithmetic on either is done in 64 bits all the same. */
 static const char *rtype(const G *g, const Ins *in)
 {
-	if (in->dt == ATHENE_BOOL)
+	if (in->dt == ATHENE_BOOL || g->n32[in - g->p->ins])
 		return "int32_t";
 	if (in->kind == I_IVAR) {
 		int v = 0;
@@ -343,6 +344,9 @@ static void ref(G *g, int r, int s)
 				buf_printf(g->b, "(%s(%s)INFINITY)", f < 0 ? "-" : "", t);
 			else
 				buf_printf(g->b, "((%s)%a)", t, f);
+		} else if (in->dt == ATHENE_I64 && in->c.i >= INT32_MIN && in->c.i <= INT32_MAX) {
+			/* so that a compare with a 32-bit register (n32) stays in 32 bits */
+			buf_printf(g->b, "((int32_t)%lld)", (long long)in->c.i);
 		} else {
 			buf_printf(g->b, "((%s)(int64_t)UINT64_C(%llu))", t, (unsigned long long)in->c.i);
 		}
@@ -356,15 +360,21 @@ static void ref(G *g, int r, int s)
 }
 
 /* The coordinate of dim k where scope s computes lane `l`. */
-static void coord(G *g, int k, int s)
+static void coord32(G *g, int k, int s, bool n32)
 {
 	int ks = g->x->d[k].scope;
+	const char *c = n32 ? "(int32_t)" : "";
 	if (g->lane[ks] != k)
-		buf_printf(g->b, "i%d", k);
+		buf_printf(g->b, "%si%d", c, k);
 	else if (ks == s)
-		buf_printf(g->b, "(c%d + l)", k);
+		buf_printf(g->b, "(%sc%d + l)", c, k);
 	else
-		buf_printf(g->b, "(c%d + L%d)", k, ks);
+		buf_printf(g->b, "(%sc%d + L%d)", c, k, ks);
+}
+
+static void coord(G *g, int k, int s)
+{
+	coord32(g, k, s, false);
 }
 
 /* The element offset of access j where scope s computes lane `l`. */
@@ -436,19 +446,22 @@ static void binary(G *g, const Ins *in, int s, const char *op)
 	pattern(g, in, s, pat);
 }
 
-/* An integer op computed in 64 bits without overflow, then wrapped. */
+/* An integer op computed in 64 bits without overflow, then wrapped; an
+ * n32 result in 32 (the low 32 bits of a sum, a difference or a product
+ * are those of the operands'). */
 static void wrapped(G *g, const Ins *in, int s, const char *op)
 {
-	buf_printf(g->b, "(%s)(int64_t)((uint64_t)(int64_t)", ctype(in->dt));
+	bool n32 = g->n32[in - g->p->ins];
+	buf_printf(g->b, n32 ? "(int32_t)((uint32_t)" : "(%s)(int64_t)((uint64_t)(int64_t)", ctype(in->dt));
 	ref(g, in->a[0], s);
-	buf_printf(g->b, " %s (uint64_t)(int64_t)", op);
+	buf_printf(g->b, n32 ? " %s (uint32_t)" : " %s (uint64_t)(int64_t)", op);
 	ref(g, in->a[1], s);
 	buf_printf(g->b, ")");
 }
 
 static void op_value(G *g, const Ins *in, int r, int s, const char *nl)
 {
-	const char *t = in->dt == ATHENE_BOOL ? "int32_t" : ctype(in->dt);
+	const char *t = rtype(g, in);
 	bool fl = dt_is_float(in->opdt);
 	bool own = g->p->ins[in->a[0]].kind != I_CONST && g->p->ins[in->a[0]].scope == s;
 	const char *f8 = in->op == OP_EXP ? "exp8" : in->op == OP_SIGMOID ? "sigmoid8" : in->op == OP_TANH ? "tanh8" :
@@ -506,7 +519,7 @@ static void op_value(G *g, const Ins *in, int r, int s, const char *nl)
 			buf_printf(g->b, "-");
 			ref(g, in->a[0], s);
 		} else {
-			buf_printf(g->b, "(int64_t)(0 - (uint64_t)(int64_t)");
+			buf_printf(g->b, g->n32[r] ? "(int32_t)(0u - (uint32_t)" : "(int64_t)(0 - (uint64_t)(int64_t)");
 			ref(g, in->a[0], s);
 			buf_printf(g->b, ")");
 		}
@@ -617,13 +630,14 @@ static void chunk(G *g, int s, const char *nl, int reduce)
 			int v = 0;
 			while (x->ps->vars[v].var != in->var)
 				v++;
+			bool n32 = !strcmp(rtype(g, in), "int32_t");
 			lanes(g, s, nl);
 			dst(g, r, s);
 			buf_printf(g->b, " = 0");
 			for (int k = 0; k < x->nd; k++)
 				if (x->d[k].var == v) {
-					buf_printf(g->b, " + (int64_t)%lld * ", (long long)x->d[k].place);
-					coord(g, k, s);
+					buf_printf(g->b, n32 ? " + %lld * " : " + (int64_t)%lld * ", (long long)x->d[k].place);
+					coord32(g, k, s, n32);
 				}
 			buf_printf(g->b, ";\n");
 			break;
@@ -661,12 +675,23 @@ static void chunk(G *g, int s, const char *nl, int reduce)
 		const Ins *v = &p->ins[red->a[0]];
 		int pa = g->across[s];
 		char acc[16] = "a";
-		bool vec = pa >= 0 && g->avx2 && v->dt == ATHENE_F32 && !strcmp(nl, "8") && !strcmp(g->pnl[s], "8") &&
-		           v->kind != I_CONST && v->scope == s &&
-		           (red->op == R_SUM || red->op == R_MEAN || red->op == R_MAX || red->op == R_MIN);
+		bool full = pa >= 0 && g->avx2 && !strcmp(nl, "8") && !strcmp(g->pnl[s], "8") && v->kind != I_CONST &&
+		            v->scope == s;
+		bool logic = red->op == R_ANY || red->op == R_ALL;
+		bool vec = full && (logic ? v->dt == ATHENE_F32 || !strcmp(rtype(g, v), "int32_t")
+		                          : v->dt == ATHENE_F32 && (red->op == R_SUM || red->op == R_MEAN ||
+		                                                    red->op == R_MAX || red->op == R_MIN));
 		if (vec) { /* the 8x8 block transposed: lane l of the 8 rows at once, each row's lanes in order */
 			buf_printf(g->b, "\t\t{ __m256 T[8]; tr8x8_4((const char *)r%d, 32, T);\n", red->a[0]);
-			if (red->op == R_SUM || red->op == R_MEAN)
+			if (logic) /* a[] holds 0 or 1; a lane is true where it is not 0 (-0.0 is 0, NaN is not) */
+				buf_printf(g->b, "\t\t__m256i A = _mm256_cmpgt_epi32(_mm256_loadu_si256((const __m256i *)a), _mm256_setzero_si256());\n"
+				           "\t\tfor (int l = 0; l < 8; l++) { __m256i t = %s; A = %s(A, t); }\n"
+				           "\t\t_mm256_storeu_si256((__m256i *)a, _mm256_and_si256(A, _mm256_set1_epi32(1))); }\n",
+				           v->dt == ATHENE_F32 ? "_mm256_castps_si256(_mm256_cmp_ps(T[l], _mm256_setzero_ps(), _CMP_NEQ_UQ))"
+				                               : "_mm256_xor_si256(_mm256_cmpeq_epi32(_mm256_castps_si256(T[l]), "
+				                                 "_mm256_setzero_si256()), _mm256_set1_epi32(-1))",
+				           red->op == R_ANY ? "_mm256_or_si256" : "_mm256_and_si256");
+			else if (red->op == R_SUM || red->op == R_MEAN)
 				buf_printf(g->b, "\t\t__m256d lo = _mm256_loadu_pd(a), hi = _mm256_loadu_pd(a + 4);\n"
 				           "\t\tfor (int l = 0; l < 8; l++) { lo = _mm256_add_pd(lo, _mm256_cvtps_pd(_mm256_castps256_ps128(T[l])));"
 				           " hi = _mm256_add_pd(hi, _mm256_cvtps_pd(_mm256_extractf128_ps(T[l], 1))); }\n"
@@ -898,6 +923,71 @@ static Prog *dedup(const X *x)
 	return q;
 }
 
+/* The values dtype t can hold, as [lo, hi] (u64 as i64's). */
+static void dt_range(DType t, int64_t *lo, int64_t *hi)
+{
+	*lo = INT64_MIN, *hi = INT64_MAX;
+	if (t == ATHENE_BOOL)
+		*lo = 0, *hi = 1;
+	else if (t == ATHENE_U8)
+		*lo = 0, *hi = UINT8_MAX;
+	else if (dt_is_int(t) && dt_bits(t) < 64)
+		*hi = (int64_t)((UINT64_C(1) << (dt_bits(t) - 1)) - 1), *lo = -*hi - 1;
+}
+
+/* The range of each integer register's values, from its variables' extents,
+ * constants and dtypes through + - * neg min max where: an i64 whose values
+ * all fit in 32 bits is computed in 32 (AVX2 has no 64-bit multiply, and a
+ * vector holds 8 such lanes, not 4). Inductor writes index arithmetic such
+ * as a causal mask's r0 - x0 >= 1 in i64. */
+static void ranges(G *g, int64_t *lo, int64_t *hi)
+{
+	const Prog *p = g->p;
+	for (int r = 0; r < p->n; r++) {
+		const Ins *in = &p->ins[r];
+		int64_t l, h, a0 = 0, a1 = 0, b0 = 0, b1 = 0;
+		dt_range(in->dt, &lo[r], &hi[r]);
+		if (!dt_is_int(in->dt))
+			continue;
+		if (in->nargs > 0 && in->kind == I_OP) {
+			int x = in->a[in->op == OP_WHERE], y = in->a[in->nargs - 1];
+			a0 = lo[x], a1 = hi[x], b0 = lo[y], b1 = hi[y];
+		}
+		bool ok = true;
+		if (in->kind == I_CONST) {
+			l = h = in->c.i;
+		} else if (in->kind == I_IVAR) {
+			int v = 0;
+			while (g->x->ps->vars[v].var != in->var)
+				v++;
+			l = 0, h = g->x->ps->vars[v].n - 1;
+		} else if (in->kind == I_CAST && dt_is_int(p->ins[in->a[0]].dt)) {
+			l = lo[in->a[0]], h = hi[in->a[0]];
+		} else if (in->kind != I_OP || !dt_is_int(in->opdt)) {
+			continue;
+		} else if (in->op == OP_ADD) {
+			ok = !__builtin_add_overflow(a0, b0, &l) && !__builtin_add_overflow(a1, b1, &h);
+		} else if (in->op == OP_SUB) {
+			ok = !__builtin_sub_overflow(a0, b1, &l) && !__builtin_sub_overflow(a1, b0, &h);
+		} else if (in->op == OP_NEG) {
+			ok = a0 > INT64_MIN, l = -a1, h = ok ? -a0 : 0;
+		} else if (in->op == OP_MUL) {
+			int64_t c[4];
+			ok = !__builtin_mul_overflow(a0, b0, &c[0]) && !__builtin_mul_overflow(a0, b1, &c[1]) &&
+			     !__builtin_mul_overflow(a1, b0, &c[2]) && !__builtin_mul_overflow(a1, b1, &c[3]);
+			l = h = c[0];
+			for (int k = 1; ok && k < 4; k++)
+				l = c[k] < l ? c[k] : l, h = c[k] > h ? c[k] : h;
+		} else if (in->op == OP_MIN || in->op == OP_MAX || in->op == OP_WHERE) {
+			l = a0 < b0 ? a0 : b0, h = a1 > b1 ? a1 : b1; /* both arms' (a bound of min's and max's) */
+		} else {
+			continue;
+		}
+		if (ok && l >= lo[r] && h <= hi[r]) /* else it wraps: the dtype's */
+			lo[r] = l, hi[r] = h;
+	}
+}
+
 bool jit_stmt(Buf *b, const X *x, bool avx2, const char *name, char *why, size_t nwhy)
 {
 	Prog *p = dedup(x);
@@ -906,11 +996,23 @@ bool jit_stmt(Buf *b, const X *x, bool avx2, const char *name, char *why, size_t
 	G g = {.b = b, .x = x, .p = p, .avx2 = avx2, .stream = x->stream && avx2};
 	for (int s = 0; s < MAXSCOPES; s++)
 		g.across[s] = -1;
-	if (!(g.used = calloc((size_t)p->n + 1, sizeof *g.used))) {
+	int64_t *lo = malloc(((size_t)p->n + 1) * sizeof *lo), *hi = malloc(((size_t)p->n + 1) * sizeof *hi);
+	g.used = calloc((size_t)p->n + 1, sizeof *g.used);
+	g.n32 = calloc((size_t)p->n + 1, sizeof *g.n32);
+	if (!lo || !hi || !g.used || !g.n32) {
+		free(lo);
+		free(hi);
+		free(g.used);
+		free(g.n32);
 		free(p->ins);
 		free(p);
 		return false;
 	}
+	ranges(&g, lo, hi);
+	for (int r = 0; r < p->n; r++) /* constants are written where they are used */
+		g.n32[r] = p->ins[r].dt == ATHENE_I64 && p->ins[r].kind != I_CONST && lo[r] >= INT32_MIN && hi[r] <= INT32_MAX;
+	free(lo);
+	free(hi);
 	g.used[p->result] = true; /* what the result reads (guards aside: nothing here can fail) */
 	for (int r = p->n - 1; r >= 0; r--)
 		for (int k = 0; g.used[r] && k < p->ins[r].nargs && p->ins[r].kind != I_LOAD; k++)
@@ -926,6 +1028,7 @@ bool jit_stmt(Buf *b, const X *x, bool avx2, const char *name, char *why, size_t
 	if (why)
 		snprintf(why, nwhy, "%s", g.why);
 	free(g.used);
+	free(g.n32);
 	free(p->ins);
 	free(p);
 	return ok;

@@ -75,14 +75,13 @@ AVX2_FN static inline __m256 exp_steps8(__m256 x) \
 /* narrow_exp_core: exp_steps8, but lanes at NARROW_EXP_LO (-inf and all \
  * below -104, clamped there: a causal mask's) take its value, 0, without \
  * the steps; their subnormal products cost the CPU a slow path (a causal \
- * softmax's exp ran 3x slower). Lanes whose result is subnormal, between \
- * NARROW_EXP_LO and NARROW_EXP_NORMAL, still take every step. */ \
+ * softmax's exp ran 3x slower). Lanes whose result is subnormal, above \
+ * NARROW_EXP_LO, still take every step. No branch: \
+ * a branch on which lanes were masked mispredicted along a causal row, and \
+ * each miss cost the overlap of the next vectors' steps. */ \
 AVX2_FN static inline __m256 exp_core8(__m256 x) \
 { \
-	__m256 low = _mm256_cmp_ps(x, _mm256_set1_ps(NARROW_EXP_NORMAL), _CMP_LT_OQ); \
-	int m = _mm256_movemask_ps(low); \
-	if (!m || m != _mm256_movemask_ps(_mm256_cmp_ps(x, _mm256_set1_ps(NARROW_EXP_LO), _CMP_LE_OQ))) \
-		return exp_steps8(x); \
+	__m256 low = _mm256_cmp_ps(x, _mm256_set1_ps(NARROW_EXP_LO), _CMP_LE_OQ); \
 	return _mm256_andnot_ps(low, exp_steps8(_mm256_andnot_ps(low, x))); \
 } \
 \
