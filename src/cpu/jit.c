@@ -156,6 +156,8 @@ typedef struct {
 	int lane[MAXSCOPES]; /* per scope: its innermost dim, -1 when it has none */
 	int across[MAXSCOPES]; /* per scope: its parent's when it runs across the parent's lanes, else -1 */
 	char pnl[MAXSCOPES][8]; /* ... and the parent's lane count there */
+	bool bylane[MAXSCOPES]; /* across: the instructions run a parent lane (a row) at a time */
+	int rows[MAXSCOPES];    /* ... and the register folded, kept for each row; -1: none */
 	bool avx2;           /* the prelude has vecmath.h's functions */
 	bool *used;          /* per register: the stored value depends on it */
 	bool *n32;           /* per register: an i64 whose values all fit in 32 bits (ranges) */
@@ -350,7 +352,7 @@ static void ref(G *g, int r, int s)
 		} else {
 			buf_printf(g->b, "((%s)(int64_t)UINT64_C(%llu))", t, (unsigned long long)in->c.i);
 		}
-	} else if (in->scope == s && g->across[s] >= 0) {
+	} else if (in->scope == s && g->across[s] >= 0 && (!g->bylane[s] || g->rows[s] == r)) {
 		buf_printf(g->b, "r%d[L%d][l]", r, g->across[s]);
 	} else if (in->scope == s) {
 		buf_printf(g->b, "r%d[l]", r);
@@ -393,23 +395,37 @@ static void offset(G *g, int j, int s)
 		buf_printf(g->b, "0");
 }
 
+/* The loop over the parent's lanes of scope s across them, a lane at a time. */
+static void rows_loop(G *g, int s)
+{
+	int a = g->across[s];
+	buf_printf(g->b, "\t\tfor (int L%d = 0; L%d < %s; L%d++) ", a, a, g->pnl[s], a);
+}
+
 /* The loop over the lanes of scope s (and, across, its parent's). */
 static void lanes(G *g, int s, const char *nl)
 {
-	int a = g->across[s];
-	if (a >= 0)
-		buf_printf(g->b, "\t\tfor (int L%d = 0; L%d < %s; L%d++) for (int l = 0; l < %s; l++) ", a, a, g->pnl[s], a, nl);
+	if (g->across[s] >= 0 && !g->bylane[s])
+		rows_loop(g, s);
 	else
-		buf_printf(g->b, "\t\tfor (int l = 0; l < %s; l++) ", nl);
+		buf_printf(g->b, "\t\t");
+	buf_printf(g->b, "for (int l = 0; l < %s; l++) ", nl);
+}
+
+/* Register r of scope s: its row at the parent's lane L (across), or its lanes. */
+static void reg(G *g, int r, int s)
+{
+	if (g->across[s] >= 0 && (!g->bylane[s] || g->rows[s] == r))
+		buf_printf(g->b, "r%d[L%d]", r, g->across[s]);
+	else
+		buf_printf(g->b, "r%d", r);
 }
 
 /* Register r of scope s, written at lane `l`. */
 static void dst(G *g, int r, int s)
 {
-	if (g->across[s] >= 0)
-		buf_printf(g->b, "r%d[L%d][l]", r, g->across[s]);
-	else
-		buf_printf(g->b, "r%d[l]", r);
+	reg(g, r, s);
+	buf_printf(g->b, "[l]");
 }
 
 /* A call of val_op on lane l's operands of r, its result as r's dtype. */
@@ -466,17 +482,17 @@ static void op_value(G *g, const Ins *in, int r, int s, const char *nl)
 	bool own = g->p->ins[in->a[0]].kind != I_CONST && g->p->ins[in->a[0]].scope == s;
 	const char *f8 = in->op == OP_EXP ? "exp8" : in->op == OP_SIGMOID ? "sigmoid8" : in->op == OP_TANH ? "tanh8" :
 	                 in->op == OP_ERF ? "erf8" : NULL;
-	int a = g->across[s];
-	char row[32] = "";
-	if (a >= 0) /* one row of 8 lanes per lane of the parent */
-		snprintf(row, sizeof row, "[L%d]", a);
 	if ((f8 || in->op == OP_LOG) && own && in->opdt == ATHENE_F32) {
-		if (a >= 0)
-			buf_printf(g->b, "\t\tfor (int L%d = 0; L%d < %s; L%d++)", a, a, g->pnl[s], a);
+		if (g->across[s] >= 0 && !g->bylane[s]) /* one row of 8 lanes per lane of the parent */
+			rows_loop(g, s);
 		if (f8 && g->avx2) /* vecmath.h's, inline; a tail's lanes past t are 0 */
-			buf_printf(g->b, "\t\t_mm256_storeu_ps(r%d%s, fm8(%s, _mm256_loadu_ps(r%d%s)));\n", r, row, f8, in->a[0], row);
+			buf_printf(g->b, "\t\t_mm256_storeu_ps(");
 		else
-			buf_printf(g->b, "\t\trt->vf(%d, r%d%s, r%d%s, %s);\n", in->op, r, row, in->a[0], row, nl);
+			buf_printf(g->b, "\t\trt->vf(%d, ", in->op);
+		reg(g, r, s);
+		buf_printf(g->b, f8 && g->avx2 ? ", fm8(%s, _mm256_loadu_ps(" : ", ", f8);
+		reg(g, in->a[0], s);
+		buf_printf(g->b, f8 && g->avx2 ? ")));\n" : ", %s);\n", nl);
 		return;
 	}
 	lanes(g, s, nl);
@@ -616,15 +632,41 @@ static void chunk(G *g, int s, const char *nl, int reduce)
 {
 	const Prog *p = g->p;
 	const X *x = g->x;
+	int pa = g->across[s];
+	bool tail = strcmp(nl, "8") || (pa >= 0 && strcmp(g->pnl[s], "8"));
+	g->bylane[s] = false;
+	for (int r = 0; r < p->n && pa >= 0; r++) {
+		const Ins *in = &p->ins[r];
+		g->bylane[s] |= in->scope == s && in->kind == I_OP && in->opdt == ATHENE_F32 &&
+		                (in->op == OP_EXP || in->op == OP_SIGMOID || in->op == OP_TANH || in->op == OP_ERF);
+	}
+	if (g->bylane[s]) {
+		/* Across the parent's lanes, where the scope calls vecmath.h's
+		 * functions, the instructions run a row at a time (its registers
+		 * stay in registers), and only the register folded keeps every
+		 * row, for the fold after: a causal softmax's sum of exp, whose
+		 * 8 x 8 arrays gcc kept on the stack, 32 -> 22 us for 4,096
+		 * floats on one thread. Without such a call, the 8 x 8 arrays are
+		 * the faster code: an instruction's 8 rows make 8 vectors side by
+		 * side (the max of that softmax, 8.5 -> 12 us a row at a time). */
+		const Ins *red = &p->ins[reduce];
+		int v = red->a[0];
+		g->rows[s] = p->ins[v].kind != I_CONST && p->ins[v].scope == s ? v : -1;
+		if (g->rows[s] >= 0)
+			buf_printf(g->b, "\t\t%s r%d[%d][%d]%s;\n", rtype(g, &p->ins[v]), v, JIT_W, JIT_W, tail ? " = {{0}}" : "");
+		rows_loop(g, s);
+		buf_printf(g->b, "{\n");
+	}
 	for (int r = 0; r < p->n; r++) {
 		const Ins *in = &p->ins[r];
 		if (in->scope != s || in->kind == I_CONST || !g->used[r])
 			continue;
-		bool tail = strcmp(nl, "8") || (g->across[s] >= 0 && strcmp(g->pnl[s], "8"));
-		if (g->across[s] >= 0)
-			buf_printf(g->b, "\t\t%s r%d[%d][%d]%s;\n", rtype(g, in), r, JIT_W, JIT_W, tail ? " = {{0}}" : "");
-		else
+		if (pa >= 0 && (!g->bylane[s] || g->rows[s] == r)) {
+			if (!g->bylane[s])
+				buf_printf(g->b, "\t\t%s r%d[%d][%d]%s;\n", rtype(g, in), r, JIT_W, JIT_W, tail ? " = {{0}}" : "");
+		} else {
 			buf_printf(g->b, "\t\t%s r%d[%d]%s;\n", rtype(g, in), r, JIT_W, tail ? " = {0}" : "");
+		}
 		switch (in->kind) {
 		case I_IVAR: {
 			int v = 0;
@@ -670,10 +712,11 @@ static void chunk(G *g, int s, const char *nl, int reduce)
 			break;
 		}
 	}
+	if (g->bylane[s])
+		buf_printf(g->b, "\t\t}\n");
 	if (reduce >= 0) { /* fold the chunk's lanes into the enclosing reduction */
 		const Ins *red = &p->ins[reduce];
 		const Ins *v = &p->ins[red->a[0]];
-		int pa = g->across[s];
 		char acc[16] = "a";
 		bool full = pa >= 0 && g->avx2 && !strcmp(nl, "8") && !strcmp(g->pnl[s], "8") && v->kind != I_CONST &&
 		            v->scope == s;
@@ -995,7 +1038,7 @@ bool jit_stmt(Buf *b, const X *x, bool avx2, const char *name, char *why, size_t
 		return false;
 	G g = {.b = b, .x = x, .p = p, .avx2 = avx2, .stream = x->stream && avx2};
 	for (int s = 0; s < MAXSCOPES; s++)
-		g.across[s] = -1;
+		g.across[s] = g.rows[s] = -1;
 	int64_t *lo = malloc(((size_t)p->n + 1) * sizeof *lo), *hi = malloc(((size_t)p->n + 1) * sizeof *hi);
 	g.used = calloc((size_t)p->n + 1, sizeof *g.used);
 	g.n32 = calloc((size_t)p->n + 1, sizeof *g.n32);
