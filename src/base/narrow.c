@@ -2,12 +2,12 @@
  * own short formulas (docs/language.md, "Functions"), whose result val_op
  * rounds to the result dtype, computed in f32 arithmetic: at most 1 unit
  * in the last place of f32 from libm's double rounded to f32 (sigmoid 2).
- * Every step is one IEEE operation (a multiply, an add, a divide, a
- * rounding to an integer, a power of two put together in the exponent
- * bits; no fused multiply-add), so the executor's vector forms (cpu/simd.h),
- * which take the same steps in the same order, give the same bits, several
- * times faster than libm's double rounded to float. f64 keeps libm's
- * functions (val_fop1).
+ * Every step is one IEEE operation (a multiply, an add, a fused
+ * multiply-add rounded once (C's fmaf), a divide, a rounding to an integer,
+ * a power of two put together in the exponent bits), so the executor's
+ * vector forms (cpu/vecmath.h), which take the same steps in the same order,
+ * give the same bits, several times faster than libm's double rounded to
+ * float. f64 keeps libm's functions (val_fop1).
  *
  * The polynomials were fitted in 50-digit arithmetic (mpmath's chebyfit)
  * and rounded to f32; the bounds above were measured on every 251st f32
@@ -43,15 +43,13 @@ const float narrow_erf3_c[NARROW_ERF3_N] = {0.9999992847442627f, 5.4306674428517
 					    4.005374648841098e-05f, -4.5072967623127624e-05f, 0.00010556544293649495f,
 					    -0.00014809012645855546f};
 
-/* c[0] + c[1] x + ... + c[n-1] x^(n-1) by Horner's rule, a multiply and an
- * add a step */
+/* c[0] + c[1] x + ... + c[n-1] x^(n-1) by Horner's rule, a fused
+ * multiply-add a step */
 static float polyf(float x, const float *c, int n)
 {
 	float p = c[n - 1];
-	for (int k = n - 2; k >= 0; k--) {
-		p = p * x;
-		p = p + c[k];
-	}
+	for (int k = n - 2; k >= 0; k--)
+		p = fmaf(p, x, c[k]);
 	return p;
 }
 
@@ -67,17 +65,16 @@ static float pow2f(int k)
 /* e^x for x in [NARROW_EXP_LO, NARROW_EXP_HI] ([-104, 89]: e^89 overflows
  * f32 and e^-104 is below half its least subnormal, so each rounds as e^x
  * would beyond): n = rint(x log2 e), r = x - n ln 2 with ln 2 in two parts
- * (n times the first, of 9 bits, is exact), e^r = 1 + r + r^2 P(r), times
+ * (n times the first, of 9 bits, is exact), e^r = 1 + (r + r^2 P(r)), times
  * 2^n in two factors 2^n1 2^n2 (n1 = n / 2 truncated), the first product
  * exact, so a subnormal result is rounded once. */
 float narrow_exp_core(float x)
 {
 	float n = rintf(x * NARROW_LOG2E);
-	float r = x - n * NARROW_LN2_HI;
-	r = r - n * NARROW_LN2_LO;
+	float r = fmaf(-n, NARROW_LN2_HI, x);
+	r = fmaf(-n, NARROW_LN2_LO, r);
 	float e = r * r;
-	e = e * polyf(r, narrow_exp_c, NARROW_EXP_N);
-	e = e + r;
+	e = fmaf(e, polyf(r, narrow_exp_c, NARROW_EXP_N), r);
 	e = e + 1.0f;
 	int ni = (int)n, n1 = (int)(n * 0.5f);
 	e = e * pow2f(n1);
@@ -108,8 +105,7 @@ float narrow_tanh(float x)
 	if (a < NARROW_TANH_SMALL) {
 		float u = a * a;
 		q = u * polyf(u, narrow_tanh_c, NARROW_TANH_N);
-		q = a * q;
-		q = a + q;
+		q = fmaf(a, q, a);
 	} else {
 		float e = narrow_exp_core(fminf(a + a, NARROW_EXP_HI));
 		q = 2.0f / (e + 1.0f);
@@ -127,8 +123,7 @@ float narrow_erf(float x)
 		return x;
 	float a = fabsf(x), q;
 	if (a < 1.0f) {
-		q = a * polyf(a * a, narrow_erf0_c, NARROW_ERF0_N);
-		q = a + q;
+		q = fmaf(a, polyf(a * a, narrow_erf0_c, NARROW_ERF0_N), a);
 	} else if (a < 2.0f) {
 		q = polyf(a - 1.5f, narrow_erf1_c, NARROW_ERF1_N);
 	} else if (a < 3.0f) {

@@ -428,6 +428,28 @@ static void dst(G *g, int r, int s)
 	buf_printf(g->b, "[l]");
 }
 
+/* Register or constant r of scope s as an f32 vector of its 8 lanes (a
+ * parent's register: its value on each). */
+static void vref(G *g, int r, int s)
+{
+	const Ins *in = &g->p->ins[r];
+	if (in->kind == I_CONST || in->scope != s) {
+		buf_printf(g->b, "_mm256_set1_ps(");
+		ref(g, r, s);
+		buf_printf(g->b, ")");
+	} else {
+		buf_printf(g->b, "_mm256_loadu_ps(");
+		reg(g, r, s);
+		buf_printf(g->b, ")");
+	}
+}
+
+/* Are a chunk's 8 lanes of scope s written as vectors (AVX2)? */
+static bool vector_lanes(const G *g, int s, const char *nl)
+{
+	return g->avx2 && !strcmp(nl, "8") && g->lane[s] >= 0 && (g->across[s] < 0 || g->bylane[s]);
+}
+
 /* A call of val_op on lane l's operands of r, its result as r's dtype. */
 static void fallback(G *g, const Ins *in, int r, int s)
 {
@@ -493,6 +515,24 @@ static void op_value(G *g, const Ins *in, int r, int s, const char *nl)
 		buf_printf(g->b, f8 && g->avx2 ? ", fm8(%s, _mm256_loadu_ps(" : ", ", f8);
 		reg(g, in->a[0], s);
 		buf_printf(g->b, f8 && g->avx2 ? ")));\n" : ", %s);\n", nl);
+		return;
+	}
+	if (vector_lanes(g, s, nl) && in->opdt == ATHENE_F32 && in->dt == ATHENE_F32 &&
+	    (in->op == OP_ADD || in->op == OP_SUB || in->op == OP_MUL || in->op == OP_DIV || in->op == OP_NEG)) {
+		/* gcc's vectors of such lanes around a vecmath.h call came out in
+		 * halves and single floats (a SiLU's 1 + exp(-x)) */
+		const char *vop = in->op == OP_ADD ? "add" : in->op == OP_SUB ? "sub" : in->op == OP_MUL ? "mul" :
+		                  in->op == OP_DIV ? "div" : "xor"; /* neg: the sign bit flipped, a NaN's too */
+		buf_printf(g->b, "\t\t_mm256_storeu_ps(");
+		reg(g, r, s);
+		buf_printf(g->b, ", _mm256_%s_ps(", vop);
+		vref(g, in->a[0], s);
+		buf_printf(g->b, ", ");
+		if (in->op == OP_NEG)
+			buf_printf(g->b, "_mm256_set1_ps(-0.0f)");
+		else
+			vref(g, in->a[1], s);
+		buf_printf(g->b, "));\n");
 		return;
 	}
 	lanes(g, s, nl);
@@ -627,6 +667,18 @@ static void fold(G *g, const Ins *red, int s, const char *nl, const char *acc)
 	buf_printf(g->b, " }\n");
 }
 
+/* Does scope s call vecmath.h's exp, sigmoid, tanh or erf? */
+static bool vecmath_calls(const G *g, int s)
+{
+	for (int r = 0; r < g->p->n; r++) {
+		const Ins *in = &g->p->ins[r];
+		if (in->scope == s && in->kind == I_OP && in->opdt == ATHENE_F32 && g->used[r] &&
+		    (in->op == OP_EXP || in->op == OP_SIGMOID || in->op == OP_TANH || in->op == OP_ERF))
+			return true;
+	}
+	return false;
+}
+
 /* The instructions of scope s for one chunk of nl lanes. */
 static void chunk(G *g, int s, const char *nl, int reduce)
 {
@@ -634,12 +686,7 @@ static void chunk(G *g, int s, const char *nl, int reduce)
 	const X *x = g->x;
 	int pa = g->across[s];
 	bool tail = strcmp(nl, "8") || (pa >= 0 && strcmp(g->pnl[s], "8"));
-	g->bylane[s] = false;
-	for (int r = 0; r < p->n && pa >= 0; r++) {
-		const Ins *in = &p->ins[r];
-		g->bylane[s] |= in->scope == s && in->kind == I_OP && in->opdt == ATHENE_F32 &&
-		                (in->op == OP_EXP || in->op == OP_SIGMOID || in->op == OP_TANH || in->op == OP_ERF);
-	}
+	g->bylane[s] = pa >= 0 && vecmath_calls(g, s);
 	if (g->bylane[s]) {
 		/* Across the parent's lanes, where the scope calls vecmath.h's
 		 * functions, the instructions run a row at a time (its registers
@@ -686,6 +733,20 @@ static void chunk(G *g, int s, const char *nl, int reduce)
 		}
 		case I_LOAD: {
 			const char *t = ctype(in->dt);
+			if (vector_lanes(g, s, nl) && in->dt == ATHENE_F32 && x->op[in->operand].stride[g->lane[s]] == 1) {
+				/* 8 floats in a row: one 32-byte load */
+				buf_printf(g->b, "\t\t_mm256_storeu_ps(");
+				reg(g, r, s);
+				buf_printf(g->b, ", _mm256_loadu_ps(&((const float *)B[%d])[", in->operand);
+				buf_printf(g->b, "0");
+				for (int k = 0; k < x->nd; k++)
+					if (x->op[in->operand].stride[k] && k != g->lane[s]) {
+						buf_printf(g->b, " + (int64_t)%lld * ", (long long)x->op[in->operand].stride[k]);
+						coord(g, k, s);
+					}
+				buf_printf(g->b, " + c%d]));\n", g->lane[s]);
+				break;
+			}
 			lanes(g, s, nl);
 			dst(g, r, s);
 			buf_printf(g->b, " = ((const %s *)B[%d])[", t, in->operand);
@@ -851,9 +912,12 @@ static void scope_loops(G *g, int s, int reduce)
 		 * statement of (64, 64) took 4.7 us against 0.55 with it, each
 		 * chunk's lanes vectorised); where every load runs along the
 		 * lanes, that loop's vectors are the better code (the sum of three
-		 * tensors of 4,096 floats 1.0 us against 1.5). */
+		 * tensors of 4,096 floats 1.0 us against 1.5). Where the chunk calls
+		 * vecmath.h's functions, whose vectors are a chunk's lanes, the
+		 * same: gcc's vectors across chunks took the lanes apart around
+		 * the call (a SiLU of 16,384 floats 33 -> 11 us, one thread). */
 		buf_printf(g->b, "\t\tfor (; c%d + %d <= %s; c%d += %d) {\n%s", lane, JIT_W, end, lane, JIT_W,
-		           lane_broadcast(g, s) ? "\t\t__asm__ volatile(\"\");\n" : "");
+		           g->avx2 && (lane_broadcast(g, s) || vecmath_calls(g, s)) ? "\t\t__asm__ volatile(\"\");\n" : "");
 		chunk(g, s, "8", reduce);
 		char tail[16];
 		snprintf(tail, sizeof tail, "t%d", s);
@@ -1079,7 +1143,7 @@ bool jit_stmt(Buf *b, const X *x, bool avx2, const char *name, char *why, size_t
 
 /* ---- compiling, caching, loading ---- */
 
-#define JIT_VERSION "athene-jit 1 -O3 -mtune=haswell"
+#define JIT_VERSION "athene-jit 2 -O3 -mfma -mtune=haswell"
 enum { JIT_PENDING, JIT_READY, JIT_FAILED };
 
 struct JitEntry {
@@ -1199,6 +1263,7 @@ static int run_cc(const char *dir, const char *in, const char *out, bool header,
 	argv[n++] = "-fno-math-errno";
 	if (avx2) { /* haswell's tuning: whole 32-byte loads and stores, never split in halves */
 		argv[n++] = "-mavx2";
+		argv[n++] = "-mfma";
 		argv[n++] = "-mtune=haswell";
 	}
 	argv[n++] = inc;

@@ -118,8 +118,9 @@ int pick_simd(void)
 	if (atomic_load(&force_portable))
 		return SIMD_NONE;
 #ifdef X86
-#ifndef __AVX2__
-	if (!__builtin_cpu_supports("avx2"))
+#if !defined(__AVX2__) || !defined(__FMA__)
+	/* AVX2 and FMA: the vector forms of exp, sigmoid, tanh and erf take fused multiply-adds */
+	if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma"))
 		return SIMD_SSE2;
 #endif
 	return SIMD_AVX2;

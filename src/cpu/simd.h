@@ -16,7 +16,7 @@
 #if defined(__x86_64__) && defined(__GNUC__)
 #define X86 1
 #include <immintrin.h>
-#define AVX2_FN __attribute__((target("avx2")))
+#define AVX2_FN __attribute__((target("avx2,fma")))
 #endif
 
 enum { K_RUN, K_RUNTILE, K_TRANS, K_GEN };

@@ -1,5 +1,6 @@
 /* The vector forms of base/narrow.c's exp, sigmoid, tanh and erf (8 f32
- * lanes, AVX2): the same steps with the same constants, so the same bits;
+ * lanes, AVX2 and FMA: machine.c's pick_simd): the same steps with the same
+ * constants, so the same bits;
  * and the 8x8 transpose of 4-byte elements.
  * Written once, as the argument of a macro, for two readers: the executor
  * compiles them (simd.h: VECMATH(VECMATH_CODE)), and the source of every
@@ -44,13 +45,13 @@ AVX2_FN static inline __attribute__((always_inline)) void tr8x8_4(const char *s,
 	tr8x8_ptr(r, o); \
 } \
 \
-/* c[0] + c[1]·x + ... + c[n-1]·x^(n-1) by Horner's rule in f32, a multiply \
- * and an add a step (polyf) */ \
+/* c[0] + c[1]·x + ... + c[n-1]·x^(n-1) by Horner's rule in f32, a fused \
+ * multiply-add a step (polyf) */ \
 AVX2_FN static inline __m256 poly8(__m256 x, const float *c, int n) \
 { \
 	__m256 p = _mm256_set1_ps(c[n - 1]); \
 	_Pragma("GCC unroll 16") for (int k = n - 2; k >= 0; k--) \
-		p = _mm256_add_ps(_mm256_mul_ps(p, x), _mm256_set1_ps(c[k])); \
+		p = _mm256_fmadd_ps(p, x, _mm256_set1_ps(c[k])); \
 	return p; \
 } \
 \
@@ -64,10 +65,10 @@ AVX2_FN static inline __m256 pow2_8(__m256i k) \
 AVX2_FN static inline __m256 exp_steps8(__m256 x) \
 { \
 	__m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(NARROW_LOG2E)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); \
-	__m256 r = _mm256_sub_ps(x, _mm256_mul_ps(n, _mm256_set1_ps(NARROW_LN2_HI))); \
-	r = _mm256_sub_ps(r, _mm256_mul_ps(n, _mm256_set1_ps(NARROW_LN2_LO))); \
-	__m256 e = _mm256_mul_ps(_mm256_mul_ps(r, r), poly8(r, narrow_exp_c, NARROW_EXP_N)); \
-	e = _mm256_add_ps(_mm256_add_ps(e, r), _mm256_set1_ps(1.0f)); \
+	__m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(NARROW_LN2_HI), x); \
+	r = _mm256_fnmadd_ps(n, _mm256_set1_ps(NARROW_LN2_LO), r); \
+	__m256 e = _mm256_fmadd_ps(_mm256_mul_ps(r, r), poly8(r, narrow_exp_c, NARROW_EXP_N), r); \
+	e = _mm256_add_ps(e, _mm256_set1_ps(1.0f)); \
 	__m256i ni = _mm256_cvtps_epi32(n), n1 = _mm256_cvttps_epi32(_mm256_mul_ps(n, _mm256_set1_ps(0.5f))); \
 	return _mm256_mul_ps(_mm256_mul_ps(e, pow2_8(n1)), pow2_8(_mm256_sub_epi32(ni, n1))); \
 } \
@@ -108,7 +109,7 @@ AVX2_FN static inline __m256 tanh8(__m256 x) \
 	__m256 small = _mm256_setzero_ps(), big = _mm256_setzero_ps(); \
 	if (m) { \
 		__m256 u = _mm256_mul_ps(a, a); \
-		small = _mm256_add_ps(a, _mm256_mul_ps(a, _mm256_mul_ps(u, poly8(u, narrow_tanh_c, NARROW_TANH_N)))); \
+		small = _mm256_fmadd_ps(a, _mm256_mul_ps(u, poly8(u, narrow_tanh_c, NARROW_TANH_N)), a); \
 	} \
 	if (m != 0xff) { \
 		__m256 e = exp_core8(_mm256_min_ps(_mm256_add_ps(a, a), _mm256_set1_ps(NARROW_EXP_HI))); \
@@ -132,7 +133,7 @@ AVX2_FN static inline __m256 erf8(__m256 x) \
 	const __m256 sign = _mm256_set1_ps(-0.0f); \
 	__m256 a = _mm256_andnot_ps(sign, x), q = _mm256_set1_ps(1.0f); \
 	__m256 b1 = _mm256_cmp_ps(a, _mm256_set1_ps(1.0f), _CMP_LT_OQ); \
-	__m256 p0 = _mm256_add_ps(a, _mm256_mul_ps(a, poly8(_mm256_mul_ps(a, a), narrow_erf0_c, NARROW_ERF0_N))); \
+	__m256 p0 = _mm256_fmadd_ps(a, poly8(_mm256_mul_ps(a, a), narrow_erf0_c, NARROW_ERF0_N), a); \
 	if (_mm256_movemask_ps(b1) == 0xff) \
 		return _mm256_or_ps(p0, _mm256_and_ps(sign, x)); \
 	__m256 b2 = _mm256_cmp_ps(a, _mm256_set1_ps(2.0f), _CMP_LT_OQ); \
