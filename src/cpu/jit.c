@@ -827,6 +827,15 @@ static void chunk(G *g, int s, const char *nl, int reduce)
 		g->streamed = true;
 		return;
 	}
+	if (s == 0 && vector_lanes(g, s, nl) && p->out == ATHENE_F32 && res->dt == ATHENE_F32 &&
+	    x->op[0].stride[g->lane[0]] == 1) { /* the store: one vector (else gcc wrote it in pieces) */
+		buf_printf(g->b, "\t\t{ int l = 0; _mm256_storeu_ps(&((float *)B[0])[");
+		offset(g, 0, s);
+		buf_printf(g->b, "], ");
+		vref(g, p->result, s);
+		buf_printf(g->b, "); }\n");
+		return;
+	}
 	if (s == 0) { /* the store */
 		lanes(g, s, nl);
 		buf_printf(g->b, "((%s *)B[0])[", ctype(p->out));
