@@ -1292,10 +1292,20 @@ void exec_release(Inst *in)
  * less (exec.c, run_compiled). */
 #define ALONE_COMPILED ((int64_t)1 << 16)
 
+/* exp, sigmoid, tanh and erf count FUNC_WORK instructions each (their
+ * vector forms take about 20 operations) */
+#define FUNC_WORK 8
+
 static bool alone(const Inst *in, int si, bool compiled)
 {
 	const PlanStmt *ps = &in->plan[cpu_target.id]->st[si];
-	int64_t work, ins = in->prog[si]->nvalues;
+	const Prog *p = in->prog[si];
+	int64_t work, ins = p->nvalues;
+	for (int r = 0; r < p->n; r++) {
+		int op = p->ins[r].op;
+		if (p->ins[r].kind == I_OP && (op == OP_EXP || op == OP_SIGMOID || op == OP_TANH || op == OP_ERF))
+			ins += FUNC_WORK - 1;
+	}
 	return i64_mul(stmt_points(ps, ps->nvars), ins > 0 ? ins : 1, &work) &&
 	       work <= (compiled ? ALONE_COMPILED : ALONE_WORK);
 }
