@@ -279,32 +279,44 @@ SCRIPT = textwrap.dedent("""
 """)
 
 
+@pytest.fixture(scope="module")
+def extension_runs(tmp_path_factory):
+    """SCRIPT in a fresh process per setting of ATHENE_FAST (read once, at import), the four
+    processes at once, each with its own Inductor cache: setting -> (returncode, stdout, stderr)."""
+    base = tmp_path_factory.mktemp("fast")
+    (base / "bad.so").write_bytes(b"not a shared object")
+    fast = {"0": "0", "missing": str(base / "none.so"), "not_a_module": str(base / "bad.so"), "used": None}
+    procs = {}
+    for setting, value in fast.items():
+        env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=str(base / ("cache_" + setting)))
+        env.pop("ATHENE_FAST", None)
+        if value is not None:
+            env["ATHENE_FAST"] = value
+        procs[setting] = subprocess.Popen([sys.executable, "-c", SCRIPT], env=env, text=True,
+                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out = {}
+    for setting, proc in procs.items():
+        stdout, stderr = proc.communicate(timeout=600)
+        out[setting] = (proc.returncode, stdout, stderr)
+    return out
+
+
 @pytest.mark.parametrize("setting", ["0", "missing", "not_a_module"])
-def test_without_the_extension_ctypes_and_one_log_line(setting, tmp_path):
-    env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=str(tmp_path / "cache"))
-    if setting == "missing":
-        env["ATHENE_FAST"] = str(tmp_path / "none.so")
-    elif setting == "not_a_module":
-        (tmp_path / "bad.so").write_bytes(b"not a shared object")
-        env["ATHENE_FAST"] = str(tmp_path / "bad.so")
-    else:
-        env["ATHENE_FAST"] = "0"
-    r = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0, r.stderr
-    lines = [ln for ln in r.stderr.splitlines() if "athene._fast is not used" in ln]
-    assert len(lines) == 1, r.stderr
+def test_without_the_extension_ctypes_and_one_log_line(setting, extension_runs):
+    rc, stdout, stderr = extension_runs[setting]
+    assert rc == 0, stderr
+    lines = [ln for ln in stderr.splitlines() if "athene._fast is not used" in ln]
+    assert len(lines) == 1, stderr
     assert {"0": "ATHENE_FAST=0", "missing": "not found", "not_a_module": "does not load"}[setting] in lines[0]
-    calls, fast, fallbacks = (int(v) for v in r.stdout.split()[1::2])
+    calls, fast, fallbacks = (int(v) for v in stdout.split()[1::2])
     assert calls >= 6 and fast == 0 and fallbacks == 0
 
 
-def test_with_the_extension_no_log_line(tmp_path):
-    env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=str(tmp_path / "cache"))
-    env.pop("ATHENE_FAST", None)
-    r = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0, r.stderr
-    assert "athene._fast" not in r.stderr
-    calls, fast, fallbacks = (int(v) for v in r.stdout.split()[1::2])
+def test_with_the_extension_no_log_line(extension_runs):
+    rc, stdout, stderr = extension_runs["used"]
+    assert rc == 0, stderr
+    assert "athene._fast" not in stderr
+    calls, fast, fallbacks = (int(v) for v in stdout.split()[1::2])
     assert calls >= 6 and fast == calls and fallbacks == 0
 
 

@@ -94,13 +94,13 @@ static const char prelude[] =
 	" int64_t r = a % b; if (r != 0 && ((r < 0) != (b < 0))) r += b; return r; }\n"
 	"static inline V vf(double f) { V v; v.f = f; return v; }\n"
 	"static inline V vi(int64_t i) { V v; v.i = i; return v; }\n"
-	/* a float select by masks: with a ?: gcc moved the arm's arithmetic
+	/* an f32 select by masks: with a ?: gcc moved the arm's arithmetic
 	 * under a branch per lane and did not vectorise it (a causal
-	 * softmax's where) */
+	 * softmax's where). f64 keeps ?: (gcc 12's vectors of the same select
+	 * of doubles, loaded from a vector of floats, dropped a later rounding
+	 * to f32: examples/fusion.ath, fused_weak) */
 	"static inline float wsel_f(int c, float a, float b) { uint32_t m = -(uint32_t)c, x, y;"
-	" memcpy(&x, &a, 4); memcpy(&y, &b, 4); x = (x & m) | (y & ~m); memcpy(&a, &x, 4); return a; }\n"
-	"static inline double wsel_d(int c, double a, double b) { uint64_t m = -(uint64_t)c, x, y;"
-	" memcpy(&x, &a, 8); memcpy(&y, &b, 8); x = (x & m) | (y & ~m); memcpy(&a, &x, 8); return a; }\n";
+	" memcpy(&x, &a, 4); memcpy(&y, &b, 4); x = (x & m) | (y & ~m); memcpy(&a, &x, 4); return a; }\n";
 
 #ifdef X86
 static const char vecmath[] = VECMATH(VECMATH_TEXT);
@@ -591,10 +591,7 @@ static void op_value(G *g, const Ins *in, int r, int s, const char *nl)
 		pattern(g, in, s, fl ? "($0 != $0 || $1 != $1 ? NAN : $0 > $1 ? $0 : $1)" : "($0 > $1 ? $0 : $1)");
 		break;
 	default: /* OP_WHERE */
-		pattern(g, in, s,
-		        in->dt == ATHENE_F32   ? "wsel_f($0 != 0, $1, $2)"
-		        : in->dt == ATHENE_F64 ? "wsel_d($0 != 0, $1, $2)"
-		                               : "($0 ? $1 : $2)");
+		pattern(g, in, s, in->dt == ATHENE_F32 ? "wsel_f($0 != 0, $1, $2)" : "($0 ? $1 : $2)");
 		break;
 	}
 	buf_printf(g->b, ";\n");
