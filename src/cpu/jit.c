@@ -161,6 +161,7 @@ typedef struct {
 	bool avx2;           /* the prelude has vecmath.h's functions */
 	bool *used;          /* per register: the stored value depends on it */
 	bool *n32;           /* per register: an i64 whose values all fit in 32 bits (ranges) */
+	bool *vec;           /* per register: the chunk being written computes it as one vector */
 	bool stream;         /* the output is written around the cache where it can */
 	bool streamed;       /* ... and is: the function fences at its end */
 	char why[160];
@@ -450,6 +451,15 @@ static bool vector_lanes(const G *g, int s, const char *nl)
 	return g->avx2 && !strcmp(nl, "8") && g->lane[s] >= 0 && (g->across[s] < 0 || g->bylane[s]);
 }
 
+/* Is register or constant r, read in scope s, a vector there (or a value
+ * that vref spreads)? A vector load of 8 lanes that a loop stored one by
+ * one waits for the stores (a LayerNorm's output: 4.3 -> 4.9 us). */
+static bool vec_ready(const G *g, int r, int s)
+{
+	const Ins *in = &g->p->ins[r];
+	return in->kind == I_CONST || in->scope != s || g->vec[r];
+}
+
 /* A call of val_op on lane l's operands of r, its result as r's dtype. */
 static void fallback(G *g, const Ins *in, int r, int s)
 {
@@ -507,6 +517,7 @@ static void op_value(G *g, const Ins *in, int r, int s, const char *nl)
 	if ((f8 || in->op == OP_LOG) && own && in->opdt == ATHENE_F32) {
 		if (g->across[s] >= 0 && !g->bylane[s]) /* one row of 8 lanes per lane of the parent */
 			rows_loop(g, s);
+		g->vec[r] = f8 && g->avx2 && vector_lanes(g, s, nl);
 		if (f8 && g->avx2) /* vecmath.h's, inline; a tail's lanes past t are 0 */
 			buf_printf(g->b, "\t\t_mm256_storeu_ps(");
 		else
@@ -518,7 +529,8 @@ static void op_value(G *g, const Ins *in, int r, int s, const char *nl)
 		return;
 	}
 	if (vector_lanes(g, s, nl) && in->opdt == ATHENE_F32 && in->dt == ATHENE_F32 &&
-	    (in->op == OP_ADD || in->op == OP_SUB || in->op == OP_MUL || in->op == OP_DIV || in->op == OP_NEG)) {
+	    (in->op == OP_ADD || in->op == OP_SUB || in->op == OP_MUL || in->op == OP_DIV || in->op == OP_NEG) &&
+	    vec_ready(g, in->a[0], s) && (in->op == OP_NEG || vec_ready(g, in->a[1], s))) {
 		/* gcc's vectors of such lanes around a vecmath.h call came out in
 		 * halves and single floats (a SiLU's 1 + exp(-x)) */
 		const char *vop = in->op == OP_ADD ? "add" : in->op == OP_SUB ? "sub" : in->op == OP_MUL ? "mul" :
@@ -533,6 +545,7 @@ static void op_value(G *g, const Ins *in, int r, int s, const char *nl)
 		else
 			vref(g, in->a[1], s);
 		buf_printf(g->b, "));\n");
+		g->vec[r] = true;
 		return;
 	}
 	lanes(g, s, nl);
@@ -705,6 +718,7 @@ static void chunk(G *g, int s, const char *nl, int reduce)
 		const Ins *in = &p->ins[r];
 		if (in->scope != s || in->kind == I_CONST || !g->used[r])
 			continue;
+		g->vec[r] = false;
 		if (pa >= 0 && (!g->bylane[s] || g->rows[s] == r)) {
 			if (!g->bylane[s])
 				buf_printf(g->b, "\t\t%s r%d[%d][%d]%s;\n", rtype(g, in), r, JIT_W, JIT_W, tail ? " = {{0}}" : "");
@@ -742,6 +756,7 @@ static void chunk(G *g, int s, const char *nl, int reduce)
 						coord(g, k, s);
 					}
 				buf_printf(g->b, " + c%d]));\n", g->lane[s]);
+				g->vec[r] = true;
 				break;
 			}
 			lanes(g, s, nl);
@@ -825,7 +840,7 @@ static void chunk(G *g, int s, const char *nl, int reduce)
 		return;
 	}
 	if (s == 0 && vector_lanes(g, s, nl) && p->out == ATHENE_F32 && res->dt == ATHENE_F32 &&
-	    x->op[0].stride[g->lane[0]] == 1) { /* the store: one vector (else gcc wrote it in pieces) */
+	    x->op[0].stride[g->lane[0]] == 1 && vec_ready(g, p->result, s)) { /* the store: one vector (else gcc wrote it in pieces) */
 		buf_printf(g->b, "\t\t{ int l = 0; _mm256_storeu_ps(&((float *)B[0])[");
 		offset(g, 0, s);
 		buf_printf(g->b, "], ");
@@ -1112,11 +1127,13 @@ bool jit_stmt(Buf *b, const X *x, bool avx2, const char *name, char *why, size_t
 	int64_t *lo = malloc(((size_t)p->n + 1) * sizeof *lo), *hi = malloc(((size_t)p->n + 1) * sizeof *hi);
 	g.used = calloc((size_t)p->n + 1, sizeof *g.used);
 	g.n32 = calloc((size_t)p->n + 1, sizeof *g.n32);
-	if (!lo || !hi || !g.used || !g.n32) {
+	g.vec = calloc((size_t)p->n + 1, sizeof *g.vec);
+	if (!lo || !hi || !g.used || !g.n32 || !g.vec) {
 		free(lo);
 		free(hi);
 		free(g.used);
 		free(g.n32);
+		free(g.vec);
 		free(p->ins);
 		free(p);
 		return false;
@@ -1142,6 +1159,7 @@ bool jit_stmt(Buf *b, const X *x, bool avx2, const char *name, char *why, size_t
 		snprintf(why, nwhy, "%s", g.why);
 	free(g.used);
 	free(g.n32);
+	free(g.vec);
 	free(p->ins);
 	free(p);
 	return ok;
