@@ -1585,14 +1585,18 @@ static bool band_overlaps(const Inst *in, void *const *storage, const Band *b)
 {
 	for (int m = 0; m < b->n; m++) {
 		const Tensor *o = ((const PlanOperand *)b->x[m]->ps->ops.v[0])->t;
+		if (o->role != ROLE_OUT) /* a let: storage holds the parameters only */
+			continue;
 		int64_t no = tensor_layout(in, o)->storage * (int64_t)athene_dtype_size(o->dt);
 		const char *po = storage[o->index];
-		for (int k = 0; k < b->n && o->role == ROLE_OUT; k++)
+		for (int k = 0; k < b->n; k++)
 			for (int a = 1; a < b->x[k]->ps->ops.n; a++) {
 				const Tensor *t = ((const PlanOperand *)b->x[k]->ps->ops.v[a])->t;
+				if (t->role != ROLE_IN)
+					continue;
 				int64_t nt = tensor_layout(in, t)->storage * (int64_t)athene_dtype_size(t->dt);
 				const char *pt = storage[t->index];
-				if (t->role == ROLE_IN && no > 0 && nt > 0 && po < pt + nt && pt < po + no)
+				if (no > 0 && nt > 0 && po < pt + nt && pt < po + no)
 					return true;
 			}
 	}
