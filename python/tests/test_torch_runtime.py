@@ -296,7 +296,12 @@ def extension_runs(tmp_path_factory):
                                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     out = {}
     for setting, proc in procs.items():
-        stdout, stderr = proc.communicate(timeout=600)
+        try:
+            stdout, stderr = proc.communicate(timeout=600)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            stdout, stderr = proc.communicate()
+            stderr += "\n(killed after 600 s)"
         out[setting] = (proc.returncode, stdout, stderr)
     return out
 
