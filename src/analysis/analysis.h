@@ -368,6 +368,7 @@ typedef struct Prog {
 	                 * checks the address written, never read; -1 for other statements */
 	bool accum;     /* a scatter with +=: the value is added to the element (in out) */
 	int nvalues;    /* instructions other than constants: what a backend evaluates at each point */
+	int nfuncs;     /* ... of which exp, sigmoid, tanh and erf (narrow_fn), each a longer formula */
 } Prog;
 Prog *body_build(Inst *in, const Planned *ps);
 void body_print(Buf *b, const Prog *p);

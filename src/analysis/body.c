@@ -414,8 +414,10 @@ Prog *body_build(Inst *in, const Planned *ps)
 	if (ps->stmt->at) /* a scatter: the element written first, then the value */
 		p->store = load_access(&b, ps->stmt->at, NULL, 0);
 	p->result = cast(&b, expr(&b, ps->stmt->rhs, NULL), p->out);
-	for (int r = 0; r < p->n; r++)
+	for (int r = 0; r < p->n; r++) {
 		p->nvalues += p->ins[r].kind != I_CONST;
+		p->nfuncs += p->ins[r].kind == I_OP && narrow_fn(p->ins[r].op);
+	}
 	return p;
 }
 

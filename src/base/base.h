@@ -375,6 +375,9 @@ float narrow_exp(float x);
 float narrow_sigmoid(float x);
 float narrow_tanh(float x);
 float narrow_erf(float x);
+/* Is op one of the four the language defines by those formulas (exp,
+ * sigmoid, tanh, erf)? */
+bool narrow_fn(int op);
 /* e^x for x in [NARROW_EXP_LO, NARROW_EXP_HI], as those functions compute it */
 float narrow_exp_core(float x);
 /* at NARROW_EXP_LO, narrow_exp_core's result is 0 */

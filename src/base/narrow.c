@@ -86,6 +86,11 @@ float narrow_exp(float x)
 	return isnan(x) ? x : narrow_exp_core(x < NARROW_EXP_LO ? NARROW_EXP_LO : x > NARROW_EXP_HI ? NARROW_EXP_HI : x);
 }
 
+bool narrow_fn(int op)
+{
+	return op == OP_EXP || op == OP_SIGMOID || op == OP_TANH || op == OP_ERF;
+}
+
 /* e = e^-|x|: 1 / (1 + e) for x >= 0, e / (1 + e) below (no overflow) */
 float narrow_sigmoid(float x)
 {

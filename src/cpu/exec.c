@@ -1300,12 +1300,7 @@ static bool alone(const Inst *in, int si, bool compiled)
 {
 	const PlanStmt *ps = &in->plan[cpu_target.id]->st[si];
 	const Prog *p = in->prog[si];
-	int64_t work, ins = p->nvalues;
-	for (int r = 0; r < p->n; r++) {
-		int op = p->ins[r].op;
-		if (p->ins[r].kind == I_OP && (op == OP_EXP || op == OP_SIGMOID || op == OP_TANH || op == OP_ERF))
-			ins += FUNC_WORK - 1;
-	}
+	int64_t work, ins = p->nvalues + (int64_t)(FUNC_WORK - 1) * p->nfuncs;
 	return i64_mul(stmt_points(ps, ps->nvars), ins > 0 ? ins : 1, &work) &&
 	       work <= (compiled ? ALONE_COMPILED : ALONE_WORK);
 }

@@ -191,20 +191,22 @@ static const char *ctype(DType t)
 
 /* The C type of register r's lanes: its dtype's, but 32 bits for a bool
  * (lanes as wide as f32's, so that a mask selects floats without a
- * widening) and for an index variable that fits (a comparison of two runs
- * 8 lanes at a time); arithmetic on either is done in 64 bits all the same. */
+ * widening) and for an i64 whose values fit (n32: an index variable, a
+ * causal mask's r0 - x0), so that 8 lanes make one vector. */
 static const char *rtype(const G *g, const Ins *in)
 {
 	if (in->dt == ATHENE_BOOL || g->n32[in - g->p->ins])
 		return "int32_t";
-	if (in->kind == I_IVAR) {
-		int v = 0;
-		while (g->x->ps->vars[v].var != in->var)
-			v++;
-		if (g->x->ps->vars[v].n <= INT32_MAX)
-			return "int32_t";
-	}
 	return ctype(in->dt);
+}
+
+/* The index of variable v among the plan's (fits: every one is there). */
+static int plan_var(const X *x, const Var *v)
+{
+	int i = 0;
+	while (x->ps->vars[i].var != v)
+		i++;
+	return i;
 }
 
 static bool simple_op(int op, DType t)
@@ -362,8 +364,8 @@ static void ref(G *g, int r, int s)
 	}
 }
 
-/* The coordinate of dim k where scope s computes lane `l`. */
-static void coord32(G *g, int k, int s, bool n32)
+/* The coordinate of dim k where scope s computes lane `l` (n32: in 32 bits). */
+static void coord(G *g, int k, int s, bool n32)
 {
 	int ks = g->x->d[k].scope;
 	const char *c = n32 ? "(int32_t)" : "";
@@ -375,11 +377,6 @@ static void coord32(G *g, int k, int s, bool n32)
 		buf_printf(g->b, "(%sc%d + L%d)", c, k, ks);
 }
 
-static void coord(G *g, int k, int s)
-{
-	coord32(g, k, s, false);
-}
-
 /* The element offset of access j where scope s computes lane `l`. */
 static void offset(G *g, int j, int s)
 {
@@ -389,7 +386,7 @@ static void offset(G *g, int j, int s)
 		if (!o->stride[k])
 			continue;
 		buf_printf(g->b, "%s(int64_t)%lld * ", any ? " + " : "", (long long)o->stride[k]);
-		coord(g, k, s);
+		coord(g, k, s, false);
 		any = true;
 	}
 	if (!any)
@@ -682,8 +679,7 @@ static bool vecmath_calls(const G *g, int s)
 {
 	for (int r = 0; r < g->p->n; r++) {
 		const Ins *in = &g->p->ins[r];
-		if (in->scope == s && in->kind == I_OP && in->opdt == ATHENE_F32 && g->used[r] &&
-		    (in->op == OP_EXP || in->op == OP_SIGMOID || in->op == OP_TANH || in->op == OP_ERF))
+		if (in->scope == s && in->kind == I_OP && in->opdt == ATHENE_F32 && g->used[r] && narrow_fn(in->op))
 			return true;
 	}
 	return false;
@@ -727,9 +723,7 @@ static void chunk(G *g, int s, const char *nl, int reduce)
 		}
 		switch (in->kind) {
 		case I_IVAR: {
-			int v = 0;
-			while (x->ps->vars[v].var != in->var)
-				v++;
+			int v = plan_var(x, in->var);
 			bool n32 = !strcmp(rtype(g, in), "int32_t");
 			lanes(g, s, nl);
 			dst(g, r, s);
@@ -737,7 +731,7 @@ static void chunk(G *g, int s, const char *nl, int reduce)
 			for (int k = 0; k < x->nd; k++)
 				if (x->d[k].var == v) {
 					buf_printf(g->b, n32 ? " + %lld * " : " + (int64_t)%lld * ", (long long)x->d[k].place);
-					coord32(g, k, s, n32);
+					coord(g, k, s, n32);
 				}
 			buf_printf(g->b, ";\n");
 			break;
@@ -745,17 +739,12 @@ static void chunk(G *g, int s, const char *nl, int reduce)
 		case I_LOAD: {
 			const char *t = ctype(in->dt);
 			if (vector_lanes(g, s, nl) && in->dt == ATHENE_F32 && x->op[in->operand].stride[g->lane[s]] == 1) {
-				/* 8 floats in a row: one 32-byte load */
-				buf_printf(g->b, "\t\t_mm256_storeu_ps(");
+				/* 8 floats in a row: one 32-byte load from lane 0's element */
+				buf_printf(g->b, "\t\t{ int l = 0; _mm256_storeu_ps(");
 				reg(g, r, s);
 				buf_printf(g->b, ", _mm256_loadu_ps(&((const float *)B[%d])[", in->operand);
-				buf_printf(g->b, "0");
-				for (int k = 0; k < x->nd; k++)
-					if (x->op[in->operand].stride[k] && k != g->lane[s]) {
-						buf_printf(g->b, " + (int64_t)%lld * ", (long long)x->op[in->operand].stride[k]);
-						coord(g, k, s);
-					}
-				buf_printf(g->b, " + c%d]));\n", g->lane[s]);
+				offset(g, in->operand, s);
+				buf_printf(g->b, "])); }\n");
 				g->vec[r] = true;
 				break;
 			}
@@ -981,11 +970,7 @@ static bool same_operand(const X *x, int j, int k)
  * same dims' coordinates, ivar's)? */
 static bool same_ivar(const X *x, const Var *u, const Var *v)
 {
-	int i = 0, j = 0;
-	while (x->ps->vars[i].var != u)
-		i++;
-	while (x->ps->vars[j].var != v)
-		j++;
+	int i = plan_var(x, u), j = plan_var(x, v);
 	for (int k = 0; k < x->nd; k++)
 		if ((x->d[k].var == i) != (x->d[k].var == j))
 			return false;
@@ -1085,10 +1070,7 @@ static void ranges(G *g, int64_t *lo, int64_t *hi)
 		if (in->kind == I_CONST) {
 			l = h = in->c.i;
 		} else if (in->kind == I_IVAR) {
-			int v = 0;
-			while (g->x->ps->vars[v].var != in->var)
-				v++;
-			l = 0, h = g->x->ps->vars[v].n - 1;
+			l = 0, h = g->x->ps->vars[plan_var(g->x, in->var)].n - 1;
 		} else if (in->kind == I_CAST && dt_is_int(p->ins[in->a[0]].dt)) {
 			l = lo[in->a[0]], h = hi[in->a[0]];
 		} else if (in->kind != I_OP || !dt_is_int(in->opdt)) {
